@@ -1,0 +1,258 @@
+"""``accelbench``: the command line. Headless commands over the engine's public API."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Callable
+
+from engine import __version__
+from engine.errors import UserError
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``accelbench`` console script; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except UserError as exc:
+        print(f"accelbench: error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hint: {exc.hint}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `accelbench runs | head`
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="accelbench",
+        description="Launch, watch and compare training and inference runs on AI accelerators.")
+    parser.add_argument("--version", action="version", version=f"accelbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="start a run from a preset and follow it live")
+    run.add_argument("preset", help="a preset file or the name of one (see `accelbench presets`)")
+    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a preset value: epochs=2, params.batch_size=64, env.X=1")
+    run.add_argument("--json", action="store_true", help="print one JSON event per line")
+    run.add_argument("--detach", action="store_true", help="start the run and return at once")
+    run.set_defaults(func=_cmd_run)
+
+    attach = sub.add_parser("attach", help="follow a run (its history, then live) until it ends")
+    attach.add_argument("run", help="run id or a unique prefix or suffix of it")
+    attach.add_argument("--json", action="store_true", help="print one JSON event per line")
+    attach.set_defaults(func=_cmd_attach)
+
+    runs = sub.add_parser("runs", help="list the runs, newest first")
+    runs.add_argument("--limit", type=int, default=None, help="show at most N runs")
+    runs.add_argument("--format", choices=("table", "json"), default="table")
+    runs.set_defaults(func=_cmd_runs)
+
+    show = sub.add_parser("show", help="a run's spec, summary and metrics")
+    show.add_argument("run", help="run id or a unique prefix or suffix of it")
+    show.add_argument("--log", action="store_true", help="print the whole job output")
+    show.set_defaults(func=_cmd_show)
+
+    cancel = sub.add_parser("cancel", help="stop a live run (SIGTERM, then SIGKILL)")
+    cancel.add_argument("run", help="run id or a unique prefix or suffix of it")
+    cancel.add_argument("--grace", type=float, default=10.0, help="seconds before SIGKILL")
+    cancel.set_defaults(func=_cmd_cancel)
+
+    presets = sub.add_parser("presets", help="list the presets with their descriptions")
+    presets.set_defaults(func=_cmd_presets)
+
+    accelerators = sub.add_parser("accelerators", help="what is available here, and why not")
+    accelerators.set_defaults(func=_cmd_accelerators)
+    return parser
+
+
+def _runner():
+    from engine.runner import Runner
+
+    return Runner()
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from engine.presets import find_preset
+    from engine.spec import load_preset
+
+    spec = load_preset(find_preset(args.preset), args.overrides)
+    handle = _runner().start(spec)
+    if args.detach:
+        print(handle.id)
+        return 0
+    return _follow(handle, spec.name, args.json)
+
+
+def _cmd_attach(args: argparse.Namespace) -> int:
+    handle = _runner().open(args.run)
+    return _follow(handle, handle.info.name, args.json)
+
+
+def _follow(handle, name: str, as_json: bool) -> int:
+    """Show the run live until it ends; Ctrl-C cancels it. Exit 0 only if it succeeded."""
+    from rich.console import Console
+    from rich.live import Live
+
+    from cli.live import render, summary_table
+    from engine.events import to_json
+    from engine.state import RunState
+
+    console = Console(stderr=as_json)
+    state = RunState(handle.id)
+    interrupted = []
+
+    def on_interrupt() -> None:
+        if not interrupted:
+            interrupted.append(True)
+            console.print(f"[yellow]Ctrl-C: cancelling run {handle.id} …[/]")
+            asyncio.get_running_loop().run_in_executor(None, handle.cancel)
+
+    async def consume(on_batch: Callable[[list], None]) -> None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
+        async for batch in handle.batches():
+            for event in batch:
+                state.feed(event)
+            on_batch(batch)
+
+    if as_json:
+        def write(batch: list) -> None:
+            sys.stdout.write("".join(to_json(e) + "\n" for e in batch))
+            sys.stdout.flush()
+        asyncio.run(consume(write))
+    else:
+        with Live(render(state, name), console=console, refresh_per_second=4,
+                  transient=False) as live:
+            asyncio.run(consume(lambda batch: live.update(render(state, name))))
+        console.print(summary_table(state, name))
+    if interrupted:
+        console.print(f"[yellow]run {handle.id} was cancelled (Ctrl-C)[/]")
+        return 130
+    status = state.finished.status if state.finished else "lost"
+    return 0 if status == "done" else 1
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    from engine.store import RunInfo
+
+    infos: list[RunInfo] = _runner().runs(args.limit)
+    if args.format == "json":
+        print(json.dumps([{"id": i.id, "name": i.name, "workload": i.workload,
+                           "accelerator": i.accelerator, "launcher": i.launcher,
+                           "status": i.status, "created": i.created, "ended": i.ended,
+                           "params": i.params, "summary": i.summary} for i in infos], indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    from engine import format as fmt
+
+    table = Table(title=f"{len(infos)} runs")
+    for column in ("id", "status", "workload", "accel", "params", "samples/s", "loss", "acc",
+                   "started"):
+        table.add_column(column, no_wrap=column in ("id", "started"))
+    for i in infos:
+        s = i.summary
+        key = {k: v for k, v in i.params.items()
+               if k in ("batch_size", "learning_rate", "epochs", "max_seq_length")}
+        table.add_row(i.id, i.status, i.workload, i.accelerator,
+                      " ".join(f"{k}={v}" for k, v in key.items()),
+                      fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
+                      "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}%",
+                      fmt.when(i.created))
+    Console().print(table)
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from cli.live import summary_table
+    from engine import format as fmt
+    from engine.store import OUTPUT_FILE, SPEC_FILE
+
+    handle = _runner().open(args.run)
+    if args.log:
+        sys.stdout.write(handle.info.path(OUTPUT_FILE).read_text(errors="replace"))
+        return 0
+    _, state = handle.replay()
+    console = Console()
+    console.print(f"[bold]{handle.id}[/]  {handle.info.status}  started {fmt.when(handle.info.created)}"
+                  f"  dir {handle.info.dir}")
+    console.rule("spec")
+    console.print(handle.info.path(SPEC_FILE).read_text(), highlight=False, markup=False)
+    console.rule("summary")
+    console.print(summary_table(state, handle.info.name))
+    for diag in state.diagnoses:
+        console.print(f"[yellow]! {diag.code}: {diag.message}[/]" + (f" (hint: {diag.hint})"
+                                                                      if diag.hint else ""))
+    console.rule("metrics (last value)")
+    for name, value in state.metrics.items():
+        console.print(f"  {name:32} {fmt.number(value, 6)}")
+    console.rule("log (last lines)")
+    for line in state.log_tail:
+        console.print(line, highlight=False, markup=False)
+    return 0
+
+
+def _cmd_cancel(args: argparse.Namespace) -> int:
+    handle = _runner().open(args.run)
+    if handle.info.final:
+        raise UserError(f"run {handle.id} has already ended ({handle.info.status})")
+    handle.cancel(args.grace)
+    _, state = handle.replay()
+    print(f"run {handle.id}: {state.phase}")
+    return 0
+
+
+def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
+    from rich.console import Console
+    from rich.table import Table
+
+    from engine.presets import list_presets
+
+    table = Table(title="presets")
+    for column in ("name", "accelerator", "workload", "launcher", "description"):
+        table.add_column(column)
+    for entry in list_presets():
+        if entry.spec is None:
+            table.add_row(entry.name, "", "", "", f"[red]{entry.error}[/]")
+        else:
+            s = entry.spec
+            table.add_row(entry.name, s.accelerator, s.workload, s.launcher, s.description)
+    Console().print(table)
+    return 0
+
+
+def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
+    from rich.console import Console
+    from rich.table import Table
+
+    from engine.accelerators import ACCELERATORS
+    from engine.workloads import WORKLOADS
+
+    table = Table(title="accelerators")
+    for column in ("name", "system", "status", "details", "workloads"):
+        table.add_column(column)
+    for acc in ACCELERATORS.values():
+        found = acc.detect()
+        table.add_row(acc.name, acc.title,
+                      "[green]available[/]" if found.available else "[red]not detected[/]",
+                      found.detail if found.available else found.reason,
+                      ", ".join(w.name for w in WORKLOADS.values() if acc.name in w.accelerators))
+    Console().print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Accelerator registry: what each system is, whether it is here, and why not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from engine.errors import UserError
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether an accelerator can be used here; ``reason`` says why not, ``detail`` what is found."""
+
+    available: bool
+    detail: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One system: its name, the device string workloads take, and its detection."""
+
+    name: str
+    title: str
+    device: str
+    detect: Callable[[], Availability]
+
+
+def _registry() -> dict[str, Accelerator]:
+    from engine.accelerators import cpu, cuda
+
+    return {a.name: a for a in (cpu.ACCELERATOR, cuda.ACCELERATOR)}
+
+
+ACCELERATORS = _registry()
+
+
+def get_accelerator(name: str) -> Accelerator:
+    """The accelerator called ``name``, or a ``UserError`` listing the known ones."""
+    try:
+        return ACCELERATORS[name]
+    except KeyError:
+        raise UserError(f"unknown accelerator {name!r}",
+                        hint="known accelerators: " + ", ".join(ACCELERATORS)) from None
+
+
+def require_available(name: str) -> Accelerator:
+    """The accelerator called ``name`` if it is usable here, else a ``UserError`` saying why."""
+    acc = get_accelerator(name)
+    found = acc.detect()
+    if not found.available:
+        raise UserError(f"accelerator {name!r} is not available here: {found.reason}",
+                        hint="run `accelbench accelerators` to see what is")
+    return acc

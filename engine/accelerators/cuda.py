@@ -1,0 +1,29 @@
+"""NVIDIA GPUs, found through NVML (the driver's library) without importing torch."""
+
+from __future__ import annotations
+
+from engine.accelerators import Accelerator, Availability
+
+
+def detect() -> Availability:
+    """Available when NVML loads and reports at least one GPU."""
+    try:
+        import pynvml
+    except ImportError:
+        return Availability(False, reason="nvidia-ml-py is not installed")
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as exc:
+        return Availability(False, reason=f"no NVIDIA driver (NVML: {exc})")
+    try:
+        count = pynvml.nvmlDeviceGetCount()
+        names = [pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(i)) for i in range(count)]
+    finally:
+        pynvml.nvmlShutdown()
+    if not count:
+        return Availability(False, reason="the NVIDIA driver reports no GPU")
+    names = [n.decode() if isinstance(n, bytes) else n for n in names]
+    return Availability(True, detail=f"{count}× {names[0]}")
+
+
+ACCELERATOR = Accelerator(name="cuda", title="NVIDIA GPU (CUDA)", device="cuda", detect=detect)

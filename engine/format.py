@@ -1,0 +1,29 @@
+"""Human formatting of figures, shared by the CLI and the TUI."""
+
+from __future__ import annotations
+
+import time
+
+
+def duration(seconds: float | None) -> str:
+    """``75.2`` → ``1:15``; hours when needed; ``-`` when unknown."""
+    if seconds is None:
+        return "-"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    """A figure with ``digits`` significant digits, without exponent for usual sizes."""
+    if value is None:
+        return "-"
+    if isinstance(value, int) or (abs(value) >= 10 ** digits and value == int(value)):
+        return f"{int(value):,}"
+    return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:,.0f}"
+
+
+def when(ts: float | None) -> str:
+    """A timestamp as local ``YYYY-MM-DD HH:MM``."""
+    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))

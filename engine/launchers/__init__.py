@@ -1,0 +1,40 @@
+"""Launchers: the doors a run goes through (a local process; Slurm comes next).
+
+A launcher starts a run's job so that it outlives whoever started it, cancels
+it, and tells the state of a run that has not recorded an exit status yet.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Protocol
+
+from engine.errors import UserError
+
+if TYPE_CHECKING:
+    from engine.spec import JobSpec
+    from engine.store import RunInfo
+
+LAUNCHERS = {"local": "engine.launchers.local"}
+
+
+class Launcher(Protocol):
+    """What every launcher module provides."""
+
+    def start(self, run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
+        """Start the job of ``run``; return once it is on its way."""
+
+    def cancel(self, run: RunInfo, grace: float) -> None:
+        """Stop the job: politely, then by force after ``grace`` seconds."""
+
+    def poll(self, run: RunInfo) -> str:
+        """``queued``, ``running`` or ``lost`` for a run with no exit status yet."""
+
+
+def get_launcher(name: str) -> Launcher:
+    """The launcher module called ``name``."""
+    try:
+        return importlib.import_module(LAUNCHERS[name])
+    except KeyError:
+        raise UserError(f"unknown launcher {name!r}",
+                        hint="known launchers: " + ", ".join(LAUNCHERS)) from None

@@ -1,0 +1,82 @@
+"""The small wrapper that owns a job: ``python jobwrap.py RUN_DIR``.
+
+It runs detached (its own session, no terminal), so the reader that started it
+may exit or lose its SSH link at any time. It starts the job from the run's
+``launch.json`` in a process group of its own with stdout and stderr going to
+``output.log``, samples telemetry beside it, forwards SIGTERM to the job's
+group, and records the exit status in ``exit.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+if __name__ == "__main__":  # run as a file: make the engine package importable
+    sys.path[0] = str(Path(__file__).resolve().parents[2])
+
+from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, TELEMETRY_FILE,
+                          WRAPPER_FILE, read_json, write_json)
+
+
+def exit_record(returncode: int | None, cancelled: bool, started: float, **extra) -> dict:
+    """The content of ``exit.json`` for a job that ended with ``returncode``."""
+    if cancelled:
+        status = "cancelled"
+    else:
+        status = "done" if returncode == 0 else "failed"
+    record = {"status": status, "returncode": returncode, "started": started, "ended": time.time()}
+    if returncode is not None and returncode < 0:
+        record["signal"] = signal.Signals(-returncode).name
+    return {**record, **extra}
+
+
+def run(run_dir: Path) -> int:
+    """Start, watch and record the job of the run in ``run_dir``."""
+    launch = read_json(run_dir / LAUNCH_FILE)
+    started = time.time()
+    wrapper = {"pid": os.getpid(), "host": socket.gethostname(), "started": started}
+    write_json(run_dir / WRAPPER_FILE, wrapper)
+    with open(run_dir / OUTPUT_FILE, "ab") as out:
+        try:
+            job = subprocess.Popen(launch["argv"], cwd=launch["cwd"],
+                                   env={**os.environ, **launch["env"]},
+                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        except OSError as exc:
+            write_json(run_dir / EXIT_FILE, exit_record(
+                127, False, started, error=f"cannot start {launch['argv'][0]!r}: {exc.strerror}"))
+            return 127
+    write_json(run_dir / WRAPPER_FILE, {**wrapper, "job_pid": job.pid})
+
+    def forward(signum, frame):  # noqa: ARG001 - signal API
+        try:
+            os.killpg(job.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    stop = threading.Event()
+    if launch["telemetry_interval"] > 0:
+        from engine.telemetry.host import sample_until
+
+        threading.Thread(target=sample_until, daemon=True, args=(
+            stop, job.pid, launch["telemetry_interval"], run_dir / TELEMETRY_FILE)).start()
+    returncode = job.wait()
+    stop.set()
+    cancelled = (run_dir / CANCEL_FILE).exists()
+    write_json(run_dir / EXIT_FILE, exit_record(returncode, cancelled, started))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(Path(sys.argv[1])))

@@ -1,0 +1,1 @@
+"""Log dialects: turning lines of a job's output into events."""

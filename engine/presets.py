@@ -1,0 +1,63 @@
+"""Where presets live: the built-in ``presets/`` and the user's own directory."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import UserError
+from engine.spec import JobSpec, load_preset
+
+BUILTIN_DIR = Path(__file__).resolve().parent.parent / "presets"
+
+
+def user_dir() -> Path:
+    """The user's presets: ``$ACCELBENCH_CONFIG/presets`` or the platform config dir."""
+    env = os.environ.get("ACCELBENCH_CONFIG")
+    if env:
+        return Path(env).expanduser() / "presets"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("accelbench", appauthor=False)) / "presets"
+
+
+@dataclass
+class PresetEntry:
+    """A preset file, with its spec or the error that keeps it from loading."""
+
+    name: str
+    path: Path
+    origin: str
+    spec: JobSpec | None = None
+    error: str = ""
+
+
+def list_presets() -> list[PresetEntry]:
+    """Every preset, the user's first (a user preset hides a built-in one of the same name)."""
+    seen, entries = set(), []
+    for origin, folder in (("user", user_dir()), ("built-in", BUILTIN_DIR)):
+        for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+            if path.stem in seen:
+                continue
+            seen.add(path.stem)
+            entry = PresetEntry(path.stem, path, origin)
+            try:
+                entry.spec = load_preset(path)
+            except UserError as exc:
+                entry.error = str(exc)
+            entries.append(entry)
+    return entries
+
+
+def find_preset(ref: str) -> Path:
+    """A preset by path, or by name in the user's or the built-in directory."""
+    path = Path(ref).expanduser()
+    if path.is_file():
+        return path
+    for folder in (user_dir(), BUILTIN_DIR):
+        candidate = folder / f"{ref.removesuffix('.toml')}.toml"
+        if candidate.is_file():
+            return candidate
+    raise UserError(f"{ref}: no such preset file or preset name",
+                    hint="run `accelbench presets` to list the presets")

@@ -1,0 +1,205 @@
+"""Runs: start one, or open one started earlier, and follow its events.
+
+Events are derived from the run's files (``output.log``, ``telemetry.jsonl``,
+``exit.json``) by the same deterministic code whoever reads them and whenever:
+a run watched live and one attached to later give the same events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from engine.accelerators import require_available
+from engine.events import Diagnosis, Event, Finished, Log, Phase
+from engine.launchers import get_launcher
+from engine.parsers import machine
+from engine.spec import JobSpec
+from engine.state import RunState
+from engine.store import (EXIT_FILE, META_FILE, OUTPUT_FILE, TELEMETRY_FILE, RunInfo, Store,
+                          read_json, write_json)
+from engine.tail import FileTail
+from engine.telemetry import events_from_line
+from engine.workloads import get_workload
+from engine.workloads.emit import PREFIX
+
+POLL_INTERVAL = 0.1
+LIVENESS_EVERY = 2.0
+
+
+class Deriver:
+    """Turns a run's file contents into events, keeping the run's state."""
+
+    def __init__(self, run_id: str, created: float) -> None:
+        self.run_id = run_id
+        self.ts = created
+        self.state = RunState(run_id)
+
+    def _keep(self, events: list[Event]) -> list[Event]:
+        for event in events:
+            self.state.feed(event)
+        return events
+
+    def opening(self) -> list[Event]:
+        """The events every run starts with."""
+        return self._keep([Phase(self.run_id, self.ts, "queued")])
+
+    def output(self, lines: list[str]) -> list[Event]:
+        """Events of job output lines: machine lines become their events, others logs."""
+        run_id, events = self.run_id, []
+        for line in lines:
+            if line.startswith(PREFIX):
+                event = machine.parse(run_id, line)
+                if event is not None:
+                    self.ts = event.ts
+                    events.append(event)
+                    continue
+            events.append(Log(run_id, self.ts, "output", line))
+        return self._keep(events)
+
+    def telemetry(self, lines: list[str]) -> list[Event]:
+        """Utilization events of telemetry lines."""
+        return self._keep([e for line in lines for e in events_from_line(self.run_id, line)])
+
+    def ending(self, record: dict[str, Any]) -> list[Event]:
+        """The closing events for an exit record (``status``, ``returncode``, ...)."""
+        status, ts, run_id = record["status"], record.get("ended") or self.ts, self.run_id
+        events: list[Event] = []
+        rc = record.get("returncode")
+        if record.get("error"):
+            events.append(Diagnosis(run_id, ts, "start_failed", record["error"],
+                                    "check the command and the Python interpreter of the spec"))
+        elif status == "failed":
+            last = next((line for line in reversed(self.state.log_tail) if line.strip()), "")
+            how = f"was killed by {record['signal']}" if "signal" in record else f"exited with code {rc}"
+            events.append(Diagnosis(run_id, ts, "job_failed", f"the job {how}" +
+                                    (f": {last.strip()}" if last else ""),
+                                    "see the end of the log (accelbench show RUN --log)"))
+        elif status == "lost":
+            events.append(Diagnosis(run_id, ts, "lost", record["detail"],
+                                    "the machine may have rebooted or the process was killed"))
+        events.append(Phase(run_id, ts, status, record.get("detail", "")))
+        self._keep(events)
+        summary = self.state.summary()
+        summary["exit_code"] = rc
+        if status != "done":
+            summary["log_tail"] = list(self.state.log_tail)
+        return [*events, *self._keep([Finished(run_id, ts, status, summary)])]
+
+
+class RunHandle:
+    """One run: its index row and directory, and the ways to read it."""
+
+    def __init__(self, store: Store, info: RunInfo) -> None:
+        self.store = store
+        self.info = info
+        self.launcher = get_launcher(info.launcher)
+
+    @property
+    def id(self) -> str:
+        """The run's id."""
+        return self.info.id
+
+    def _sources(self) -> tuple[Deriver, FileTail, FileTail]:
+        meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
+        return (Deriver(self.id, meta["created"]), FileTail(self.info.path(OUTPUT_FILE)),
+                FileTail(self.info.path(TELEMETRY_FILE)))
+
+    def _step(self, deriver: Deriver, out: FileTail, tel: FileTail, check_alive: bool
+              ) -> tuple[list[Event], bool]:
+        """Read what is new; returns the events and whether the run has ended."""
+        record = read_json(self.info.path(EXIT_FILE))
+        if record is None and check_alive:
+            status = self.launcher.poll(self.info)
+            if status == "lost":  # record it, so every later reader agrees
+                record = read_json(self.info.path(EXIT_FILE)) or {
+                    "status": "lost", "returncode": None, "ended": time.time(),
+                    "detail": "the job's process vanished without recording an exit status"}
+                write_json(self.info.path(EXIT_FILE), record)
+            elif status != self.info.status:
+                self.store.update(self.id, status)
+                self.info.status = status
+        events = deriver.output(out.read_lines()) + deriver.telemetry(tel.read_lines())
+        if record is None or out.more() or tel.more():
+            return events, False
+        events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())
+        events += deriver.ending(record)
+        self._record_end(deriver.state.finished)
+        return events, True
+
+    def _record_end(self, finished: Finished) -> None:
+        if self.info.status != finished.status:
+            self.store.update(self.id, finished.status, finished.summary, finished.ts)
+            self.info.status, self.info.summary = finished.status, finished.summary
+
+    def replay(self) -> tuple[list[Event], RunState]:
+        """Every event the run's files hold now (the ending too, if it ended)."""
+        deriver, out, tel = self._sources()
+        events = deriver.opening()
+        while True:
+            batch, ended = self._step(deriver, out, tel, check_alive=not self.info.final)
+            events += batch
+            if ended or not (out.more() or tel.more()):
+                return events, deriver.state
+
+    async def batches(self, poll: float = POLL_INTERVAL) -> AsyncIterator[list[Event]]:
+        """The run's events in batches: its history first, then live until it ends."""
+        deriver, out, tel = self._sources()
+        yield deriver.opening()
+        loop = asyncio.get_running_loop()
+        next_check = 0.0
+        while True:
+            check = loop.time() >= next_check
+            if check:
+                next_check = loop.time() + LIVENESS_EVERY
+            batch, ended = self._step(deriver, out, tel, check_alive=check)
+            if batch:
+                yield batch
+            if ended:
+                return
+            if not (out.more() or tel.more()):
+                await asyncio.sleep(poll)
+
+    async def events(self, poll: float = POLL_INTERVAL) -> AsyncIterator[Event]:
+        """The run's events one by one (see :meth:`batches`)."""
+        async for batch in self.batches(poll):
+            for event in batch:
+                yield event
+
+    def cancel(self, grace: float = 10.0) -> None:
+        """Stop the run's job (SIGTERM, then SIGKILL after ``grace`` seconds)."""
+        self.launcher.cancel(self.info, grace)
+
+
+class Runner:
+    """The engine's front door: start runs, open old ones, list them."""
+
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store or Store()
+
+    def start(self, spec: JobSpec) -> RunHandle:
+        """Check ``spec`` can run here, create its run and start the job."""
+        accelerator = require_available(spec.accelerator)
+        workload = get_workload(spec.workload)
+        launcher = get_launcher(spec.launcher)
+        argv = workload.argv(spec.params, spec.python or sys.executable, accelerator.device)
+        info = self.store.create(spec)
+        env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
+               "ACCELBENCH_RUN_ID": info.id, **spec.env}
+        launcher.start(info, spec, argv, env)
+        return RunHandle(self.store, info)
+
+    def open(self, ref: str) -> RunHandle:
+        """A run started earlier (by this process or any other), by id or id prefix."""
+        return RunHandle(self.store, self.store.get(ref))
+
+    def runs(self, limit: int | None = None) -> list[RunInfo]:
+        """Runs newest first, with the status of unfinished ones brought up to date."""
+        infos = self.store.list(limit)
+        for info in infos:
+            if not info.final:
+                RunHandle(self.store, info).replay()
+        return infos

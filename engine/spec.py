@@ -1,0 +1,198 @@
+"""Job specs and TOML presets: loading, validation, ``--set`` overrides, saving.
+
+Every error is a ``UserError`` naming the file, the line where one can be found,
+the key and what was expected.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from engine.accelerators import get_accelerator
+from engine.errors import UserError
+from engine.launchers import LAUNCHERS
+from engine.params import Param
+from engine.workloads import get_workload
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+_TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
+    Param("name", str, "run", "a short name for runs of this spec"),
+    Param("description", str, "", "one line shown in preset lists"),
+    Param("accelerator", str, "cpu", "the system to run on"),
+    Param("workload", str, "", "what to run"),
+    Param("launcher", str, "local", "how to start it", choices=tuple(LAUNCHERS)),
+    Param("python", str, "", "the job's Python interpreter (empty: accelbench's own)"),
+    Param("telemetry_interval", float, 1.0, "seconds between telemetry samples (0: off)",
+          min=0, max=3600),
+)}
+_TABLES = ("params", "env")
+
+
+@dataclass
+class JobSpec:
+    """Everything needed to start a run; ``params`` is complete and checked."""
+
+    name: str
+    workload: str
+    accelerator: str = "cpu"
+    launcher: str = "local"
+    description: str = ""
+    python: str = ""
+    telemetry_interval: float = 1.0
+    params: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as plain data, in the preset file's layout."""
+        return asdict(self)
+
+    def to_toml(self) -> str:
+        """The spec as a preset file that loads back equal."""
+        return tomli_w.dumps(self.to_dict())
+
+
+def load_preset(path: str | Path, overrides: list[str] = ()) -> JobSpec:
+    """Read a preset file and apply ``key=value`` overrides to it."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such preset file",
+                        hint="run `accelbench presets` to list the presets") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read preset: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = re.search(r"line (\d+)", str(exc))
+        where = f"{path}:{line.group(1)}" if line else str(path)
+        raise UserError(f"{where}: invalid TOML: {exc}") from None
+    return spec_from_dict(data, overrides, source=str(path), text=text)
+
+
+def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str = "spec",
+                   text: str = "") -> JobSpec:
+    """Validate raw preset data plus ``key=value`` overrides into a ``JobSpec``."""
+    data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    parsed = _split_overrides(overrides)
+
+    def where(table: str, key: str) -> str:
+        line = _line_of(text, table, key) if text else None
+        dotted = f"{table}.{key}" if table else key
+        return f"{source}:{line}: {dotted}" if line else f"{source}: {dotted}"
+
+    for key in data:
+        if key not in _TOP_LEVEL and key not in _TABLES:
+            raise UserError(f"{where('', key)}: unknown key" + _suggest(key, [*_TOP_LEVEL, *_TABLES]))
+    for table in _TABLES:
+        if not isinstance(data.get(table, {}), dict):
+            raise UserError(f"{where('', table)}: expected a table ([{table}]), got {data[table]!r}")
+
+    top: dict[str, Any] = {}
+    for name, param in _TOP_LEVEL.items():
+        try:
+            if name in parsed[""]:
+                top[name] = param.parse(parsed[""][name])
+            elif name in data:
+                top[name] = param.check(data[name])
+            else:
+                top[name] = param.default
+        except UserError as exc:
+            src = f"--set {name}" if name in parsed[""] else where("", name)
+            raise exc.prefixed(src) from None
+    if not top["workload"]:
+        raise UserError(f"{source}: workload: missing",
+                        hint="add e.g. workload = \"mnist_cnn\" (see `accelbench presets`)")
+
+    for name in ("workload", "accelerator"):
+        try:
+            {"workload": get_workload, "accelerator": get_accelerator}[name](top[name])
+        except UserError as exc:
+            raise exc.prefixed(where("", name)) from None
+    workload = get_workload(top["workload"])
+    if top["accelerator"] not in workload.accelerators:
+        raise UserError(f"{where('', 'accelerator')}: workload {workload.name!r} does not run on "
+                        f"{top['accelerator']!r}",
+                        hint="it runs on: " + ", ".join(workload.accelerators))
+
+    params = workload.defaults()
+    for key, value in data.get("params", {}).items():
+        try:
+            params[key] = workload.param(key).check(value)
+        except UserError as exc:
+            raise exc.prefixed(where("params", key)) from None
+    for key, value in parsed["params"].items():
+        try:
+            params[key] = workload.param(key).parse(value)
+        except UserError as exc:
+            raise exc.prefixed(f"--set params.{key}") from None
+
+    env = {}
+    for key, value in {**data.get("env", {}), **parsed["env"]}.items():
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise UserError(f"{where('env', key)}: expected a string, got {value!r}")
+        env[key] = str(value)
+    return JobSpec(params=params, env=env, **top)
+
+
+def save_preset(spec: JobSpec, path: str | Path) -> Path:
+    """Write ``spec`` as a preset file (creating its directory)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(spec.to_toml(), encoding="utf-8")
+    return path
+
+
+def _split_overrides(overrides: list[str]) -> dict[str, dict[str, str]]:
+    """``["epochs=3", "env.X=1"]`` → ``{"": {}, "params": {"epochs": "3"}, "env": {"X": "1"}}``.
+
+    A bare key names a top-level field if there is one, else a workload parameter.
+    """
+    out: dict[str, dict[str, str]] = {"": {}, "params": {}, "env": {}}
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UserError(f"--set {item}: expected key=value", hint="e.g. --set epochs=2")
+        table, dot, rest = key.partition(".")
+        if dot and table in _TABLES:
+            out[table][rest] = value
+        elif dot:
+            raise UserError(f"--set {item}: unknown table {table!r}",
+                            hint="dotted keys start with: " + ", ".join(_TABLES))
+        elif key in _TOP_LEVEL:
+            out[""][key] = value
+        else:
+            out["params"][key] = value
+    return out
+
+
+def _line_of(text: str, table: str, key: str) -> int | None:
+    """The 1-based line where ``key`` is set inside ``[table]`` ("" for the top), if found."""
+    current = ""
+    pattern = re.compile(rf"""^\s*(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*=""")
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"^\s*\[\s*([^\]]+?)\s*\]", line)
+        if header:
+            current = header.group(1)
+            if table == "" and current == key:
+                return number
+        elif current == table and pattern.match(line):
+            return number
+    return None
+
+
+def _suggest(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(known)})"

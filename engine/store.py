@@ -1,0 +1,192 @@
+"""The run store: one private directory per run, and an SQLite index of runs.
+
+The files in a run's directory are the truth (spec, raw output, telemetry, exit
+status); the index (WAL mode, safe for several processes) is a fast catalogue
+that any reader can bring up to date from those files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import time
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import UserError
+from engine.events import FINAL_STATUSES
+from engine.spec import JobSpec, spec_from_dict
+
+SPEC_FILE = "spec.toml"
+META_FILE = "meta.json"
+LAUNCH_FILE = "launch.json"
+OUTPUT_FILE = "output.log"
+TELEMETRY_FILE = "telemetry.jsonl"
+WRAPPER_FILE = "wrapper.json"
+EXIT_FILE = "exit.json"
+CANCEL_FILE = "cancel.json"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    name TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    accelerator TEXT NOT NULL,
+    launcher TEXT NOT NULL,
+    status TEXT NOT NULL,
+    ended REAL,
+    params TEXT NOT NULL,
+    summary TEXT NOT NULL DEFAULT '{}'
+)
+"""
+
+
+def default_home() -> Path:
+    """``$ACCELBENCH_HOME``, else the platform's per-user data directory."""
+    env = os.environ.get("ACCELBENCH_HOME")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("accelbench", appauthor=False))
+
+
+@dataclass
+class RunInfo:
+    """One row of the index: a run's identity, status and summary figures."""
+
+    id: str
+    dir: Path
+    created: float
+    name: str
+    workload: str
+    accelerator: str
+    launcher: str
+    status: str
+    ended: float | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def final(self) -> bool:
+        """True once the run has ended, one way or another."""
+        return self.status in FINAL_STATUSES
+
+    def path(self, name: str) -> Path:
+        """A file in the run's directory."""
+        return self.dir / name
+
+    def spec(self) -> JobSpec:
+        """The spec the run was started with."""
+        import tomllib
+
+        return spec_from_dict(tomllib.loads(self.path(SPEC_FILE).read_text()),
+                              source=str(self.path(SPEC_FILE)))
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """A small JSON file's content, or None while it is missing or half-written."""
+    try:
+        return json.loads(path.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write a small JSON file atomically (readers never see half of it)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
+
+
+class Store:
+    """Runs under ``home``: ``home/runs/<id>/`` plus ``home/index.sqlite``."""
+
+    def __init__(self, home: Path | str | None = None) -> None:
+        self.home = Path(home) if home else default_home()
+        self.runs_dir = self.home / "runs"
+        try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.home, 0o700)
+            os.chmod(self.runs_dir, 0o700)
+        except OSError as exc:
+            raise UserError(f"cannot use run store {self.home}: {exc.strerror}",
+                            hint="set ACCELBENCH_HOME to a writable directory") from None
+        self._db = self.home / "index.sqlite"
+        with closing(self._connect()) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(_SCHEMA)
+            db.commit()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self._db, timeout=30)
+        db.row_factory = sqlite3.Row
+        return db
+
+    def create(self, spec: JobSpec) -> RunInfo:
+        """Make a new run's directory and index row (status ``queued``)."""
+        now = time.time()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+        run_id = f"{stamp}-{spec.name}-{secrets.token_hex(2)}"
+        run_dir = self.runs_dir / run_id
+        run_dir.mkdir(mode=0o700)
+        (run_dir / SPEC_FILE).write_text(spec.to_toml())
+        (run_dir / OUTPUT_FILE).touch()
+        info = RunInfo(id=run_id, dir=run_dir, created=now, name=spec.name,
+                       workload=spec.workload, accelerator=spec.accelerator,
+                       launcher=spec.launcher, status="queued", params=dict(spec.params))
+        write_json(run_dir / META_FILE, {"id": run_id, "created": now})
+        with closing(self._connect()) as db:
+            db.execute(
+                "INSERT INTO runs (id, created, name, workload, accelerator, launcher, status,"
+                " params) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, now, spec.name, spec.workload, spec.accelerator, spec.launcher,
+                 "queued", json.dumps(info.params)))
+            db.commit()
+        return info
+
+    def update(self, run_id: str, status: str, summary: dict[str, Any] | None = None,
+               ended: float | None = None) -> None:
+        """Record a run's new status (and, when it ends, its summary)."""
+        with closing(self._connect()) as db:
+            db.execute("UPDATE runs SET status = ?, summary = COALESCE(?, summary),"
+                       " ended = COALESCE(?, ended) WHERE id = ?",
+                       (status, None if summary is None else json.dumps(summary), ended, run_id))
+            db.commit()
+
+    def list(self, limit: int | None = None) -> list[RunInfo]:
+        """Runs, newest first."""
+        sql = "SELECT * FROM runs ORDER BY created DESC" + (" LIMIT ?" if limit else "")
+        with closing(self._connect()) as db:
+            rows = db.execute(sql, (limit,) if limit else ()).fetchall()
+        return [self._info(row) for row in rows]
+
+    def get(self, ref: str) -> RunInfo:
+        """The run whose id is ``ref`` or starts with it (or ends with it, for the short hex)."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\'"
+                              " OR id LIKE ? ESCAPE '\\'",
+                              (ref, _like(ref) + "%", "%-" + _like(ref))).fetchall()
+        exact = [r for r in rows if r["id"] == ref]
+        if exact or len(rows) == 1:
+            return self._info((exact or rows)[0])
+        if not rows:
+            raise UserError(f"no run {ref!r} in {self.home}", hint="run `accelbench runs` to list runs")
+        raise UserError(f"run {ref!r} is ambiguous: {len(rows)} runs match",
+                        hint="give more of the id: " + ", ".join(r["id"] for r in rows[:3]))
+
+    def _info(self, row: sqlite3.Row) -> RunInfo:
+        return RunInfo(id=row["id"], dir=self.runs_dir / row["id"], created=row["created"],
+                       name=row["name"], workload=row["workload"],
+                       accelerator=row["accelerator"], launcher=row["launcher"],
+                       status=row["status"], ended=row["ended"],
+                       params=json.loads(row["params"]), summary=json.loads(row["summary"]))
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

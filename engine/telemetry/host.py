@@ -1,0 +1,92 @@
+"""Host sampler: per-core CPU %, the job tree's CPU and RSS (psutil), and NVIDIA GPUs (NVML)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from engine.telemetry import record_line
+
+_MIB = 1024 * 1024
+
+
+class HostSampler:
+    """Samples the machine the job runs on, following the job's process tree."""
+
+    def __init__(self, pid: int) -> None:
+        self.root = psutil.Process(pid)
+        self._procs: dict[int, psutil.Process] = {}
+        self._total_mem = psutil.virtual_memory().total
+        psutil.cpu_percent(percpu=True)  # start the per-core counters
+        self._gpus = _nvml_handles()
+
+    def sample(self) -> list[dict[str, Any]]:
+        """One reading per engine: cores, the job (CPU, RSS), GPUs."""
+        engines = [{"engine": f"cpu{i}", "percent": p}
+                   for i, p in enumerate(psutil.cpu_percent(percpu=True))]
+        cpu, rss = self._job_tree()
+        engines.append({"engine": "job cpu", "percent": round(cpu, 1)})
+        engines.append({"engine": "job rss", "percent": round(100 * rss / self._total_mem, 2),
+                        "value": round(rss / _MIB, 1), "unit": "MiB"})
+        engines += _nvml_sample(self._gpus)
+        return engines
+
+    def _job_tree(self) -> tuple[float, int]:
+        try:
+            procs = [self.root, *self.root.children(recursive=True)]
+        except psutil.Error:
+            return 0.0, 0
+        cpu, rss, alive = 0.0, 0, {}
+        for proc in procs:
+            proc = self._procs.get(proc.pid, proc)
+            try:
+                cpu += proc.cpu_percent()
+                rss += proc.memory_info().rss
+                alive[proc.pid] = proc
+            except psutil.Error:
+                continue
+        self._procs = alive
+        return cpu, rss
+
+
+def _nvml_handles() -> list[Any]:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        return [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+    except Exception:  # no driver, no library: no GPU engines
+        return []
+
+
+def _nvml_sample(handles: list[Any]) -> list[dict[str, Any]]:
+    if not handles:
+        return []
+    import pynvml
+
+    out = []
+    for i, handle in enumerate(handles):
+        try:
+            util = pynvml.nvmlDeviceGetUtilizationRates(handle)
+            mem = pynvml.nvmlDeviceGetMemoryInfo(handle)
+        except pynvml.NVMLError:
+            continue
+        out.append({"engine": f"gpu{i}", "percent": float(util.gpu)})
+        out.append({"engine": f"gpu{i} mem", "percent": round(100 * mem.used / mem.total, 2),
+                    "value": round(mem.used / _MIB, 1), "unit": "MiB"})
+    return out
+
+
+def sample_until(stop: threading.Event, pid: int, interval: float, out: Path) -> None:
+    """Append a telemetry line to ``out`` every ``interval`` s until ``stop`` is set."""
+    try:
+        sampler = HostSampler(pid)
+    except psutil.Error:
+        return
+    with open(out, "a", buffering=1) as f:
+        while not stop.wait(interval):
+            f.write(record_line(time.time(), sampler.sample()) + "\n")

@@ -1,0 +1,124 @@
+"""The workload catalog: what each workload is, its knobs, and its command line.
+
+The scripts beside this file are standalone (they need only torch, or
+transformers for BERT) and run under whichever Python the run names; this module
+never imports them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import UserError
+from engine.params import Param
+
+SCRIPTS_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A kind of job: its parameter schema and how to turn values into argv."""
+
+    name: str
+    title: str
+    description: str
+    params: tuple[Param, ...]
+    accelerators: tuple[str, ...]
+    script: str = ""
+
+    def param(self, name: str) -> Param:
+        """The knob called ``name``, or a ``UserError`` listing the known ones."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params)
+        raise UserError(f"unknown parameter {name!r} for workload {self.name!r}",
+                        hint=f"known parameters: {known}")
+
+    def defaults(self) -> dict[str, Any]:
+        """Every knob at its default value."""
+        return {p.name: p.default for p in self.params}
+
+    def argv(self, params: dict[str, Any], python: str, device: str) -> list[str]:
+        """The job's command line for checked ``params`` on ``device``."""
+        if not self.script:
+            argv = shlex.split(params["command"])
+            if not argv:
+                raise UserError("params.command: expected a command to run, got ''")
+            return argv
+        argv = [python, "-u", str(SCRIPTS_DIR / self.script), "--device", device]
+        for p in self.params:
+            value = params[p.name]
+            argv += [p.flag, ("true" if value else "false") if p.type is bool else str(value)]
+        return argv
+
+
+_SEED = "the seeds' value"
+
+MNIST_CNN = Workload(
+    name="mnist_cnn",
+    title="MNIST CNN",
+    description="The seeds' MNIST convolutional network (PopTorch tutorial), trained then tested.",
+    script="mnist_cnn.py",
+    accelerators=("cpu", "cuda"),
+    params=(
+        Param("learning_rate", float, 0.03, f"SGD learning rate ({_SEED}: 0.03)", min=1e-6, max=10),
+        Param("epochs", int, 10, f"passes over the training set ({_SEED}: 10)", min=1, max=1000),
+        Param("batch_size", int, 8, f"training batch size ({_SEED}: 8)", min=1, max=65536),
+        Param("test_batch_size", int, 80, f"test batch size ({_SEED}: 80)", min=1, max=65536),
+        Param("data", str, "auto",
+              "'auto' (local MNIST, else download, else synthetic), 'download', 'synthetic',"
+              " or a directory of MNIST IDX files"),
+        Param("data_dir", str, "", "where MNIST is looked for and downloaded to"
+              " (empty: <ACCELBENCH_HOME>/datasets/mnist)"),
+        Param("train_samples", int, 0, "use only the first N training images (0: all)", min=0),
+        Param("test_samples", int, 0, "use only the first N test images (0: all)", min=0),
+        Param("threads", int, 0, "torch CPU threads (0: torch's default)", min=0, max=1024),
+        Param("seed", int, 0, "random seed", min=0),
+    ),
+)
+
+BERT_FINETUNE = Workload(
+    name="bert_finetune",
+    title="BERT fine-tuning",
+    description="Sequence classification with the Hugging Face Trainer (padding and batch sweeps).",
+    script="bert_finetune.py",
+    accelerators=("cpu", "cuda"),
+    params=(
+        Param("model", str, "bert-base-uncased",
+              "hub name or local path; 'tiny' builds a small BERT offline"),
+        Param("dataset", str, "synthetic",
+              "'synthetic', a local .csv/.jsonl (text,label), or a datasets name such as 'glue/sst2'"),
+        Param("max_seq_length", int, 128, "pad/truncate every sequence to this length", min=8, max=4096),
+        Param("batch_size", int, 32, "per-device training batch size", min=1, max=65536),
+        Param("epochs", int, 3, "training epochs", min=1, max=1000),
+        Param("learning_rate", float, 5e-5, "AdamW learning rate", min=1e-9, max=1),
+        Param("train_samples", int, 0, "use only the first N training examples (0: all)", min=0),
+        Param("eval_samples", int, 0, "use only the first N evaluation examples (0: all)", min=0),
+        Param("precision", str, "fp32", "training precision", choices=("fp32", "bf16")),
+        Param("logging_steps", int, 10, "report loss every N steps", min=1),
+        Param("seed", int, 42, "random seed", min=0),
+    ),
+)
+
+COMMAND = Workload(
+    name="command",
+    title="Your command",
+    description="Any command line, run as an argument list (never through a shell).",
+    accelerators=("cpu", "cuda"),
+    params=(Param("command", str, "", "the command line to run, split like a shell would"),),
+)
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (MNIST_CNN, BERT_FINETUNE, COMMAND)}
+
+
+def get_workload(name: str) -> Workload:
+    """The workload called ``name``, or a ``UserError`` listing the known ones."""
+    try:
+        return WORKLOADS[name]
+    except KeyError:
+        raise UserError(f"unknown workload {name!r}",
+                        hint="known workloads: " + ", ".join(WORKLOADS)) from None

@@ -1,0 +1,279 @@
+"""BERT sequence-classification fine-tuning with the Hugging Face Trainer.
+
+Standalone: needs torch and transformers (``datasets`` only for hub datasets).
+Progress, throughput, metrics and diagnoses go out as machine lines (``emit``);
+the ``***** train metrics *****`` block and the accuracy line are printed as the
+seeds' runs printed them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import random
+import sys
+import time
+
+import torch
+from emit import StopFlag, emit
+from transformers import (AutoModelForSequenceClassification, AutoTokenizer, BertConfig,
+                          BertForSequenceClassification, PreTrainedTokenizerFast, Trainer,
+                          TrainerCallback, TrainingArguments, set_seed)
+
+POSITIVE = ("good great excellent wonderful superb delightful brilliant lovely enjoyable "
+            "charming moving fun fresh clever beautiful").split()
+NEGATIVE = ("bad awful terrible boring dull poor weak tedious clumsy bland painful "
+            "messy lifeless annoying ugly").split()
+NEUTRAL = ("the a film movie story plot actor scene it was is and with this of its "
+           "director cast ending script music pace camera").split()
+
+
+def parse_args() -> argparse.Namespace:
+    """The command line: ``--device`` plus one flag per BERT_FINETUNE parameter."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--model", default="bert-base-uncased")
+    p.add_argument("--dataset", default="synthetic")
+    p.add_argument("--max-seq-length", type=int, default=128)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--learning-rate", type=float, default=5e-5)
+    p.add_argument("--train-samples", type=int, default=0)
+    p.add_argument("--eval-samples", type=int, default=0)
+    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
+    p.add_argument("--logging-steps", type=int, default=10)
+    p.add_argument("--seed", type=int, default=42)
+    return p.parse_args()
+
+
+def fail(code: str, message: str, hint: str = "") -> None:
+    """Report a recognised problem in one line and exit with status 2."""
+    emit("diagnosis", code=code, message=message, hint=hint)
+    print(f"error: {message}" + (f" ({hint})" if hint else ""), file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def synthetic(n: int, rng: random.Random) -> list[tuple[str, int]]:
+    """``n`` review-like sentences whose label follows their sentiment words."""
+    rows = []
+    for _ in range(n):
+        label = rng.randrange(2)
+        words = rng.choices(NEUTRAL, k=rng.randint(6, 12))
+        words += rng.choices(POSITIVE if label else NEGATIVE, k=rng.randint(2, 3))
+        rng.shuffle(words)
+        rows.append((" ".join(words), label))
+    return rows
+
+
+def read_file(path: str) -> list[dict]:
+    """The records of a local .csv or .jsonl file."""
+    with open(path, newline="", encoding="utf-8") as f:
+        if path.endswith(".csv"):
+            return list(csv.DictReader(f))
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def to_rows(records, where: str) -> list[tuple[str, int]]:
+    """(text, label) pairs from records with a ``text``/``sentence`` and ``label`` column."""
+    rows = []
+    for r in records:
+        text = r.get("text", r.get("sentence"))
+        try:
+            rows.append((str(text), int(r["label"])))
+            assert text is not None
+        except (AssertionError, KeyError, TypeError, ValueError):
+            fail("bad_dataset", f"{where}: each row needs 'text' (or 'sentence') and an integer"
+                 f" 'label', got {str(dict(r))[:120]}")
+    return rows
+
+
+def load_data(name: str, seed: int) -> tuple[list, list]:
+    """(train, eval) lists of (text, label) for ``--dataset``."""
+    if name == "synthetic":
+        print("NOTE: SYNTHETIC data (generated sentiment sentences), not a real dataset.")
+        emit("diagnosis", code="synthetic_data",
+             message="training on SYNTHETIC data: figures are not comparable with real data",
+             hint="pass --dataset glue/sst2 or a local .csv/.jsonl for real figures")
+        rng = random.Random(seed)
+        return synthetic(512, rng), synthetic(128, rng)
+    if name.endswith((".csv", ".jsonl")):
+        try:
+            rows = to_rows(read_file(name), name)
+        except (OSError, ValueError) as e:
+            fail("bad_dataset", f"cannot read dataset {name}: {e}")
+        if len(rows) < 2:
+            fail("bad_dataset", f"{name}: needs at least 2 rows, has {len(rows)}")
+        random.Random(seed).shuffle(rows)
+        cut = max(1, len(rows) // 10)
+        return rows[cut:], rows[:cut]
+    return load_hub_dataset(name)
+
+
+def load_hub_dataset(name: str) -> tuple[list, list]:
+    """Train and validation splits of a ``datasets`` name ('glue/sst2' = glue, sst2)."""
+    try:
+        from datasets import load_dataset
+    except ImportError:
+        fail("datasets_missing", f"dataset {name!r} needs the 'datasets' package",
+             hint="pip install datasets, or use --dataset synthetic or a local .csv/.jsonl")
+    try:
+        ds = load_dataset(*name.split("/", 1))
+    except Exception as e:  # noqa: BLE001 - any loader failure is reported the same way
+        fail("dataset_unavailable", f"cannot load dataset {name!r}: {first_line(e)}")
+    evals = "validation" if "validation" in ds else "test"
+    return to_rows(ds["train"], name), to_rows(ds[evals], name)
+
+
+def first_line(exc: Exception) -> str:
+    """The first line of an exception's message, for one-line diagnoses."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+
+
+def tiny_model(texts: list[str], num_labels: int):
+    """A small BERT and a WordLevel tokenizer trained on ``texts``, built offline."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.train_from_iterator(texts, trainers.WordLevelTrainer(special_tokens=specials))
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[(s, tok.token_to_id(s)) for s in specials[2:4]])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]",
+                                        cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=64, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=128, num_labels=num_labels)
+    return tokenizer, BertForSequenceClassification(config)
+
+
+def load_model(name: str, texts: list[str], num_labels: int):
+    """(tokenizer, model) for ``--model``; a one-line diagnosis when it cannot load."""
+    if name == "tiny":
+        return tiny_model(texts, num_labels)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(name)
+        model = AutoModelForSequenceClassification.from_pretrained(name, num_labels=num_labels)
+    except Exception as e:  # noqa: BLE001 - network, auth, bad path: all the same to the user
+        fail("model_unavailable", f"cannot load model {name!r}: {first_line(e)}",
+             hint="use --model tiny offline, or a local path")
+    return tokenizer, model
+
+
+class Encoded(torch.utils.data.Dataset):
+    """Tokenized, fixed-length examples the Trainer's default collator can batch."""
+
+    def __init__(self, rows: list, tokenizer, max_len: int) -> None:
+        texts, labels = zip(*rows)
+        self.enc = tokenizer(list(texts), padding="max_length", truncation=True,
+                             max_length=max_len, return_tensors="pt")
+        self.enc["labels"] = torch.tensor(labels)
+
+    def __len__(self) -> int:
+        return len(self.enc["labels"])
+
+    def __getitem__(self, i: int) -> dict:
+        return {k: v[i] for k, v in self.enc.items()}
+
+
+class Watcher(TrainerCallback):
+    """Emits phases, progress, throughput and logged metrics; stops on SIGTERM."""
+
+    def __init__(self, stop: StopFlag, epochs: int, interval: float = 0.5) -> None:
+        self.stop, self.epochs, self.interval = stop, epochs, interval
+        self.evaluating = False
+        self.last_t, self.last_step = time.perf_counter(), 0
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        emit("phase", name="running")
+        self.last_t = time.perf_counter()
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        if self.evaluating:
+            self.evaluating = False
+            emit("phase", name="running")
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self.stop.requested:
+            control.should_training_stop = True
+        now, step = time.perf_counter(), state.global_step
+        if now - self.last_t < self.interval and step != state.max_steps:
+            return
+        samples = (step - self.last_step) * args.per_device_train_batch_size * args.world_size
+        rate = samples / max(now - self.last_t, 1e-9)
+        self.last_t, self.last_step = now, step
+        epoch = min(max(math.ceil(state.epoch or 0), 1), self.epochs)
+        emit("progress", step=step, total=state.max_steps, epoch=epoch, epochs=self.epochs)
+        emit("throughput", samples_per_s=round(rate, 3), step=step)
+
+    def on_epoch_end(self, args, state, control, **kwargs):
+        if self.stop.requested:
+            control.should_evaluate = False
+        elif control.should_evaluate:
+            self.evaluating = True
+            emit("phase", name="evaluating")
+
+    def on_evaluate(self, args, state, control, **kwargs):
+        self.last_t = time.perf_counter()  # evaluation time is not training throughput
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        for name, value in (logs or {}).items():
+            if name != "epoch" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                emit("metric", name=name, value=value, step=state.global_step)
+
+
+def accuracy(pred) -> dict:
+    """Share of eval examples whose arg-max logit is the label."""
+    return {"accuracy": float((pred.predictions.argmax(-1) == pred.label_ids).mean())}
+
+
+def training_args(a: argparse.Namespace) -> TrainingArguments:
+    """TrainingArguments for the command line (transformers 5 names)."""
+    return TrainingArguments(
+        output_dir="bert_output", use_cpu=a.device == "cpu", bf16=a.precision == "bf16",
+        per_device_train_batch_size=a.batch_size, per_device_eval_batch_size=a.batch_size,
+        num_train_epochs=a.epochs, learning_rate=a.learning_rate, seed=a.seed,
+        eval_strategy="epoch", save_strategy="no", logging_steps=a.logging_steps,
+        report_to=[], disable_tqdm=True)
+
+
+def main() -> None:
+    a = parse_args()
+    stop = StopFlag()
+    emit("phase", name="loading", detail=f"model {a.model}, dataset {a.dataset}")
+    if a.device == "cuda" and not torch.cuda.is_available():
+        fail("cuda_unavailable", "--device cuda but torch sees no CUDA GPU", hint="use --device cpu")
+    set_seed(a.seed)
+    train_rows, eval_rows = load_data(a.dataset, a.seed)
+    train_rows = train_rows[:a.train_samples or None]
+    eval_rows = eval_rows[:a.eval_samples or None]
+    num_labels = max(2, 1 + max(label for _, label in train_rows + eval_rows))
+    tokenizer, model = load_model(a.model, [t for t, _ in train_rows], num_labels)
+    train_set = Encoded(train_rows, tokenizer, a.max_seq_length)
+    eval_set = Encoded(eval_rows, tokenizer, a.max_seq_length)
+    print(f"Model {a.model}: {sum(p.numel() for p in model.parameters()):,} parameters; "
+          f"{len(train_set)} train / {len(eval_set)} eval examples, length {a.max_seq_length}.")
+    stop.exit_if_requested("while loading")
+
+    trainer = Trainer(model=model, args=training_args(a), train_dataset=train_set,
+                      eval_dataset=eval_set, compute_metrics=accuracy,
+                      callbacks=[Watcher(stop, a.epochs)])
+    result = trainer.train()
+    stop.exit_if_requested("during training")
+
+    metrics = {**result.metrics, "total_flos": trainer.state.total_flos}
+    evals = [h for h in trainer.state.log_history if "eval_loss" in h]
+    metrics.update({k: v for k, v in evals[-1].items() if k.startswith("eval_")})
+    trainer.log_metrics("train", metrics)
+    step = trainer.state.global_step
+    for name in ("train_samples_per_second", "train_runtime", "train_loss",
+                 "eval_loss", "eval_accuracy"):
+        emit("metric", name=name, value=float(metrics[name]), step=step)
+    acc = metrics["eval_accuracy"]
+    emit("metric", name="accuracy", value=round(100 * acc, 4), step=step)
+    print(f"Accuracy: {acc:.4f} ({100 * acc:.2f}%)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""Shared fixtures: a private accelbench home per test, and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """An empty ACCELBENCH_HOME (and config dir) for this test only."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("ACCELBENCH_HOME", str(home))
+    monkeypatch.setenv("ACCELBENCH_CONFIG", str(tmp_path / "config"))
+    return home
+
+
+@pytest.fixture
+def store(home):
+    from engine.store import Store
+
+    return Store(home)
+
+
+@pytest.fixture
+def runner(store):
+    from engine.runner import Runner
+
+    return Runner(store)
+
+
+def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
+    """Run the ``accelbench`` CLI in a subprocess (environment from the test's)."""
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy(), **kwargs)
+
+
+def json_events(stdout: str) -> list[dict]:
+    """The events printed by ``--json``, one per line."""
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]

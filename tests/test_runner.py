@@ -1,0 +1,174 @@
+"""Runs of plain commands through the engine: events, failures, cancel, lost runs."""
+
+import asyncio
+import os
+import shlex
+import signal
+import sys
+import time
+
+import psutil
+import pytest
+
+from engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
+from engine.spec import spec_from_dict
+from engine.store import WRAPPER_FILE, read_json
+
+
+def command_spec(code: str, **top):
+    command = shlex.join([sys.executable, "-c", code])
+    return spec_from_dict({"name": "cmd", "workload": "command", "params": {"command": command},
+                           "telemetry_interval": 0.2, **top})
+
+
+def follow(handle):
+    async def collect():
+        return [e async for e in handle.events(poll=0.05)]
+    return asyncio.run(collect())
+
+
+def wait_for(predicate, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def group_members(pgid):
+    out = []
+    for proc in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                out.append(proc.pid)
+        except OSError:
+            pass
+    return out
+
+
+SUCCESS = """
+import json, time
+for i in range(1, 4):
+    print(f"step {i}", flush=True)
+    print("@@accelbench " + json.dumps({"type": "progress", "t": time.time(), "step": i,
+          "total": 3, "epoch": 1, "epochs": 1}), flush=True)
+    time.sleep(0.3)
+print("@@accelbench " + json.dumps({"type": "metric", "t": time.time(), "name": "accuracy",
+      "value": 97.5}), flush=True)
+print("no newline at the end", end="")
+"""
+
+
+def test_success_live_equals_replay_and_store_is_updated(runner, store):
+    handle = runner.start(command_spec(SUCCESS))
+    live = follow(handle)
+    kinds = [type(e).__name__ for e in live]
+    assert kinds[0] == "Phase" and live[0].name == "queued"
+    assert [e.text for e in live if isinstance(e, Log)] == [
+        "step 1", "step 2", "step 3", "no newline at the end"]
+    assert [e.step for e in live if e.kind == "progress"] == [1, 2, 3]
+    assert any(isinstance(e, Utilization) and e.engine == "cpu0" for e in live)
+    rss = [e for e in live if isinstance(e, Utilization) and e.engine == "job rss"]
+    assert rss and all(e.unit == "MiB" and e.value > 0 for e in rss)
+    assert [e.name for e in live if isinstance(e, Phase)] == ["queued", "done"]
+    finished = live[-1]
+    assert isinstance(finished, Finished) and finished.status == "done"
+    assert finished.summary["accuracy"] == 97.5 and finished.summary["exit_code"] == 0
+    assert finished.summary["steps"] == 3 == finished.summary["total_steps"]
+
+    replayed, state = runner.open(handle.id).replay()
+    not_telemetry = lambda events: [e for e in events if not isinstance(e, Utilization)]  # noqa
+    assert not_telemetry(replayed)[:-1] == not_telemetry(live)[:-1]
+    assert replayed[-1].summary == {**finished.summary, "utilization": replayed[-1].summary[
+        "utilization"]}
+    assert state.phase == "done"
+    row = store.get(handle.id)
+    assert row.status == "done" and row.summary["accuracy"] == 97.5 and row.ended
+
+
+def test_crash_gives_failed_with_exit_code_and_log_tail(runner):
+    handle = runner.start(command_spec("print('working'); raise ValueError('bad batch')"))
+    events = follow(handle)
+    diag = next(e for e in events if isinstance(e, Diagnosis))
+    assert diag.code == "job_failed"
+    assert diag.message == "the job exited with code 1: ValueError: bad batch"
+    finished = events[-1]
+    assert finished.status == "failed" and finished.summary["exit_code"] == 1
+    assert "Traceback (most recent call last):" in finished.summary["log_tail"]
+    assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "failed"]
+
+
+def test_missing_executable_is_start_failed(runner):
+    spec = spec_from_dict({"name": "x", "workload": "command",
+                           "params": {"command": "/no/such/program --flag"}})
+    events = follow(runner.start(spec))
+    diag = next(e for e in events if isinstance(e, Diagnosis))
+    assert diag.code == "start_failed" and "/no/such/program" in diag.message
+    assert events[-1].status == "failed" and events[-1].summary["exit_code"] == 127
+
+
+def test_environment_and_working_directory(runner):
+    code = "import os; print(os.environ['MY_KNOB'], os.environ['ACCELBENCH_RUN_ID'], os.getcwd())"
+    handle = runner.start(command_spec(code, env={"MY_KNOB": "a b;$(rm -rf /)"}))
+    logs = [e.text for e in follow(handle) if isinstance(e, Log)]
+    assert logs == [f"a b;$(rm -rf /) {handle.id} {handle.info.dir}"]
+
+
+JOB_WITH_CHILD = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+print("started", child.pid, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("stubborn", [False, True], ids=["sigterm", "sigkill"])
+def test_cancel_leaves_cancelled_and_no_orphans(runner, stubborn):
+    code = JOB_WITH_CHILD
+    if stubborn:
+        code = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" + code
+    handle = runner.start(command_spec(code))
+    assert wait_for(lambda: "started" in handle.info.path("output.log").read_text())
+    pgid = read_json(handle.info.path(WRAPPER_FILE))["job_pid"]
+    assert len(group_members(pgid)) == 2
+    t0 = time.monotonic()
+    handle.cancel(grace=1.0)
+    assert time.monotonic() - t0 < 8
+    events = follow(handle)
+    assert events[-1].status == "cancelled"
+    assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "cancelled"]
+    assert wait_for(lambda: not group_members(pgid), timeout=5)
+
+
+def test_vanished_job_is_lost_not_running(runner, store):
+    handle = runner.start(command_spec("import time; print('up', flush=True); time.sleep(120)"))
+    assert wait_for(lambda: "up" in handle.info.path("output.log").read_text())
+    wrapper = read_json(handle.info.path(WRAPPER_FILE))
+    os.kill(wrapper["pid"], signal.SIGKILL)
+    os.killpg(wrapper["job_pid"], signal.SIGKILL)
+    assert wait_for(lambda: not psutil.pid_exists(wrapper["pid"])
+                    or psutil.Process(wrapper["pid"]).status() == psutil.STATUS_ZOMBIE)
+    infos = runner.runs()
+    assert infos[0].id == handle.id and infos[0].status == "lost"
+    events, state = runner.open(handle.id).replay()
+    assert state.phase == "lost" and events[-1].status == "lost"
+    assert any(isinstance(e, Diagnosis) and e.code == "lost" for e in events)
+
+
+def test_running_status_is_reported_while_live(runner, store):
+    handle = runner.start(command_spec("import time; print('up', flush=True); time.sleep(3)"))
+    assert wait_for(lambda: "up" in handle.info.path("output.log").read_text())
+    assert [r.status for r in runner.runs()] == ["running"]
+    handle.cancel(grace=1)
+    assert store.get(handle.id).status in ("running", "cancelled")
+    assert runner.runs()[0].status == "cancelled"
+
+
+def test_machine_line_metrics_keep_their_own_timestamps(runner):
+    code = ('print(\'@@accelbench {"type":"metric","t":123.5,"name":"loss","value":0.5,'
+            '"step":7}\')\nprint("@@accelbench {broken")')
+    events = follow(runner.start(command_spec(code)))
+    metric = next(e for e in events if isinstance(e, Metric))
+    assert (metric.ts, metric.value, metric.step) == (123.5, 0.5, 7)
+    assert [e.text for e in events if isinstance(e, Log)] == ["@@accelbench {broken"]
