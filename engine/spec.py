@@ -127,7 +127,10 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
                         hint="it runs on: " + ", ".join(workload.accelerators))
 
     params = workload.defaults()
-    for key, value in data.get("params", {}).items():
+    # the preset's knobs belong to its own workload: --set workload=... starts afresh
+    switched = "workload" in parsed[""] and data.get("workload") not in (None, workload.name)
+    own_params = {} if switched else data.get("params", {})
+    for key, value in own_params.items():
         try:
             params[key] = workload.param(key).check(value)
         except UserError as exc:

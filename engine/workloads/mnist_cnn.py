@@ -1,9 +1,8 @@
 """The seeds' MNIST CNN (Graphcore PopTorch tutorial): train it, then test it.
 
-Standalone: needs only torch and the sibling ``emit`` module. Run as
-``python -u mnist_cnn.py --device cpu ...``; events go out as machine lines
-(see ``emit``), everything else is human output. MNIST comes from IDX files
-(optionally gzipped), a download, or, when neither works, synthetic images.
+Standalone (torch and the sibling ``emit`` only): ``python -u mnist_cnn.py --device cpu ...``.
+MNIST comes from IDX files (plain or .gz), a download, or under ``--data auto``
+failing both, synthetic images.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import sys
 import threading
 import time
 import urllib.request
+import zlib
 from pathlib import Path
 
 import torch
@@ -30,7 +30,7 @@ MEAN, STD = 0.1307, 0.3081
 FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
          "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/")
-STALL_S = 20.0  # give up a download that has made no progress for this long
+STALL_S = 20.0  # give up on a download that has received nothing for this long
 
 
 class DataError(Exception):
@@ -38,9 +38,9 @@ class DataError(Exception):
 
 
 class Block(nn.Module):
-    """Convolution, 2x2 max pooling, ReLU."""
+    """Convolution, max pooling, ReLU."""
 
-    def __init__(self, in_channels: int, num_filters: int, kernel_size: int, pool_size: int) -> None:
+    def __init__(self, in_channels: int, num_filters: int, kernel_size: int, pool_size: int):
         super().__init__()
         self.conv = nn.Conv2d(in_channels, num_filters, kernel_size=kernel_size)
         self.pool = nn.MaxPool2d(kernel_size=pool_size)
@@ -70,18 +70,23 @@ class Network(nn.Module):
 def fail(code: str, message: str, hint: str) -> None:
     """Report a problem the user must fix, then exit 2."""
     emit("diagnosis", code=code, message=message, hint=hint)
-    print(f"mnist_cnn: error: {message} ({hint})", file=sys.stderr)
+    print(f"mnist_cnn: error: {message}; hint: {hint}", file=sys.stderr)
     sys.exit(2)
 
 
+def find(data_dir: Path, name: str) -> Path | None:
+    """The IDX file ``name`` in ``data_dir``, plain or gzipped, if there."""
+    return next((p for p in (data_dir / name, data_dir / f"{name}.gz") if p.is_file()), None)
+
+
 def read_idx(path: Path) -> torch.Tensor:
-    """An unsigned-byte IDX file (gzipped if named .gz) as a uint8 tensor."""
+    """An unsigned-byte IDX file (gzipped when named .gz) as a uint8 tensor."""
     try:
         with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as f:
             raw = f.read()
         zero, kind, ndim = struct.unpack(">HBB", raw[:4])
         dims = struct.unpack(f">{ndim}I", raw[4:4 + 4 * ndim])
-    except (OSError, EOFError, struct.error) as e:
+    except (OSError, EOFError, zlib.error, struct.error) as e:
         raise DataError(f"{path}: {e}") from None
     body = raw[4 + 4 * ndim:]
     if zero != 0 or kind != 0x08 or len(body) != math.prod(dims):
@@ -89,41 +94,42 @@ def read_idx(path: Path) -> torch.Tensor:
     return torch.frombuffer(bytearray(body), dtype=torch.uint8).reshape(dims)
 
 
-def find(data_dir: Path, name: str) -> Path | None:
-    """The IDX file ``name`` in ``data_dir``, plain or gzipped, if present."""
-    return next((p for p in (data_dir / name, data_dir / f"{name}.gz") if p.is_file()), None)
-
-
 def read_mnist(data_dir: Path) -> tuple[torch.Tensor, ...]:
     """Train images, train labels, test images, test labels from ``data_dir``."""
+    if not data_dir.is_dir():
+        raise DataError(f"{data_dir}: no such directory")
     paths = [find(data_dir, name) for name in FILES]
     missing = [name for name, path in zip(FILES, paths) if path is None]
     if missing:
-        raise DataError(f"{data_dir}: missing {', '.join(missing)} (or .gz)")
+        raise DataError(f"{data_dir}: no {', '.join(missing)} (plain or .gz)")
     tensors = [read_idx(path) for path in paths]
     for images, labels in (tensors[:2], tensors[2:]):
-        if images.dim() != 3 or images.shape[1:] != (28, 28) or labels.shape != images.shape[:1]:
-            raise DataError(f"{data_dir}: images and labels do not match MNIST's shapes")
+        if (images.dim() != 3 or images.shape[1:] != (28, 28) or labels.shape != images.shape[:1]
+                or labels.numel() == 0 or labels.max() > 9):
+            raise DataError(f"{data_dir}: the files do not hold MNIST-shaped images and labels")
     return tuple(tensors)
 
 
-def _fetch_all(data_dir: Path, state: dict) -> None:
-    """Download each missing file from the first mirror that answers (worker thread)."""
-    for name in FILES:
-        if find(data_dir, name):
-            continue
-        target = data_dir / f"{name}.gz"
+def _fetch(url: str, target: Path, state: dict) -> None:
+    """Stream ``url`` to ``target`` through a .part file, noting progress in ``state``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")
+    with urllib.request.urlopen(url, timeout=10) as response, open(part, "wb") as out:
+        while chunk := response.read(1 << 16):
+            out.write(chunk)
+            state["alive"] = time.monotonic()
+    os.replace(part, target)
+
+
+def _fetch_missing(data_dir: Path, state: dict) -> None:
+    """Download each missing file from the first mirror that serves it (worker thread)."""
+    for name in (name for name in FILES if not find(data_dir, name)):
         for mirror in MIRRORS:
             try:
-                with urllib.request.urlopen(mirror + target.name, timeout=10) as response, \
-                        open(f"{target}.part", "wb") as out:
-                    while chunk := response.read(1 << 16):
-                        out.write(chunk)
-                        state["alive"] = time.monotonic()
-                os.replace(f"{target}.part", target)
+                _fetch(f"{mirror}{name}.gz", data_dir / f"{name}.gz", state)
                 break
             except (OSError, http.client.HTTPException) as e:
-                state["error"] = f"{target.name}: {e}"
+                state["error"] = f"{name}.gz: {e}"
         else:
             return
     state["error"] = None
@@ -131,62 +137,51 @@ def _fetch_all(data_dir: Path, state: dict) -> None:
 
 def download(data_dir: Path) -> None:
     """Fetch the missing MNIST .gz files into ``data_dir``; bounded when the network hangs."""
-    try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise DataError(f"cannot create {data_dir}: {e}") from None
-    state = {"alive": time.monotonic(), "error": "interrupted"}
-    worker = threading.Thread(target=_fetch_all, args=(data_dir, state), daemon=True)
+    state = {"alive": time.monotonic(), "error": "download stopped"}
+    worker = threading.Thread(target=_fetch_missing, args=(data_dir, state), daemon=True)
     worker.start()
-    while worker.is_alive():
+    while worker.is_alive():  # urllib's timeout does not cover DNS lookups
         worker.join(0.25)
         if time.monotonic() - state["alive"] > STALL_S:
-            raise DataError(f"download stalled for {STALL_S:g} s")
+            raise DataError(f"no answer from the mirrors for {STALL_S:g} s")
     if state["error"]:
         raise DataError(state["error"])
 
 
 def synthetic(seed: int, n_train: int = 60000, n_test: int = 10000) -> tuple[torch.Tensor, ...]:
-    """MNIST-shaped stand-in: a shifted template per class, a fainter other class, noise."""
+    """MNIST-shaped stand-in: its class's template, a fainter other one, noise, all shifted."""
     g = torch.Generator().manual_seed(seed)
     blobs = (torch.rand(10, 1, 5, 5, generator=g) > 0.5).float()
     canvas = F.pad(F.interpolate(blobs, size=(20, 20), mode="bilinear"), (7, 7, 7, 7))[:, 0]
-    shifts = torch.stack([canvas[:, y:y + 28, x:x + 28] for y in range(7) for x in range(7)], 1)
+    shifted = torch.stack([canvas[:, y:y + 28, x:x + 28] for y in range(7) for x in range(7)], 1)
     n = n_train + n_test
     labels = torch.randint(0, 10, (n,), generator=g)
-    others = torch.randint(0, 10, (n,), generator=g)
 
-    def draw(classes: torch.Tensor, peak: float) -> torch.Tensor:
-        views = (shifts * peak).to(torch.uint8).flatten(0, 1)
+    def draw(classes: torch.Tensor, peak: int) -> torch.Tensor:
+        views = (shifted * peak).to(torch.uint8).flatten(0, 1)
         return views[classes * 49 + torch.randint(0, 49, (n,), generator=g)]
 
-    images = draw(labels, 170) + draw(others, 60) + torch.randint(0, 26, (n, 28, 28), generator=g,
-                                                                   dtype=torch.uint8)
+    noise = torch.randint(0, 26, (n, 28, 28), generator=g, dtype=torch.uint8)
+    images = draw(labels, 170) + draw(torch.randint(0, 10, (n,), generator=g), 60) + noise
     return images[:n_train], labels[:n_train], images[n_train:], labels[n_train:]
 
 
-def default_data_dir() -> Path:
-    """``$ACCELBENCH_HOME/datasets/mnist``, else ``~/.cache/accelbench/mnist``."""
-    home = os.environ.get("ACCELBENCH_HOME")
-    return Path(home) / "datasets" / "mnist" if home else Path.home() / ".cache" / "accelbench" / "mnist"
-
-
 def use_synthetic(seed: int, why: str, data_dir: Path) -> tuple[tuple[torch.Tensor, ...], str]:
-    """Synthetic data, said loudly on both channels."""
+    """Synthetic data, announced loudly to the user and to accelbench."""
     print(f"WARNING: {why}; training on SYNTHETIC data")
     emit("diagnosis", code="synthetic_data", message=f"{why}; training on synthetic data",
          hint=f"put the MNIST IDX files in {data_dir} or set data=<dir>")
-    return synthetic(seed), "synthetic"
+    return synthetic(seed), "SYNTHETIC"
 
 
 def load_data(args: argparse.Namespace) -> tuple[tuple[torch.Tensor, ...], str]:
-    """The four MNIST tensors chosen by ``--data``, and where they came from."""
-    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
+    """The four MNIST tensors that ``--data`` asks for, and where they came from."""
+    home = os.environ.get("ACCELBENCH_HOME")
+    default_dir = Path(home, "datasets") if home else Path.home() / ".cache" / "accelbench"
+    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_dir / "mnist"
     if args.data == "synthetic":
         return use_synthetic(args.seed, "synthetic data requested (data=synthetic)", data_dir)
-    if args.data not in ("auto", "download"):
-        data_dir = Path(args.data).expanduser()
-    elif args.data == "download" or not all(find(data_dir, name) for name in FILES):
+    if args.data in ("auto", "download"):
         try:
             download(data_dir)
         except DataError as e:
@@ -194,41 +189,35 @@ def load_data(args: argparse.Namespace) -> tuple[tuple[torch.Tensor, ...], str]:
                 fail("mnist_download_failed", f"MNIST download failed: {e}",
                      f"check the network, or put the MNIST IDX files in {data_dir}")
             return use_synthetic(args.seed, f"MNIST not available ({e})", data_dir)
+    else:
+        data_dir = Path(args.data).expanduser()
     try:
-        return read_mnist(data_dir), f"MNIST ({data_dir})"
+        return read_mnist(data_dir), f"MNIST in {data_dir}"
     except DataError as e:
         fail("mnist_missing", f"MNIST unreadable: {e}",
-             "point data at a directory holding the four MNIST IDX files (.gz or not)")
+             "point data at a directory holding the four MNIST IDX files (plain or .gz)")
 
 
 def prepare(images: torch.Tensor, labels: torch.Tensor, limit: int, device: torch.device):
     """The first ``limit`` samples (0: all), normalised, as NCHW float on ``device``."""
-    if limit:
-        images, labels = images[:limit], labels[:limit]
+    images, labels = (images[:limit], labels[:limit]) if limit else (images, labels)
     x = images.to(device).unsqueeze(1).float().div_(255).sub_(MEAN).div_(STD)
     return x, labels.to(device=device, dtype=torch.long)
 
 
-def sync(device: torch.device) -> None:
-    """Wait for queued device work, so wall-clock timings are honest."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
-def train(model: nn.Module, x: torch.Tensor, y: torch.Tensor, args, stop: StopFlag) -> float:
-    """Train for ``args.epochs``; report as it goes; return the last step's loss."""
-    optimizer = torch.optim.SGD(model.parameters(), lr=args.learning_rate)
-    n, bs = len(x), args.batch_size
-    steps = math.ceil(n / bs)
+def train(model: nn.Module, optimizer, x: torch.Tensor, y: torch.Tensor, args, stop) -> None:
+    """Run ``args.epochs`` shuffled epochs, reporting progress and the final figures."""
+    n, batch_size = len(x), args.batch_size
+    steps = math.ceil(n / batch_size)
     reporter = Reporter(steps * args.epochs, args.epochs)
     shuffle = torch.Generator().manual_seed(args.seed)
     model.train()
     step, started = 0, time.perf_counter()
     for epoch in range(1, args.epochs + 1):
-        epoch_start, epoch_loss = time.perf_counter(), torch.zeros((), device=x.device)
+        epoch_started, epoch_loss = time.perf_counter(), torch.zeros((), device=x.device)
         order = torch.randperm(n, generator=shuffle).to(x.device)
-        for i in range(0, n, bs):
-            batch = order[i:i + bs]
+        for i in range(0, n, batch_size):
+            batch = order[i:i + batch_size]
             loss = F.cross_entropy(model(x[batch]), y[batch])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -237,20 +226,17 @@ def train(model: nn.Module, x: torch.Tensor, y: torch.Tensor, args, stop: StopFl
             step += 1
             reporter.step(step, epoch, len(batch), lambda: loss.item())
             stop.exit_if_requested(f"at step {step}")
-        mean_loss = epoch_loss.item() / steps
-        rate = n / (time.perf_counter() - epoch_start)
+        mean_loss = epoch_loss.item() / steps  # .item() waits for the device: honest timings
+        rate = n / (time.perf_counter() - epoch_started)
         print(f"Epoch {epoch}/{args.epochs}: loss {mean_loss:.4f}, {rate:.1f} samples/s")
-    sync(x.device)
     runtime = time.perf_counter() - started
-    final_loss = loss.item()
     emit("metric", name="train_runtime", value=round(runtime, 3))
     emit("metric", name="train_samples_per_second", value=round(n * args.epochs / runtime, 3))
-    emit("metric", name="final_loss", value=final_loss)
-    return final_loss
+    emit("metric", name="final_loss", value=loss.item())
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int) -> tuple[float, float]:
+def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int):
     """Mean test loss and accuracy (percent), in ``batch_size`` batches."""
     model.eval()
     loss_sum = torch.zeros((), device=x.device)
@@ -263,48 +249,45 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int
     return loss_sum.item() / n, 100.0 * correct.item() / n
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The workload's flags (see ``MNIST_CNN`` in the workload catalog)."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args() -> argparse.Namespace:
+    """The flags of the ``mnist_cnn`` workload (its schema is in this package's catalog)."""
+    p = argparse.ArgumentParser(description="Train and test the seeds' MNIST CNN.")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    p.add_argument("--learning-rate", type=float, default=0.03)
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--test-batch-size", type=int, default=80)
-    p.add_argument("--data", default="auto",
-                   help="'auto', 'download', 'synthetic', or a directory of MNIST IDX files")
-    p.add_argument("--data-dir", default="", help="where MNIST is looked for and downloaded to")
-    p.add_argument("--train-samples", type=int, default=0, help="0: all")
-    p.add_argument("--test-samples", type=int, default=0, help="0: all")
-    p.add_argument("--threads", type=int, default=0, help="0: torch's default")
-    p.add_argument("--seed", type=int, default=0)
-    return p.parse_args(argv)
+    for flag, kind, default in (("learning-rate", float, 0.03), ("epochs", int, 10),
+                                ("batch-size", int, 8), ("test-batch-size", int, 80),
+                                ("train-samples", int, 0), ("test-samples", int, 0),
+                                ("threads", int, 0), ("seed", int, 0)):
+        p.add_argument(f"--{flag}", type=kind, default=default)
+    p.add_argument("--data", default="auto", help="auto, download, synthetic, or an IDX directory")
+    p.add_argument("--data-dir", default="", help="empty: $ACCELBENCH_HOME/datasets/mnist")
+    return p.parse_args()
 
 
 def main() -> None:
-    """Load data, train, test, reporting each phase."""
+    """Load the data, train, test, announcing each phase."""
     args = parse_args()
     stop = StopFlag()
     if args.device == "cuda" and not torch.cuda.is_available():
-        fail("cuda_unavailable", "--device cuda but torch sees no CUDA device",
-             f"run on cpu, or use a CUDA build of torch (this is {torch.__version__})")
+        fail("cuda_unavailable", "--device cuda, but torch sees no CUDA device",
+             f"use --device cpu, or a CUDA build of torch (this one is {torch.__version__})")
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
 
-    emit("phase", name="loading", detail=f"MNIST: data={args.data}")
+    emit("phase", name="loading", detail=f"MNIST (data={args.data})")
     (train_images, train_labels, test_images, test_labels), source = load_data(args)
     x, y = prepare(train_images, train_labels, args.train_samples, device)
     test_x, test_y = prepare(test_images, test_labels, args.test_samples, device)
     model = Network().to(device)
-    print(f"mnist_cnn: device {args.device}, data {source}, {len(x)} train / {len(test_x)} test"
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.learning_rate)
+    print(f"mnist_cnn: device {args.device}, {source} data, {len(x)} train / {len(test_x)} test"
           f" samples, batch {args.batch_size} (test {args.test_batch_size}), lr {args.learning_rate},"
           f" {args.epochs} epochs, {torch.get_num_threads()} threads")
     stop.exit_if_requested("while loading")
 
     emit("phase", name="running", detail=f"{args.epochs} epochs of {len(x)} samples")
-    train(model, x, y, args, stop)
+    train(model, optimizer, x, y, args, stop)
 
     emit("phase", name="evaluating", detail=f"{len(test_x)} test samples")
     test_loss, accuracy = evaluate(model, test_x, test_y, args.test_batch_size)

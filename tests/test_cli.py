@@ -1,0 +1,75 @@
+"""The headless CLI: help without torch, one-line errors, listings, plain-command runs."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, accelbench, json_events
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["run", "--help"]])
+def test_help_and_version_do_not_import_torch(args):
+    code = ("import sys\nfrom cli.main import main\ntry:\n    main(%r)\nexcept SystemExit:\n"
+            "    pass\nheavy = [m for m in ('torch', 'transformers', 'textual') if m in sys.modules]\n"
+            "print('HEAVY', heavy)\n" % args)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "HEAVY []" in out.stdout
+    if "--version" in args:
+        assert out.stdout.startswith("accelbench 0.")
+
+
+def test_bad_preset_is_one_line_without_traceback(home, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('workload = "mnist_cnn"\n[params]\nbatch_size = "big"\n')
+    out = accelbench("run", str(bad))
+    assert out.returncode == 2
+    assert out.stderr == (f"accelbench: error: {bad}:3: params.batch_size: expected an integer"
+                          " in [1, 65536], got 'big'\n")
+    out = accelbench("run", "cpu-mnist", "--set", "epochs=many")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.splitlines()[0] == ("accelbench: error: --set params.epochs: expected an"
+                                          " integer in [1, 1000], got 'many'")
+    out = accelbench("run", "no-such-preset")
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == ["accelbench: error: no-such-preset: no such preset file or"
+                                       " preset name",
+                                       "hint: run `accelbench presets` to list the presets"]
+
+
+def test_missing_device_is_a_clear_error(home):
+    out = accelbench("run", "cpu-mnist", "--set", "accelerator=cuda")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("accelbench: error: accelerator 'cuda' is not available here: ")
+
+
+def test_unknown_run_is_a_clear_error(home):
+    out = accelbench("show", "nope")
+    assert out.returncode == 2 and out.stderr.startswith("accelbench: error: no run 'nope'")
+
+
+def test_listings(home):
+    out = accelbench("presets")
+    assert out.returncode == 0 and "cpu-mnist-seed" in out.stdout and "cpu-bert" in out.stdout
+    out = accelbench("accelerators")
+    assert out.returncode == 0 and "available" in out.stdout and "not detected" in out.stdout
+
+
+def test_command_run_json_runs_and_show(home):
+    out = accelbench("run", "cpu-mnist", "--set", "workload=command", "--set",
+                     "command=python3 -c \"import sys; print('hi'); sys.exit(4)\"", "--json")
+    assert out.returncode == 1
+    events = json_events(out.stdout)
+    assert [e["text"] for e in events if e["type"] == "log"] == ["hi"]
+    assert events[-1]["type"] == "finished" and events[-1]["status"] == "failed"
+    assert events[-1]["summary"]["exit_code"] == 4
+    run_id = events[0]["run_id"]
+    listed = json.loads(accelbench("runs", "--format", "json").stdout)
+    assert [(r["id"], r["status"]) for r in listed] == [(run_id, "failed")]
+    shown = accelbench("show", run_id[-4:])
+    assert shown.returncode == 0 and "job_failed" in shown.stdout and "exited with code 4" in shown.stdout
+    assert accelbench("show", run_id, "--log").stdout == "hi\n"
+    out = accelbench("cancel", run_id)
+    assert out.returncode == 2 and "already ended (failed)" in out.stderr
