@@ -6,9 +6,11 @@ import time
 
 
 def duration(seconds: float | None) -> str:
-    """``75.2`` → ``1:15``; hours when needed; ``-`` when unknown."""
+    """``4.23`` → ``4.2s``, ``75.2`` → ``1:15``, hours when needed; ``-`` when unknown."""
     if seconds is None:
         return "-"
+    if seconds < 59.95:
+        return f"{seconds:.1f}s"
     seconds = int(round(seconds))
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)

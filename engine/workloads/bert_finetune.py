@@ -15,6 +15,7 @@ import math
 import random
 import sys
 import time
+from typing import NoReturn
 
 import torch
 from emit import StopFlag, emit
@@ -48,10 +49,11 @@ def parse_args() -> argparse.Namespace:
     return p.parse_args()
 
 
-def fail(code: str, message: str, hint: str = "") -> None:
+def fail(code: str, message: str, hint: str = "") -> NoReturn:
     """Report a recognised problem in one line and exit with status 2."""
     emit("diagnosis", code=code, message=message, hint=hint)
-    print(f"error: {message}" + (f" ({hint})" if hint else ""), file=sys.stderr, flush=True)
+    print(f"bert_finetune: error: {message}" + (f"; hint: {hint}" if hint else ""),
+          file=sys.stderr, flush=True)
     sys.exit(2)
 
 
@@ -80,19 +82,18 @@ def to_rows(records, where: str) -> list[tuple[str, int]]:
     rows = []
     for r in records:
         text = r.get("text", r.get("sentence"))
-        try:
-            rows.append((str(text), int(r["label"])))
-            assert text is not None
-        except (AssertionError, KeyError, TypeError, ValueError):
+        label = str(r.get("label", "")).strip()
+        if text is None or not label.lstrip("-").isdigit():
             fail("bad_dataset", f"{where}: each row needs 'text' (or 'sentence') and an integer"
                  f" 'label', got {str(dict(r))[:120]}")
+        rows.append((str(text), int(label)))
     return rows
 
 
 def load_data(name: str, seed: int) -> tuple[list, list]:
     """(train, eval) lists of (text, label) for ``--dataset``."""
     if name == "synthetic":
-        print("NOTE: SYNTHETIC data (generated sentiment sentences), not a real dataset.")
+        print("WARNING: training on SYNTHETIC data (generated sentiment sentences)")
         emit("diagnosis", code="synthetic_data",
              message="training on SYNTHETIC data: figures are not comparable with real data",
              hint="pass --dataset glue/sst2 or a local .csv/.jsonl for real figures")
@@ -161,20 +162,13 @@ def load_model(name: str, texts: list[str], num_labels: int):
     return tokenizer, model
 
 
-class Encoded(torch.utils.data.Dataset):
-    """Tokenized, fixed-length examples the Trainer's default collator can batch."""
-
-    def __init__(self, rows: list, tokenizer, max_len: int) -> None:
-        texts, labels = zip(*rows)
-        self.enc = tokenizer(list(texts), padding="max_length", truncation=True,
-                             max_length=max_len, return_tensors="pt")
-        self.enc["labels"] = torch.tensor(labels)
-
-    def __len__(self) -> int:
-        return len(self.enc["labels"])
-
-    def __getitem__(self, i: int) -> dict:
-        return {k: v[i] for k, v in self.enc.items()}
+def encode(rows: list, tokenizer, max_len: int) -> list[dict]:
+    """Examples padded to ``max_len``, as the Trainer's default collator batches them."""
+    texts, labels = zip(*rows)
+    enc = tokenizer(list(texts), padding="max_length", truncation=True,
+                    max_length=max_len, return_tensors="pt")
+    enc["labels"] = torch.tensor(labels)
+    return [{k: v[i] for k, v in enc.items()} for i in range(len(rows))]
 
 
 class Watcher(TrainerCallback):
@@ -239,19 +233,21 @@ def training_args(a: argparse.Namespace) -> TrainingArguments:
 
 
 def main() -> None:
+    """Load, fine-tune, report; exit 2 on a diagnosed problem, 143 on SIGTERM."""
     a = parse_args()
     stop = StopFlag()
     emit("phase", name="loading", detail=f"model {a.model}, dataset {a.dataset}")
     if a.device == "cuda" and not torch.cuda.is_available():
-        fail("cuda_unavailable", "--device cuda but torch sees no CUDA GPU", hint="use --device cpu")
+        fail("cuda_unavailable", "--device cuda, but torch sees no CUDA GPU",
+             hint="use --device cpu")
     set_seed(a.seed)
     train_rows, eval_rows = load_data(a.dataset, a.seed)
     train_rows = train_rows[:a.train_samples or None]
     eval_rows = eval_rows[:a.eval_samples or None]
     num_labels = max(2, 1 + max(label for _, label in train_rows + eval_rows))
     tokenizer, model = load_model(a.model, [t for t, _ in train_rows], num_labels)
-    train_set = Encoded(train_rows, tokenizer, a.max_seq_length)
-    eval_set = Encoded(eval_rows, tokenizer, a.max_seq_length)
+    train_set = encode(train_rows, tokenizer, a.max_seq_length)
+    eval_set = encode(eval_rows, tokenizer, a.max_seq_length)
     print(f"Model {a.model}: {sum(p.numel() for p in model.parameters()):,} parameters; "
           f"{len(train_set)} train / {len(eval_set)} eval examples, length {a.max_seq_length}.")
     stop.exit_if_requested("while loading")

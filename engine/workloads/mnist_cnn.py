@@ -19,6 +19,7 @@ import time
 import urllib.request
 import zlib
 from pathlib import Path
+from typing import NoReturn
 
 import torch
 import torch.nn.functional as F
@@ -67,7 +68,7 @@ class Network(nn.Module):
         return self.layer4(self.layer3_dropout(self.layer3_act(self.layer3(x))))
 
 
-def fail(code: str, message: str, hint: str) -> None:
+def fail(code: str, message: str, hint: str) -> NoReturn:
     """Report a problem the user must fix, then exit 2."""
     emit("diagnosis", code=code, message=message, hint=hint)
     print(f"mnist_cnn: error: {message}; hint: {hint}", file=sys.stderr)
@@ -171,7 +172,7 @@ def use_synthetic(seed: int, why: str, data_dir: Path) -> tuple[tuple[torch.Tens
     print(f"WARNING: {why}; training on SYNTHETIC data")
     emit("diagnosis", code="synthetic_data", message=f"{why}; training on synthetic data",
          hint=f"put the MNIST IDX files in {data_dir} or set data=<dir>")
-    return synthetic(seed), "SYNTHETIC"
+    return synthetic(seed), "SYNTHETIC data"
 
 
 def load_data(args: argparse.Namespace) -> tuple[tuple[torch.Tensor, ...], str]:
@@ -179,6 +180,9 @@ def load_data(args: argparse.Namespace) -> tuple[tuple[torch.Tensor, ...], str]:
     home = os.environ.get("ACCELBENCH_HOME")
     default_dir = Path(home, "datasets") if home else Path.home() / ".cache" / "accelbench"
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_dir / "mnist"
+    wanted = {"synthetic": "synthetic data", "download": f"MNIST, downloaded to {data_dir}",
+              "auto": f"MNIST in {data_dir}, else downloaded, else synthetic"}
+    emit("phase", name="loading", detail=wanted.get(args.data, f"MNIST from {args.data}"))
     if args.data == "synthetic":
         return use_synthetic(args.seed, "synthetic data requested (data=synthetic)", data_dir)
     if args.data in ("auto", "download"):
@@ -192,7 +196,7 @@ def load_data(args: argparse.Namespace) -> tuple[tuple[torch.Tensor, ...], str]:
     else:
         data_dir = Path(args.data).expanduser()
     try:
-        return read_mnist(data_dir), f"MNIST in {data_dir}"
+        return read_mnist(data_dir), f"MNIST from {data_dir}"
     except DataError as e:
         fail("mnist_missing", f"MNIST unreadable: {e}",
              "point data at a directory holding the four MNIST IDX files (plain or .gz)")
@@ -239,8 +243,7 @@ def train(model: nn.Module, optimizer, x: torch.Tensor, y: torch.Tensor, args, s
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int):
     """Mean test loss and accuracy (percent), in ``batch_size`` batches."""
     model.eval()
-    loss_sum = torch.zeros((), device=x.device)
-    correct = torch.zeros((), dtype=torch.long, device=x.device)
+    loss_sum, correct = torch.zeros((), device=x.device), torch.zeros((), device=x.device)
     for i in range(0, len(x), batch_size):
         out, target = model(x[i:i + batch_size]), y[i:i + batch_size]
         loss_sum += F.cross_entropy(out, target, reduction="sum")
@@ -275,13 +278,12 @@ def main() -> None:
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
 
-    emit("phase", name="loading", detail=f"MNIST (data={args.data})")
     (train_images, train_labels, test_images, test_labels), source = load_data(args)
     x, y = prepare(train_images, train_labels, args.train_samples, device)
     test_x, test_y = prepare(test_images, test_labels, args.test_samples, device)
     model = Network().to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=args.learning_rate)
-    print(f"mnist_cnn: device {args.device}, {source} data, {len(x)} train / {len(test_x)} test"
+    print(f"mnist_cnn: {source} on {args.device}: {len(x)} train / {len(test_x)} test"
           f" samples, batch {args.batch_size} (test {args.test_batch_size}), lr {args.learning_rate},"
           f" {args.epochs} epochs, {torch.get_num_threads()} threads")
     stop.exit_if_requested("while loading")
