@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def accelbench_run(home: str, samples: int, batch_size: int, lr: float, threads:
     for key, value in sets.items():
         argv += ["--set", f"{key}={value}"]
     out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT,
-                         env={**__import__("os").environ, "ACCELBENCH_HOME": home}, check=True)
+                         env={**os.environ, "ACCELBENCH_HOME": home}, check=True)
     finished = json.loads(out.stdout.splitlines()[-1])
     return finished["summary"]["metrics"]["train_samples_per_second"]
 
