@@ -17,3 +17,12 @@ class UserError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+def lookup(table: dict, name: str, what: str):
+    """``table[name]``, or a ``UserError`` naming the unknown ``what`` and the known ones."""
+    try:
+        return table[name]
+    except KeyError:
+        raise UserError(f"unknown {what} {name!r}",
+                        hint=f"known {what}s: " + ", ".join(table)) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from engine.errors import UserError
+from engine.errors import UserError, lookup
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,7 @@ ACCELERATORS = _registry()
 
 def get_accelerator(name: str) -> Accelerator:
     """The accelerator called ``name``, or a ``UserError`` listing the known ones."""
-    try:
-        return ACCELERATORS[name]
-    except KeyError:
-        raise UserError(f"unknown accelerator {name!r}",
-                        hint="known accelerators: " + ", ".join(ACCELERATORS)) from None
+    return lookup(ACCELERATORS, name, "accelerator")
 
 
 def require_available(name: str) -> Accelerator:

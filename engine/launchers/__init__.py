@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Protocol
 
-from engine.errors import UserError
+from engine.errors import lookup
 
 if TYPE_CHECKING:
     from engine.spec import JobSpec
@@ -33,8 +33,4 @@ class Launcher(Protocol):
 
 def get_launcher(name: str) -> Launcher:
     """The launcher module called ``name``."""
-    try:
-        return importlib.import_module(LAUNCHERS[name])
-    except KeyError:
-        raise UserError(f"unknown launcher {name!r}",
-                        hint="known launchers: " + ", ".join(LAUNCHERS)) from None
+    return importlib.import_module(lookup(LAUNCHERS, name, "launcher"))

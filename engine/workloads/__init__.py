@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import UserError
+from engine.errors import UserError, lookup
 from engine.params import Param
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
@@ -117,8 +117,4 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in (MNIST_CNN, BERT_FINETUNE, 
 
 def get_workload(name: str) -> Workload:
     """The workload called ``name``, or a ``UserError`` listing the known ones."""
-    try:
-        return WORKLOADS[name]
-    except KeyError:
-        raise UserError(f"unknown workload {name!r}",
-                        hint="known workloads: " + ", ".join(WORKLOADS)) from None
+    return lookup(WORKLOADS, name, "workload")
