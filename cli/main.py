@@ -17,10 +17,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``accelbench`` console script; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return 0
     try:
+        if not args.command:
+            return _open_tui(args)
         return args.func(args)
     except UserError as exc:
         print(f"accelbench: error: {exc.message}", file=sys.stderr)
@@ -38,6 +37,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="accelbench",
         description="Launch, watch and compare training and inference runs on AI accelerators.")
     parser.add_argument("--version", action="version", version=f"accelbench {__version__}")
+    parser.add_argument("--preset", metavar="PRESET",
+                        help="open the app with this preset (a file or a name) in the form")
+    parser.add_argument("--start", action="store_true",
+                        help="with --preset: start the run at once and show it live")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="start a run from a preset and follow it live")
@@ -74,6 +77,22 @@ def _parser() -> argparse.ArgumentParser:
     accelerators = sub.add_parser("accelerators", help="what is available here, and why not")
     accelerators.set_defaults(func=_cmd_accelerators)
     return parser
+
+
+def _open_tui(args: argparse.Namespace) -> int:
+    """The app (no command given); ``--preset`` fills its form, ``--start`` runs it."""
+    spec = None
+    if args.preset:
+        from engine.presets import find_preset
+        from engine.spec import load_preset
+
+        spec = load_preset(find_preset(args.preset))
+    elif args.start:
+        raise UserError("--start needs --preset", hint="e.g. accelbench --preset cpu-mnist --start")
+    from tui.app import AccelbenchApp
+
+    AccelbenchApp(_runner(), spec, start=args.start).run()
+    return 0
 
 
 def _runner():

@@ -21,7 +21,7 @@ from engine.spec import JobSpec
 from engine.state import RunState
 from engine.store import (EXIT_FILE, META_FILE, OUTPUT_FILE, TELEMETRY_FILE, RunInfo, Store,
                           read_json, write_json)
-from engine.tail import FileTail
+from engine.tail import CHUNK, FileTail
 from engine.telemetry import events_from_line
 from engine.workloads import get_workload
 from engine.workloads.emit import PREFIX
@@ -108,8 +108,8 @@ class RunHandle:
         return (Deriver(self.id, meta["created"]), FileTail(self.info.path(OUTPUT_FILE)),
                 FileTail(self.info.path(TELEMETRY_FILE)))
 
-    def _step(self, deriver: Deriver, out: FileTail, tel: FileTail, check_alive: bool
-              ) -> tuple[list[Event], bool]:
+    def _step(self, deriver: Deriver, out: FileTail, tel: FileTail, check_alive: bool,
+              chunk: int = CHUNK) -> tuple[list[Event], bool]:
         """Read what is new; returns the events and whether the run has ended."""
         record = read_json(self.info.path(EXIT_FILE))
         if record is None and check_alive:
@@ -122,7 +122,7 @@ class RunHandle:
             elif status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
-        events = deriver.output(out.read_lines()) + deriver.telemetry(tel.read_lines())
+        events = deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
         if record is None or out.more() or tel.more():
             return events, False
         events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())
@@ -145,8 +145,13 @@ class RunHandle:
             if ended or not (out.more() or tel.more()):
                 return events, deriver.state
 
-    async def batches(self, poll: float = POLL_INTERVAL) -> AsyncIterator[list[Event]]:
-        """The run's events in batches: its history first, then live until it ends."""
+    async def batches(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK
+                      ) -> AsyncIterator[list[Event]]:
+        """The run's events in batches: its history first, then live until it ends.
+
+        Each batch comes from at most ``chunk`` bytes of each file, which bounds
+        the time one step holds the event loop.
+        """
         deriver, out, tel = self._sources()
         yield deriver.opening()
         loop = asyncio.get_running_loop()
@@ -155,7 +160,7 @@ class RunHandle:
             check = loop.time() >= next_check
             if check:
                 next_check = loop.time() + LIVENESS_EVERY
-            batch, ended = self._step(deriver, out, tel, check_alive=check)
+            batch, ended = self._step(deriver, out, tel, check, chunk)
             if batch:
                 yield batch
             if ended:

@@ -1,0 +1,63 @@
+"""Following a run: its folded state plus a bounded buffer of its log lines.
+
+Front ends (the CLI's live display, the TUI's run view) read a ``Follower``
+whenever they redraw: the newest state wins, and log lines are taken in batches
+by sequence number, so a flood of output never queues up stale UI work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Iterable
+
+from engine.events import Event, Log
+from engine.state import RunState
+
+MAX_LOG_LINES = 20_000
+
+
+class Follower:
+    """The state and recent log lines of one run, fed by its events."""
+
+    def __init__(self, run_id: str, max_log_lines: int = MAX_LOG_LINES) -> None:
+        self.run_id = run_id
+        self.state = RunState(run_id)
+        self.logs: deque[Log] = deque(maxlen=max_log_lines)
+        self.log_seq = 0  # number of log lines ever fed
+        self.version = 0  # bumped by every fed batch: "has anything changed?"
+
+    @classmethod
+    def from_events(cls, run_id: str, events: Iterable[Event]) -> Follower:
+        """A follower holding a recorded event stream (tests, snapshots, finished runs)."""
+        follower = cls(run_id)
+        follower.feed(list(events))
+        return follower
+
+    @property
+    def ended(self) -> bool:
+        """True once the run's Finished event has been fed."""
+        return self.state.finished is not None
+
+    def feed(self, events: list[Event]) -> None:
+        """Fold a batch of events in."""
+        state, logs = self.state, self.logs
+        for event in events:
+            state.feed(event)
+            if type(event) is Log:
+                logs.append(event)
+                self.log_seq += 1
+        self.version += 1
+
+    def logs_since(self, seq: int) -> tuple[list[Log], int]:
+        """Log lines fed after sequence number ``seq`` (as many as are still kept), and the new seq."""
+        missing = min(self.log_seq - seq, len(self.logs))
+        if missing <= 0:
+            return [], self.log_seq
+        return list(self.logs)[-missing:], self.log_seq
+
+    async def follow(self, handle, poll: float = 0.1, chunk: int = 256 * 1024) -> None:
+        """Feed the run's events until it ends, yielding to the event loop between batches."""
+        async for batch in handle.batches(poll=poll, chunk=chunk):
+            self.feed(batch)
+            await asyncio.sleep(0)

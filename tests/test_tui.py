@@ -1,0 +1,151 @@
+"""Pilot tests of the app: pickers, the form, presets, real runs, cancel, the runs table."""
+
+import asyncio
+import time
+
+import pytest
+from textual.widgets import Button, DataTable, Input, OptionList, ProgressBar
+
+from engine.presets import user_dir
+from engine.spec import load_preset, spec_from_dict
+from tui.app import AccelbenchApp
+from tui.screens.launch import LaunchScreen
+from tui.screens.run_view import RunView
+from tui.widgets.param_form import ParamForm
+
+TINY_MNIST = ["data=synthetic", "batch_size=64", "train_samples=640", "test_samples=200", "epochs=1", "threads=1",
+              "telemetry_interval=0.5"]
+
+
+async def wait_until(pilot, predicate, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError("timed out")
+
+
+def launch(app) -> LaunchScreen:
+    return next(s for s in app.screen_stack if isinstance(s, LaunchScreen))
+
+
+async def test_pick_accelerator_and_workload(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = launch(app)
+        await wait_until(pilot, lambda: screen.availability)
+        assert screen.workload == "mnist_cnn"
+        names = [p.name for p in screen.query_one(ParamForm).params]
+        assert "test_batch_size" in names and "max_seq_length" not in names
+        screen.query_one("#workloads", OptionList).focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert screen.workload == "bert_finetune"
+        names = [p.name for p in screen.query_one(ParamForm).params]
+        assert "max_seq_length" in names and "test_batch_size" not in names
+        assert not screen.query_one("#run", Button).disabled
+        screen.query_one("#accelerators", OptionList).focus()
+        await pilot.press("down")  # cuda: not on this machine
+        await pilot.pause()
+        assert screen.accelerator == "cuda"
+        assert "not detected" in str(screen.query_one("#accelerator-status").content)
+        assert screen.query_one("#run", Button).disabled
+        assert "cuda is not available here" in str(screen.query_one("#form-status").content)
+
+
+async def test_edit_parameter_valid_and_invalid(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = launch(app)
+        await wait_until(pilot, lambda: screen.availability)
+        epochs = screen.query_one("#param-epochs", Input)
+        epochs.focus()
+        epochs.value = ""
+        await pilot.press("0")
+        await pilot.pause()
+        assert screen.query_one("#run", Button).disabled
+        assert "✗ expected an integer in [1, 1000], got 0" in str(
+            screen.query_one("#help-epochs").content)
+        await pilot.press("backspace", "3")
+        await pilot.pause()
+        assert not screen.query_one("#run", Button).disabled
+        assert screen.current_spec().params["epochs"] == 3
+        data = screen.query_one("#param-learning_rate", Input)
+        data.value = "-1"
+        await pilot.pause()
+        assert screen.query_one("#run", Button).disabled
+
+
+async def test_load_and_save_preset(runner, home):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = launch(app)
+        await wait_until(pilot, lambda: screen.availability)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        picker = app.screen
+        options = picker.query_one(OptionList)
+        index = next(i for i in range(options.option_count)
+                     if options.get_option_at_index(i).id == "cpu-bert-finetune-tiny")
+        options.highlighted = index
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.workload == "bert_finetune"
+        assert screen.query_one("#param-max_seq_length", Input).value == "32"
+        screen.query_one("#param-batch_size", Input).value = "8"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        name = app.screen.query_one("#preset-name", Input)
+        name.value = "my-bert"
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = user_dir() / "my-bert.toml"
+        assert saved.is_file()
+        expected = screen.current_spec()
+        expected.name = "my-bert"
+        assert load_preset(saved) == expected
+        assert expected.params["batch_size"] == 8 and expected.workload == "bert_finetune"
+
+
+async def test_real_run_reaches_done_and_shows_in_runs(runner):
+    spec = spec_from_dict({"name": "tui-mnist", "workload": "mnist_cnn"}, TINY_MNIST)
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        view = app.screen
+        await wait_until(pilot, lambda: view.follower.ended, timeout=120)
+        await pilot.pause(0.3)
+        state = view.follower.state
+        assert state.phase == "done" and state.step == state.total == 10
+        bar = view.query_one(ProgressBar)
+        assert bar.total == 10 and bar.progress == 10
+        assert "DONE" in str(view.query_one("#phase-banner").content)
+        assert "10/10 steps" in str(view.query_one("#progress-text").content)
+        assert "Accuracy on test set" in "\n".join(view.query_one("#log").lines)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.screen.query(DataTable)
+                         and app.screen.query_one(DataTable).row_count == 1)
+        row = app.screen.query_one(DataTable).get_row_at(0)
+        assert row[0] == "done" and row[2] == "mnist_cnn"
+
+
+async def test_cancel_a_live_run(runner):
+    spec = spec_from_dict({"name": "long", "workload": "mnist_cnn"},
+                          ["data=synthetic", "epochs=100", "threads=1"])
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        view = app.screen
+        await wait_until(pilot, lambda: view.follower.state.step > 0, timeout=60)
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("n")  # the question is asked first
+        await pilot.pause(0.5)
+        assert not view.follower.ended
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("y")
+        await wait_until(pilot, lambda: view.follower.ended, timeout=30)
+        assert view.follower.state.phase == "cancelled"

@@ -1,0 +1,141 @@
+"""The accelbench TUI: launch runs, watch them live, browse and compare the history.
+
+Talks to the engine's public API only: ``Runner`` to start and open runs,
+``Follower`` to fold a run's events, presets and the catalogues for the pickers.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import App
+from textual.binding import Binding
+
+from engine.errors import UserError
+from engine.follow import Follower
+from engine.runner import RunHandle, Runner
+from engine.spec import JobSpec
+from tui.commands import AccelbenchCommands
+from tui.screens.confirm import Confirm
+from tui.screens.launch import LaunchScreen
+from tui.screens.run_view import RunView
+from tui.screens.runs import RunsScreen
+
+
+class AccelbenchApp(App):
+    """The application: a launch screen, a runs screen, and one run view at a time."""
+
+    TITLE = "accelbench"
+    CSS_PATH = "styles/app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    COMMANDS = App.COMMANDS | {AccelbenchCommands}
+    MODES = {"launch": LaunchScreen, "runs": RunsScreen}
+    DEFAULT_MODE = "launch"
+    BINDINGS = [
+        Binding("f2", "switch_mode('launch')", "Launch", id="app.launch",
+                tooltip="Pick an accelerator and a workload, set the knobs, run"),
+        Binding("f3", "switch_mode('runs')", "Runs", id="app.runs",
+                tooltip="Every run: open, compare figures, cancel live ones"),
+        Binding("question_mark,f1", "toggle_help", "Help", id="app.help",
+                tooltip="Show or hide the keys of the current screen"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit",
+                tooltip="Quit; running jobs go on and can be attached to later"),
+    ]
+
+    def __init__(self, runner: Runner | None = None, spec: JobSpec | None = None,
+                 start: bool = False, clock=time.time) -> None:
+        super().__init__()
+        self.runner = runner or Runner()
+        self.initial_spec = spec
+        self.start_on_mount = start and spec is not None
+        self.clock = clock
+        self.followers: dict[str, Follower] = {}
+        self._titles: dict[str, str] = {}
+
+    def on_mount(self) -> None:
+        if self.start_on_mount:
+            self.start_run(self.initial_spec)
+
+    # runs ------------------------------------------------------------------
+    def follower(self, handle: RunHandle) -> Follower:
+        """The follower of ``handle``'s run, started on first use; it feeds until the run ends."""
+        if handle.id not in self.followers:
+            follower = self.followers[handle.id] = Follower(handle.id)
+            self._titles[handle.id] = f"{handle.info.name} · {handle.id}"
+            self.run_worker(follower.follow(handle), group="follow", exit_on_error=False)
+        return self.followers[handle.id]
+
+    def live_summary(self, run_id: str) -> dict | None:
+        """Figures of a followed run as of now (newer than the index while it runs)."""
+        follower = self.followers.get(run_id)
+        if follower is None:
+            return None
+        return {"status": follower.state.phase, **follower.state.summary()}
+
+    def start_run(self, spec: JobSpec) -> None:
+        """Start a run of ``spec`` (off the UI thread) and open its run view."""
+        def start() -> None:
+            try:
+                handle = self.runner.start(spec)
+            except UserError as exc:
+                self.call_from_thread(self.notify, exc.message + (f"\n{exc.hint}" if exc.hint else ""),
+                                      title="cannot start the run", severity="error")
+                return
+            self.call_from_thread(self._show, handle)
+
+        self.run_worker(start, thread=True, group="start")
+
+    def open_run(self, run_id: str) -> None:
+        """Show a run (live or finished) in the run view."""
+        try:
+            handle = self.runner.open(run_id)
+        except UserError as exc:
+            self.notify(exc.message, severity="error")
+            return
+        self._show(handle)
+
+    def _show(self, handle: RunHandle) -> None:
+        follower = self.follower(handle)
+        title = self._titles[handle.id]
+        if isinstance(self.screen, RunView):
+            self.screen.show_follower(follower, title)
+        else:
+            self.push_screen(RunView(follower, title, clock=self.clock))
+
+    def confirm_cancel(self, run_id: str) -> None:
+        """Ask, then cancel the run (SIGTERM, then SIGKILL) off the UI thread."""
+        try:
+            handle = self.runner.open(run_id)
+        except UserError as exc:
+            self.notify(exc.message, severity="error")
+            return
+        if handle.info.final:
+            self.notify(f"run {run_id} has already ended ({handle.info.status})")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.notify(f"cancelling {run_id} …")
+                self.run_worker(handle.cancel, thread=True, group="cancel")
+
+        self.push_screen(Confirm(f"Cancel run {run_id}?"), answered)
+
+    # commands --------------------------------------------------------------
+    def load_spec(self, spec: JobSpec) -> None:
+        """Show the launch screen filled from ``spec``."""
+        self.switch_mode("launch")
+        self.call_after_refresh(lambda: self._launch_screen().load_spec(spec))
+
+    def use_accelerator(self, name: str) -> None:
+        """Show the launch screen with accelerator ``name`` picked."""
+        self.switch_mode("launch")
+        self.call_after_refresh(lambda: self._launch_screen().select_accelerator(name))
+
+    def _launch_screen(self) -> LaunchScreen:
+        return next(s for s in self.screen_stack if isinstance(s, LaunchScreen))
+
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()

@@ -1,0 +1,44 @@
+"""Command palette entries: load a preset, open a run, pick an accelerator."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from engine.accelerators import ACCELERATORS
+from engine.presets import list_presets
+
+
+class AccelbenchCommands(Provider):
+    """Presets, runs and accelerators, searchable by name."""
+
+    async def startup(self) -> None:
+        self.entries = await asyncio.to_thread(self._entries)
+
+    def _entries(self) -> list[tuple[str, object, str]]:
+        app = self.app
+        entries = []
+        for preset in list_presets():
+            if preset.spec is not None:
+                entries.append((f"Load preset: {preset.name}", partial(app.load_spec, preset.spec),
+                                preset.spec.description))
+        for info in app.runner.store.list(limit=200):
+            entries.append((f"Open run: {info.id}", partial(app.open_run, info.id),
+                            f"{info.status} · {info.workload} on {info.accelerator}"))
+        for acc in ACCELERATORS.values():
+            entries.append((f"Use accelerator: {acc.name}", partial(app.use_accelerator, acc.name),
+                            acc.title))
+        return entries
+
+    async def discover(self) -> Hits:
+        for text, callback, help_text in self.entries:
+            yield DiscoveryHit(text, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, callback, help_text in self.entries:
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), callback, help=help_text)

@@ -1,0 +1,203 @@
+"""Launch: pick an accelerator and a workload, set the knobs, run (or load/save a preset)."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine.accelerators import ACCELERATORS, Availability
+from engine.errors import UserError
+from engine.params import Param
+from engine.presets import find_preset
+from engine.spec import JobSpec, load_preset, spec_from_dict
+from engine.workloads import WORKLOADS
+from tui.widgets.param_form import ParamForm
+
+NAME = Param("name", str, "run", "a short name for the run (used in its id)")
+
+
+def default_spec() -> JobSpec:
+    """The built-in quick MNIST preset, or the MNIST defaults if it is missing."""
+    try:
+        return load_preset(find_preset("cpu-mnist"))
+    except UserError:
+        return spec_from_dict({"name": "run", "workload": "mnist_cnn"})
+
+
+class LaunchScreen(Screen):
+    """The accelerator and workload pickers and the parameter form."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "run", "Run", id="launch.run", tooltip="Start a run with these settings"),
+        Binding("ctrl+o", "load_preset", "Load preset", id="launch.load_preset",
+                tooltip="Fill the form from a preset (built-in or yours)"),
+        Binding("ctrl+s", "save_preset", "Save preset", id="launch.save_preset",
+                tooltip="Save the form as a preset in your presets directory"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.availability: dict[str, Availability] = {}
+        self.accelerator = "cpu"
+        self.workload = "mnist_cnn"
+        self.base: JobSpec | None = None  # keeps launcher, python, env of a loaded preset
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="launch"):
+            with Vertical(id="pickers"):
+                yield Label("Accelerator", classes="section")
+                yield OptionList(*[Option(f"… {a.name}", id=a.name) for a in ACCELERATORS.values()],
+                                 compact=True, id="accelerators")
+                yield Static("detecting…", id="accelerator-status")
+                yield Label("Workload", classes="section")
+                yield OptionList(compact=True, id="workloads")
+                yield Static(id="workload-help")
+            with Vertical(id="form-column"):
+                yield ParamForm(id="form")
+                yield Static(id="form-status")
+                with Horizontal(id="actions"):
+                    yield Button("Run ▶", id="run", variant="success", compact=True)
+                    yield Button("Load preset", id="load", compact=True)
+                    yield Button("Save preset", id="save", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "launch"
+        self.load_spec(self.app.initial_spec or default_spec())
+        self.detect()
+
+    @work(thread=True, exclusive=True, group="detect")
+    def detect(self) -> None:
+        """Detect every accelerator off the UI thread (a driver probe may be slow)."""
+        found = {name: acc.detect() for name, acc in ACCELERATORS.items()}
+        self.app.call_from_thread(self._show_detection, found)
+
+    def _show_detection(self, found: dict[str, Availability]) -> None:
+        self.availability = found
+        options = self.query_one("#accelerators", OptionList)
+        for name, avail in found.items():
+            mark = "[green]●[/]" if avail.available else "[red]○[/]"
+            options.replace_option_prompt(name, f"{mark} {name}  [dim]{ACCELERATORS[name].title}[/]")
+        self._show_accelerator_status()
+        self._update_run_button()
+
+    def load_spec(self, spec: JobSpec) -> None:
+        """Fill pickers and form from ``spec``."""
+        self.base = spec
+        self.accelerator, self.workload = spec.accelerator, spec.workload
+        options = self.query_one("#accelerators", OptionList)
+        with self.prevent(OptionList.OptionHighlighted):
+            options.highlighted = options.get_option_index(spec.accelerator)
+        self._fill_workloads()
+        self._fill_form({"name": spec.name, **spec.params})
+
+    def select_accelerator(self, name: str) -> None:
+        """Pick accelerator ``name`` as if the user had."""
+        options = self.query_one("#accelerators", OptionList)
+        options.highlighted = options.get_option_index(name)
+        options.focus()
+
+    def _fill_workloads(self) -> None:
+        workloads = self.query_one("#workloads", OptionList)
+        names = [w.name for w in WORKLOADS.values() if self.accelerator in w.accelerators]
+        if self.workload not in names:
+            self.workload = names[0]
+        with self.prevent(OptionList.OptionHighlighted):
+            workloads.clear_options()
+            workloads.add_options([Option(f"{WORKLOADS[n].title} [dim]({n})[/]", id=n)
+                                   for n in names])
+            workloads.highlighted = names.index(self.workload)
+
+    def _fill_form(self, values: dict) -> None:
+        workload = WORKLOADS[self.workload]
+        self.query_one("#workload-help", Static).update(workload.description)
+        self.query_one(ParamForm).set_params([NAME, *workload.params], values)
+        self._update_run_button()
+
+    def _show_accelerator_status(self) -> None:
+        avail = self.availability.get(self.accelerator)
+        status = self.query_one("#accelerator-status", Static)
+        if avail is None:
+            status.update("detecting…")
+        else:
+            status.update(f"[green]available[/]: {avail.detail}" if avail.available
+                          else f"[red]not detected[/]: {avail.reason}")
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        choice = event.option.id
+        if event.option_list.id == "accelerators" and choice != self.accelerator:
+            self.accelerator = choice
+            self._show_accelerator_status()
+            previous = self.workload
+            self._fill_workloads()
+            if self.workload != previous:
+                self._fill_form({})
+            self._update_run_button()
+        elif event.option_list.id == "workloads" and choice != self.workload:
+            self.workload = choice
+            self._fill_form({})
+
+    def on_param_form_validity_changed(self, event: ParamForm.ValidityChanged) -> None:
+        self._update_run_button()
+
+    def _update_run_button(self) -> None:
+        form = self.query_one(ParamForm)
+        avail = self.availability.get(self.accelerator)
+        problem = ""
+        if not form.valid:
+            problem = f"fix {', '.join(form.errors)} to run"
+        elif avail is not None and not avail.available:
+            problem = f"{self.accelerator} is not available here: {avail.reason}"
+        self.query_one("#run", Button).disabled = bool(problem)
+        self.query_one("#form-status", Static).update(f"[red]{problem}[/]" if problem else "")
+
+    def current_spec(self) -> JobSpec:
+        """The spec the form describes (``UserError`` if it does not validate)."""
+        values = self.query_one(ParamForm).values()
+        name = values.pop("name")
+        data = {**self.base.to_dict(), "name": name, "accelerator": self.accelerator,
+                "workload": self.workload, "params": {}}
+        return spec_from_dict(data, [f"params.{k}={v}" for k, v in values.items()],
+                              source="form")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {"run": self.action_run, "load": self.action_load_preset,
+         "save": self.action_save_preset}[event.button.id]()
+
+    def action_run(self) -> None:
+        if self.query_one("#run", Button).disabled:
+            self.notify(str(self.query_one("#form-status", Static).content) or "cannot run yet",
+                        severity="warning")
+            return
+        try:
+            spec = self.current_spec()
+        except UserError as exc:
+            self.notify(str(exc), title="cannot run", severity="error")
+            return
+        self.app.start_run(spec)
+
+    def action_load_preset(self) -> None:
+        from tui.screens.preset_picker import PresetPicker
+
+        def loaded(spec: JobSpec | None) -> None:
+            if spec is not None:
+                self.load_spec(spec)
+                self.notify(f"preset {spec.name} loaded")
+
+        self.app.push_screen(PresetPicker(), loaded)
+
+    def action_save_preset(self) -> None:
+        from tui.screens.save_preset import SavePreset
+
+        try:
+            spec = self.current_spec()
+        except UserError as exc:
+            self.notify(str(exc), title="cannot save", severity="error")
+            return
+        self.app.push_screen(SavePreset(spec))

@@ -1,0 +1,45 @@
+"""A dialog listing the presets; picking one returns its spec."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine.presets import PresetEntry, list_presets
+from engine.spec import JobSpec
+
+
+class PresetPicker(ModalScreen[JobSpec | None]):
+    """Built-in and user presets; broken ones are listed with their error, not loadable."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="presets.close",
+                        tooltip="Close without loading")]
+
+    def compose(self) -> ComposeResult:
+        self.entries: dict[str, PresetEntry] = {e.name: e for e in list_presets()}
+        with Vertical(classes="dialog"):
+            yield Label("Load a preset", classes="dialog-title")
+            yield OptionList(*[self._option(e) for e in self.entries.values()], id="preset-list")
+            yield Static(id="preset-detail")
+
+    def _option(self, entry: PresetEntry) -> Option:
+        if entry.spec is None:
+            return Option(f"[red]✗ {entry.name}[/]  [dim]{entry.origin}[/]", id=entry.name)
+        return Option(f"{entry.name}  [dim]{entry.origin} · {entry.spec.description}[/]",
+                      id=entry.name)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        entry = self.entries[event.option.id]
+        self.query_one("#preset-detail", Static).update(
+            f"[red]{entry.error}[/]" if entry.error else f"[dim]{entry.path}[/]")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        entry = self.entries[event.option.id]
+        if entry.spec is None:
+            self.notify(entry.error, title="cannot load this preset", severity="error")
+            return
+        self.dismiss(entry.spec)

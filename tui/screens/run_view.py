@@ -1,0 +1,148 @@
+"""The live view of one run: phase, progress, throughput, metrics, engines, log."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, Static, Tab, Tabs
+
+from engine import format as fmt
+from engine.follow import Follower
+from engine.state import RunState
+from tui.widgets.engine_bars import EngineBars
+from tui.widgets.log_pane import LogPane
+from tui.widgets.sparkline_panel import SparklinePanel
+
+REFRESH_S = 0.1  # log batches; the rest redraws at most every CHART_S
+CHART_S = 0.25
+PHASE_STYLE = {"queued": "yellow", "starting": "yellow", "loading": "cyan",
+               "compiling": "magenta", "running": "green", "evaluating": "cyan",
+               "done": "green", "failed": "red", "cancelled": "yellow", "lost": "red"}
+_HEADLINE = ("accuracy", "eval_accuracy", "eval_loss", "test_loss", "final_loss",
+             "train_samples_per_second", "train_runtime")
+
+
+class RunView(Screen):
+    """Follows one run; reads its Follower on a timer, so bursts never queue up."""
+
+    BINDINGS = [
+        Binding("c", "cancel_run", "Cancel run", id="run.cancel",
+                tooltip="Stop this run (asks first): SIGTERM, then SIGKILL"),
+        Binding("f", "toggle_follow", "Follow", id="run.follow",
+                tooltip="Keep the log scrolled to its newest line, or not"),
+        Binding("slash", "focus_filter", "Filter", id="run.filter",
+                tooltip="Show only the log lines containing a text"),
+        Binding("tab", "switch_pane", "Log/Overview", id="run.switch_pane",
+                tooltip="On a narrow terminal: switch between the overview and the log"),
+        Binding("escape", "app.pop_screen", "Back", id="run.back", tooltip="Back"),
+    ]
+
+    def __init__(self, follower: Follower, title: str, clock=time.time) -> None:
+        super().__init__()
+        self.follower = follower
+        self.run_title = title
+        self.clock = clock
+        self._drawn_version = -1
+        self._last_chart = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="phase-banner")
+        with Horizontal(id="progress-row"):
+            yield ProgressBar(total=None, show_eta=False, id="progress")
+            yield Static(id="progress-text")
+        yield Static(id="diagnosis-banner")
+        yield Tabs(Tab("Overview", id="tab-overview"), Tab("Log", id="tab-log"), id="pane-tabs")
+        with Horizontal(id="body"):
+            with VerticalScroll(id="overview"):
+                yield SparklinePanel("throughput (samples/s)", id="throughput")
+                yield SparklinePanel("loss", id="loss")
+                yield Static(id="metrics")
+                with Vertical(id="engines-box") as box:
+                    box.border_title = "engines"
+                    yield EngineBars(id="engines")
+            yield LogPane(id="log-pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.run_title
+        self.query_one(LogPane).show(self.follower)
+        self.refresh_view(force=True)
+        self.set_interval(REFRESH_S, self.refresh_view)
+
+    def show_follower(self, follower: Follower, title: str) -> None:
+        """Switch the view to another run (its follower keeps running either way)."""
+        self.follower, self.run_title, self.sub_title = follower, title, title
+        self.query_one(LogPane).show(follower)
+        self.refresh_view(force=True)
+
+    def refresh_view(self, force: bool = False) -> None:
+        """Pull new log lines; redraw figures when something changed (a few times a second)."""
+        self.query_one(LogPane).pull()
+        now = self.clock()
+        state = self.follower.state
+        self._draw_banner(state, now)
+        if not force and (self.follower.version == self._drawn_version
+                          or now - self._last_chart < CHART_S):
+            return
+        self._drawn_version, self._last_chart = self.follower.version, now
+        self._draw_progress(state)
+        self._draw_charts(state)
+        self.query_one(EngineBars).show(state)
+
+    def _draw_banner(self, state: RunState, now: float) -> None:
+        style = PHASE_STYLE.get(state.phase, "bold")
+        banner = Text.assemble((f" ● {state.phase.upper()} ", f"bold reverse {style}"),
+                               (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
+                               f"  elapsed {fmt.duration(state.elapsed(now))}",
+                               f"  ETA {fmt.duration(state.eta())}")
+        self.query_one("#phase-banner", Static).update(banner)
+        diag = self.query_one("#diagnosis-banner", Static)
+        diag.display = bool(state.diagnoses)
+        if state.diagnoses:
+            d = state.diagnoses[-1]
+            more = f" (+{len(state.diagnoses) - 1} more)" if len(state.diagnoses) > 1 else ""
+            diag.update(Text.assemble(("⚠ ", "bold"), (d.message, "bold"),
+                                      f"  hint: {d.hint}" if d.hint else "", more))
+
+    def _draw_progress(self, state: RunState) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.update(total=state.total or None, progress=state.step)
+        epoch = f" · epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""
+        self.query_one("#progress-text", Static).update(
+            f"{state.step:,}/{state.total:,} steps{epoch}" if state.total else "no progress yet")
+
+    def _draw_charts(self, state: RunState) -> None:
+        rates = [v for _, v in state.throughput]
+        figures = (f"now {fmt.number(rates[-1])} · mean {fmt.number(sum(rates) / len(rates))}"
+                   f" · peak {fmt.number(max(rates))}") if rates else "waiting for data…"
+        self.query_one("#throughput", SparklinePanel).show(rates, figures)
+        losses = [v for _, v in state.metric_history.get("loss", [])]
+        self.query_one("#loss", SparklinePanel).show(
+            losses, f"latest {fmt.number(losses[-1])} · min {fmt.number(min(losses))}"
+            if losses else "waiting for data…")
+        shown = [f"{name} {fmt.number(state.metrics[name])}" for name in _HEADLINE
+                 if name in state.metrics]
+        self.query_one("#metrics", Static).update(" · ".join(shown) or "")
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        self.query_one("#body").set_class(event.tab.id == "tab-log", "-show-log")
+
+    def action_switch_pane(self) -> None:
+        tabs = self.query_one(Tabs)
+        tabs.active = "tab-overview" if tabs.active == "tab-log" else "tab-log"
+
+    def action_toggle_follow(self) -> None:
+        switch = self.query_one("#log-follow")
+        switch.value = not switch.value
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#log-filter").focus()
+
+    def action_cancel_run(self) -> None:
+        self.app.confirm_cancel(self.follower.run_id)

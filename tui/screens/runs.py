@@ -1,0 +1,119 @@
+"""Every run in a sortable table; open one (live or finished), cancel a live one."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header
+
+from engine import format as fmt
+from engine.store import RunInfo
+
+COLUMNS = ("status", "run", "workload", "accel", "params", "samples/s", "loss", "acc %", "started")
+_KEY_PARAMS = ("batch_size", "max_seq_length", "learning_rate", "epochs")
+REFRESH_S = 2.0
+
+
+def row_of(info: RunInfo, live: dict | None) -> tuple:
+    """The table cells of a run (``live``: figures of a followed run, newer than the index)."""
+    s = live or info.summary
+    params = " ".join(f"{k}={info.params[k]}" for k in _KEY_PARAMS if k in info.params)
+    accuracy = s.get("accuracy")
+    return (s.get("status", info.status), info.id, info.workload, info.accelerator, params,
+            s.get("samples_per_s"), s.get("final_loss"), accuracy, fmt.when(info.created))
+
+
+def _sort_key(value):
+    return (value is None, value if value is not None else 0)
+
+
+class RunsScreen(Screen):
+    """The run history; live runs first on opening."""
+
+    BINDINGS = [
+        Binding("enter", "open_run", "Open", id="runs.open", tooltip="Open the run in the run view"),
+        Binding("c", "cancel_run", "Cancel run", id="runs.cancel",
+                tooltip="Stop the selected live run (asks first)"),
+        Binding("s", "cycle_sort", "Sort", id="runs.sort",
+                tooltip="Sort by the next column (click a header to sort by it)"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sort_column = "started"
+        self.sort_reverse = True
+        self._raw: dict[str, tuple] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        table = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "runs"
+        self.reload()
+        self.set_interval(REFRESH_S, self.reload)
+
+    @work(thread=True, exclusive=True, group="runs")
+    def reload(self) -> None:
+        """Read the index off the UI thread, then redraw."""
+        infos = self.app.runner.store.list()
+        self.app.call_from_thread(self._show, infos)
+
+    def _show(self, infos: list[RunInfo]) -> None:
+        self._raw = {info.id: row_of(info, self.app.live_summary(info.id)) for info in infos}
+        self._redraw_table()
+
+    def _redraw_table(self) -> None:
+        """Write the rows sorted by the chosen column (live runs first when by start time)."""
+        table, raw = self.query_one(DataTable), self._raw
+        selected = self._selected_id()
+        index = COLUMNS.index(self.sort_column)
+        order = sorted(raw, key=lambda rid: _sort_key(raw[rid][index]), reverse=self.sort_reverse)
+        if self.sort_column == "started":
+            order.sort(key=lambda rid: raw[rid][0] not in ("running", "queued"))
+        table.clear()
+        for rid in order:
+            status, _, workload, accel, params, rate, loss, accuracy, started = raw[rid]
+            table.add_row(status, rid, workload, accel, params, fmt.number(rate),
+                          fmt.number(loss), "-" if accuracy is None else f"{accuracy:.2f}",
+                          started, key=rid)
+        if selected in raw:
+            table.move_cursor(row=table.get_row_index(selected))
+
+    def _selected_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        column = str(event.column_key.value)
+        self.sort_reverse = not self.sort_reverse if column == self.sort_column else column in (
+            "started", "samples/s", "acc %")
+        self.sort_column = column
+        self._redraw_table()
+
+    def action_cycle_sort(self) -> None:
+        self.sort_column = COLUMNS[(COLUMNS.index(self.sort_column) + 1) % len(COLUMNS)]
+        self.sort_reverse = self.sort_column in ("started", "samples/s", "acc %")
+        self._redraw_table()
+        self.notify(f"sorted by {self.sort_column}")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.app.open_run(event.row_key.value)
+
+    def action_open_run(self) -> None:
+        run_id = self._selected_id()
+        if run_id:
+            self.app.open_run(run_id)
+
+    def action_cancel_run(self) -> None:
+        run_id = self._selected_id()
+        if run_id:
+            self.app.confirm_cancel(run_id)

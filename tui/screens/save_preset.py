@@ -1,0 +1,59 @@
+"""A dialog that saves the form's spec as a preset in the user's presets directory."""
+
+from __future__ import annotations
+
+import re
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from engine.presets import user_dir
+from engine.spec import JobSpec, save_preset
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class SavePreset(ModalScreen[str | None]):
+    """Asks for a file name and a description, then writes the preset."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="save.cancel",
+                        tooltip="Close without saving")]
+
+    def __init__(self, spec: JobSpec) -> None:
+        super().__init__()
+        self.spec = spec
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(f"Save as a preset in {user_dir()}", classes="dialog-title")
+            yield Input(self.spec.name, placeholder="preset name", id="preset-name")
+            yield Input(self.spec.description, placeholder="description (one line)",
+                        id="preset-description")
+            yield Static(id="save-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save", id="save", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+        else:
+            self._save()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._save()
+
+    def _save(self) -> None:
+        name = self.query_one("#preset-name", Input).value.strip()
+        if not _NAME.match(name):
+            self.query_one("#save-error", Static).update(
+                "[red]a name of letters, digits, '.', '_' or '-'[/]")
+            return
+        description = self.query_one("#preset-description", Input).value.strip()
+        self.spec.name, self.spec.description = name, description
+        path = save_preset(self.spec, user_dir() / f"{name}.toml")
+        self.notify(f"saved {path}")
+        self.dismiss(str(path))

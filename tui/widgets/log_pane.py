@@ -1,0 +1,63 @@
+"""The log pane: bounded, batched, filterable, with follow on/off."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Input, Label, Log, Switch
+
+from engine.events import Log as LogEvent
+from engine.follow import Follower
+
+MAX_LINES = 5_000
+
+
+class LogPane(Vertical):
+    """Shows a follower's log lines; written in batches, at most ``MAX_LINES`` kept."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.follower: Follower | None = None
+        self.seq = 0
+        self.filter = ""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="log-controls"):
+            yield Input(placeholder="filter (/)", id="log-filter")
+            yield Label("follow", classes="switch-label")
+            yield Switch(value=True, id="log-follow")
+        yield Log(max_lines=MAX_LINES, highlight=False, auto_scroll=True, id="log")
+
+    def show(self, follower: Follower) -> None:
+        """Show ``follower``'s run: its kept lines now, new ones at each :meth:`pull`."""
+        self.follower = follower
+        log = self.query_one(Log)
+        log.clear()
+        self.seq = follower.log_seq
+        log.write_lines(self._shown(list(follower.logs)[-MAX_LINES:]))
+
+    def pull(self) -> int:
+        """Write the lines fed since the last pull, in one batch; returns how many."""
+        if self.follower is None:
+            return 0
+        lines, self.seq = self.follower.logs_since(self.seq)
+        if lines:
+            self.query_one(Log).write_lines(self._shown(lines))
+        return len(lines)
+
+    def _shown(self, lines: list[LogEvent]) -> list[str]:
+        needle = self.filter.lower()
+        texts = [e.text if e.stream == "output" else f"[{e.stream}] {e.text}" for e in lines]
+        return [t for t in texts if needle in t.lower()] if needle else texts
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.filter = event.value
+        if self.follower is not None:
+            self.show(self.follower)
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        self.query_one(Log).auto_scroll = event.value
+        if event.value:
+            self.query_one(Log).scroll_end(animate=False)

@@ -1,0 +1,93 @@
+"""A form generated from a parameter schema, checked as the user types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Label, Select, Static, Switch
+
+from engine.errors import UserError
+from engine.params import Param
+
+
+class ParamForm(VerticalScroll):
+    """One row per knob: an input typed by the schema, its help, and its error if any."""
+
+    class ValidityChanged(Message):
+        """Posted when the form turns valid or invalid."""
+
+        def __init__(self, valid: bool) -> None:
+            super().__init__()
+            self.valid = valid
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.params: list[Param] = []
+        self.errors: dict[str, str] = {}
+
+    def set_params(self, params: list[Param], values: dict[str, Any]) -> None:
+        """Rebuild the form for ``params`` with initial ``values`` (defaults for the rest)."""
+        self.params = list(params)
+        self.errors = {}
+        self.remove_children()
+        self.mount_all([self._row(p, values.get(p.name, p.default)) for p in self.params])
+        self.post_message(self.ValidityChanged(True))
+
+    def _row(self, param: Param, value: Any) -> Horizontal:
+        if param.choices:
+            field = Select([(str(c), c) for c in param.choices], value=value, allow_blank=False,
+                           compact=True, id=f"param-{param.name}")
+        elif param.type is bool:
+            field = Switch(value=bool(value), id=f"param-{param.name}")
+        else:
+            kind = {int: "integer", float: "number"}.get(param.type, "text")
+            field = Input(str(value), type=kind, compact=True, id=f"param-{param.name}")
+        field.tooltip = f"{param.help}\nexpected: {param.expected()}"
+        return Horizontal(
+            Label(param.name, classes="param-name"),
+            field,
+            Static(param.help, classes="param-help", id=f"help-{param.name}"),
+            classes="param-row")
+
+    def values(self) -> dict[str, str]:
+        """Every knob's current value as text (what ``--set`` would take)."""
+        out = {}
+        for param in self.params:
+            field = self.query_one(f"#param-{param.name}")
+            if isinstance(field, Switch):
+                out[param.name] = "true" if field.value else "false"
+            else:
+                out[param.name] = str(field.value)
+        return out
+
+    @property
+    def valid(self) -> bool:
+        """True when every knob holds a valid value."""
+        return not self.errors
+
+    def _check(self, name: str, text: str) -> None:
+        param = next(p for p in self.params if p.name == name)
+        was_valid = self.valid
+        try:
+            param.parse(text)
+            self.errors.pop(name, None)
+            message, invalid = param.help, False
+        except UserError as exc:
+            self.errors[name] = str(exc)
+            message, invalid = f"✗ {exc}", True
+        help_line = self.query_one(f"#help-{name}", Static)
+        help_line.update(message)
+        help_line.set_class(invalid, "-invalid")
+        if was_valid != self.valid:
+            self.post_message(self.ValidityChanged(self.valid))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._check(event.input.id.removeprefix("param-"), event.value)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._check(event.select.id.removeprefix("param-"), str(event.value))
