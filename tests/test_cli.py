@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import ROOT, accelbench, json_events
 
 
-@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["run", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["run", "--help"]])
 def test_help_and_version_do_not_import_torch(args):
     code = ("import sys\nfrom cli.main import main\ntry:\n    main(%r)\nexcept SystemExit:\n"
             "    pass\nheavy = [m for m in ('torch', 'transformers', 'textual') if m in sys.modules]\n"

@@ -17,12 +17,12 @@ TINY_MNIST = ["data=synthetic", "batch_size=64", "train_samples=640", "test_samp
               "telemetry_interval=0.5"]
 
 
-async def wait_until(pilot, predicate, timeout=60.0):
+async def wait_until(pilot, predicate, timeout=60.0, step=0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
-        await pilot.pause(0.1)
+        await pilot.pause(step)
     raise AssertionError("timed out")
 
 
@@ -149,3 +149,78 @@ async def test_cancel_a_live_run(runner):
         await pilot.press("y")
         await wait_until(pilot, lambda: view.follower.ended, timeout=30)
         assert view.follower.state.phase == "cancelled"
+
+
+FLOOD = ("import sys, time\nw = sys.stdout.write\nfor i in range(200_000):\n"
+         "    w(f'flood line {i:06d} ' + 'x' * 60 + '\\n')\nsys.stdout.flush()\ntime.sleep(1)\n")
+
+
+async def test_log_flood_stays_responsive_and_bounded(runner):
+    import shlex
+    import sys
+
+    from tui.widgets.log_pane import MAX_LINES
+
+    command = shlex.join([sys.executable, "-c", FLOOD])
+    spec = spec_from_dict({"name": "flood", "workload": "command", "params": {"command": command},
+                           "telemetry_interval": 0})
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        view = app.screen
+        follower = view.follower
+        await wait_until(pilot, lambda: follower.log_seq > 0, timeout=30, step=0.005)
+        follow = view.query_one("#log-follow")
+        pressed_at = follower.log_seq
+        t0 = time.monotonic()
+        await pilot.press("f")  # handled in the middle of the flood, not after it
+        latency = time.monotonic() - t0
+        assert follow.value is False
+        assert pressed_at < 200_000 and latency < 1.0
+        await wait_until(pilot, lambda: follower.ended, timeout=120)
+        await pilot.pause(0.3)
+        assert follower.log_seq == 200_000  # every line was counted ...
+        assert len(follower.logs) <= follower.logs.maxlen  # ... but memory stays bounded
+        log = view.query_one("#log")
+        assert log.line_count <= MAX_LINES
+        assert log.lines[-1].startswith("flood line 199999")
+        assert follower.state.phase == "done"
+
+
+async def test_palette_and_help(runner, home):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = launch(app)
+        await wait_until(pilot, lambda: screen.availability)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.3)
+        await pilot.press(*"preset: cpu-bert")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.workload == "bert_finetune")
+        assert screen.query_one("#param-max_seq_length", Input).value == "32"
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.3)
+        await pilot.press(*"accelerator: cuda")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.accelerator == "cuda")
+        app.set_focus(None)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert app.screen.query("HelpPanel")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert not app.screen.query("HelpPanel")
+
+
+def test_every_binding_has_an_id_and_a_tooltip():
+    from tui.screens.confirm import Confirm
+    from tui.screens.preset_picker import PresetPicker
+    from tui.screens.runs import RunsScreen
+    from tui.screens.save_preset import SavePreset
+
+    for owner in (AccelbenchApp, LaunchScreen, RunView, RunsScreen, Confirm, PresetPicker,
+                  SavePreset):
+        for binding in owner.BINDINGS:
+            assert binding.id and binding.tooltip, (owner.__name__, binding.key)

@@ -37,7 +37,7 @@ class RunView(Screen):
                 tooltip="Keep the log scrolled to its newest line, or not"),
         Binding("slash", "focus_filter", "Filter", id="run.filter",
                 tooltip="Show only the log lines containing a text"),
-        Binding("tab", "switch_pane", "Log/Overview", id="run.switch_pane",
+        Binding("t", "switch_pane", "Log/Overview", id="run.switch_pane",
                 tooltip="On a narrow terminal: switch between the overview and the log"),
         Binding("escape", "app.pop_screen", "Back", id="run.back", tooltip="Back"),
     ]
@@ -49,6 +49,8 @@ class RunView(Screen):
         self.clock = clock
         self._drawn_version = -1
         self._last_chart = 0.0
+        self._banner_text = ""
+        self._diagnoses_shown = -1
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,6 +80,7 @@ class RunView(Screen):
     def show_follower(self, follower: Follower, title: str) -> None:
         """Switch the view to another run (its follower keeps running either way)."""
         self.follower, self.run_title, self.sub_title = follower, title, title
+        self._diagnoses_shown = -1
         self.query_one(LogPane).show(follower)
         self.refresh_view(force=True)
 
@@ -96,12 +99,19 @@ class RunView(Screen):
         self.query_one(EngineBars).show(state)
 
     def _draw_banner(self, state: RunState, now: float) -> None:
+        """Phase, elapsed and ETA to the second: redrawn only when its text changes."""
         style = PHASE_STYLE.get(state.phase, "bold")
+        eta = state.eta()
         banner = Text.assemble((f" ● {state.phase.upper()} ", f"bold reverse {style}"),
                                (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
-                               f"  elapsed {fmt.duration(state.elapsed(now))}",
-                               f"  ETA {fmt.duration(state.eta())}")
-        self.query_one("#phase-banner", Static).update(banner)
+                               f"  elapsed {fmt.duration(int(state.elapsed(now)))}",
+                               f"  ETA {fmt.duration(None if eta is None else int(eta))}")
+        if banner.plain != self._banner_text:
+            self._banner_text = banner.plain
+            self.query_one("#phase-banner", Static).update(banner)
+        if len(state.diagnoses) == self._diagnoses_shown:
+            return
+        self._diagnoses_shown = len(state.diagnoses)
         diag = self.query_one("#diagnosis-banner", Static)
         diag.display = bool(state.diagnoses)
         if state.diagnoses:
@@ -128,7 +138,13 @@ class RunView(Screen):
             if losses else "waiting for data…")
         shown = [f"{name} {fmt.number(state.metrics[name])}" for name in _HEADLINE
                  if name in state.metrics]
-        self.query_one("#metrics", Static).update(" · ".join(shown) or "")
+        metrics = self.query_one("#metrics", Static)
+        metrics.display = bool(shown)
+        metrics.update(" · ".join(shown))
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """The pane switch exists on narrow terminals only (wide ones show both panes)."""
+        return self.has_class("-narrow") if action == "switch_pane" else True
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         self.query_one("#body").set_class(event.tab.id == "tab-log", "-show-log")
@@ -138,8 +154,8 @@ class RunView(Screen):
         tabs.active = "tab-overview" if tabs.active == "tab-log" else "tab-log"
 
     def action_toggle_follow(self) -> None:
-        switch = self.query_one("#log-follow")
-        switch.value = not switch.value
+        follow = self.query_one("#log-follow")
+        follow.value = not follow.value
 
     def action_focus_filter(self) -> None:
         self.query_one("#log-filter").focus()

@@ -26,8 +26,15 @@ def bar(percent: float, width: int) -> Text:
 class EngineBars(Static):
     """Redrawn from the run's latest utilization samples (never a backlog)."""
 
+    _state: RunState | None = None
+
+    def on_resize(self) -> None:
+        if self._state is not None:
+            self.show(self._state)
+
     def show(self, state: RunState) -> None:
         """Draw the newest reading of every engine the telemetry reports."""
+        self._state = state
         if not state.utilization:
             self.update(Text("no telemetry yet", style="dim"))
             return

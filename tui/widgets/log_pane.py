@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, Label, Log, Switch
+from textual.widgets import Checkbox, Input, Log
 
 from engine.events import Log as LogEvent
 from engine.follow import Follower
@@ -23,9 +23,8 @@ class LogPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="log-controls"):
-            yield Input(placeholder="filter (/)", id="log-filter")
-            yield Label("follow", classes="switch-label")
-            yield Switch(value=True, id="log-follow")
+            yield Input(placeholder="filter (/)", compact=True, id="log-filter")
+            yield Checkbox("follow", value=True, compact=True, id="log-follow")
         yield Log(max_lines=MAX_LINES, highlight=False, auto_scroll=True, id="log")
 
     def show(self, follower: Follower) -> None:
@@ -56,7 +55,7 @@ class LogPane(Vertical):
         if self.follower is not None:
             self.show(self.follower)
 
-    def on_switch_changed(self, event: Switch.Changed) -> None:
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
         self.query_one(Log).auto_scroll = event.value
         if event.value:
