@@ -19,7 +19,8 @@ from engine.launchers import get_launcher
 from engine.parsers import machine
 from engine.spec import JobSpec
 from engine.state import RunState
-from engine.store import (EXIT_FILE, META_FILE, OUTPUT_FILE, TELEMETRY_FILE, RunInfo, Store,
+from engine.store import (EXIT_FILE, META_FILE, OUTPUT_FILE, TELEMETRY_FILE, WRAPPER_FILE,
+                          RunInfo, Store,
                           read_json, write_json)
 from engine.tail import CHUNK, FileTail
 from engine.telemetry import events_from_line
@@ -37,6 +38,7 @@ class Deriver:
         self.run_id = run_id
         self.ts = created
         self.state = RunState(run_id)
+        self.started = False
 
     def _keep(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -46,6 +48,12 @@ class Deriver:
     def opening(self) -> list[Event]:
         """The events every run starts with."""
         return self._keep([Phase(self.run_id, self.ts, "queued")])
+
+    def job_started(self, wrapper: dict[str, Any]) -> list[Event]:
+        """The job's process is up: the run is running (until the job reports finer phases)."""
+        self.started, self.ts = True, wrapper["started"]
+        detail = f"pid {wrapper['job_pid']} on {wrapper['host']}"
+        return self._keep([Phase(self.run_id, self.ts, "running", detail)])
 
     def output(self, lines: list[str]) -> list[Event]:
         """Events of job output lines: machine lines become their events, others logs."""
@@ -122,7 +130,12 @@ class RunHandle:
             elif status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
-        events = deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
+        events = []
+        if not deriver.started:
+            wrapper = read_json(self.info.path(WRAPPER_FILE))
+            if wrapper and "job_pid" in wrapper:
+                events = deriver.job_started(wrapper)
+        events += deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
         if record is None or out.more() or tel.more():
             return events, False
         events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())

@@ -24,8 +24,8 @@ class RunState:
     phase: str = "queued"
     phase_detail: str = ""
     created: float | None = None
-    running_since: float | None = None
     last_ts: float | None = None
+    first_progress: tuple[float, int] | None = None  # (ts, step) of the first progress seen
     step: int = 0
     total: int = 0
     epoch: float = 0
@@ -60,6 +60,8 @@ class RunState:
             self.step, self.total = event.step, event.total
             self.epoch, self.epochs = event.epoch, event.epochs
             self.progress_ts = event.ts
+            if self.first_progress is None:
+                self.first_progress = (event.ts, event.step)
         elif isinstance(event, Throughput):
             self.throughput.append((event.ts, event.samples_per_s))
         elif isinstance(event, Metric):
@@ -67,8 +69,6 @@ class RunState:
             self.metric_history.setdefault(event.name, []).append((event.step, event.value))
         elif isinstance(event, Phase):
             self.phase, self.phase_detail = event.name, event.detail
-            if event.name == "running" and self.running_since is None:
-                self.running_since = event.ts
         elif isinstance(event, Diagnosis):
             self.diagnoses.append(event)
         elif isinstance(event, Finished):
@@ -83,11 +83,13 @@ class RunState:
         return max(0.0, end - self.created)
 
     def eta(self) -> float | None:
-        """Seconds left at the step rate seen so far, while running."""
-        if (self.finished or not self.total or not self.step or self.running_since is None
-                or self.progress_ts is None or self.progress_ts <= self.running_since):
+        """Seconds left at the step rate seen since the first progress report."""
+        if self.finished or not self.total or self.first_progress is None:
             return None
-        rate = self.step / (self.progress_ts - self.running_since)
+        first_ts, first_step = self.first_progress
+        if self.step <= first_step or self.progress_ts <= first_ts:
+            return None
+        rate = (self.step - first_step) / (self.progress_ts - first_ts)
         return max(0.0, (self.total - self.step) / rate)
 
     def samples_per_s(self) -> float | None:

@@ -132,9 +132,14 @@ class Store:
         """Make a new run's directory and index row (status ``queued``)."""
         now = time.time()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-        run_id = f"{stamp}-{spec.name}-{secrets.token_hex(2)}"
-        run_dir = self.runs_dir / run_id
-        run_dir.mkdir(mode=0o700)
+        while True:  # the directory is the lock: another process may pick the same id
+            run_id = f"{stamp}-{spec.name}-{secrets.token_hex(3)}"
+            run_dir = self.runs_dir / run_id
+            try:
+                run_dir.mkdir(mode=0o700)
+                break
+            except FileExistsError:
+                continue
         (run_dir / SPEC_FILE).write_text(spec.to_toml())
         (run_dir / OUTPUT_FILE).touch()
         info = RunInfo(id=run_id, dir=run_dir, created=now, name=spec.name,
@@ -167,11 +172,11 @@ class Store:
         return [self._info(row) for row in rows]
 
     def get(self, ref: str) -> RunInfo:
-        """The run whose id is ``ref`` or starts with it (or ends with it, for the short hex)."""
+        """The run whose id is ``ref``, or the one run whose id starts or ends with it."""
         with closing(self._connect()) as db:
             rows = db.execute("SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\'"
                               " OR id LIKE ? ESCAPE '\\'",
-                              (ref, _like(ref) + "%", "%-" + _like(ref))).fetchall()
+                              (ref, _like(ref) + "%", "%" + _like(ref))).fetchall()
         exact = [r for r in rows if r["id"] == ref]
         if exact or len(rows) == 1:
             return self._info((exact or rows)[0])

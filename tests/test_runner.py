@@ -71,7 +71,7 @@ def test_success_live_equals_replay_and_store_is_updated(runner, store):
     assert any(isinstance(e, Utilization) and e.engine == "cpu0" for e in live)
     rss = [e for e in live if isinstance(e, Utilization) and e.engine == "job rss"]
     assert rss and all(e.unit == "MiB" and e.value > 0 for e in rss)
-    assert [e.name for e in live if isinstance(e, Phase)] == ["queued", "done"]
+    assert [e.name for e in live if isinstance(e, Phase)] == ["queued", "running", "done"]
     finished = live[-1]
     assert isinstance(finished, Finished) and finished.status == "done"
     assert finished.summary["accuracy"] == 97.5 and finished.summary["exit_code"] == 0
@@ -96,7 +96,7 @@ def test_crash_gives_failed_with_exit_code_and_log_tail(runner):
     finished = events[-1]
     assert finished.status == "failed" and finished.summary["exit_code"] == 1
     assert "Traceback (most recent call last):" in finished.summary["log_tail"]
-    assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "failed"]
+    assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "running", "failed"]
 
 
 def test_missing_executable_is_start_failed(runner):
@@ -137,7 +137,7 @@ def test_cancel_leaves_cancelled_and_no_orphans(runner, stubborn):
     assert time.monotonic() - t0 < 8
     events = follow(handle)
     assert events[-1].status == "cancelled"
-    assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "cancelled"]
+    assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "running", "cancelled"]
     assert wait_for(lambda: not group_members(pgid), timeout=5)
 
 
