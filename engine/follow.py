@@ -8,6 +8,7 @@ by sequence number, so a flood of output never queues up stale UI work.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections import deque
 from collections.abc import Iterable
 
@@ -54,9 +55,11 @@ class Follower:
         missing = min(self.log_seq - seq, len(self.logs))
         if missing <= 0:
             return [], self.log_seq
-        return list(self.logs)[-missing:], self.log_seq
+        newest = list(itertools.islice(reversed(self.logs), missing))
+        newest.reverse()
+        return newest, self.log_seq
 
-    async def follow(self, handle, poll: float = 0.1, chunk: int = 256 * 1024) -> None:
+    async def follow(self, handle, poll: float = 0.1, chunk: int = 64 * 1024) -> None:
         """Feed the run's events until it ends, yielding to the event loop between batches."""
         async for batch in handle.batches(poll=poll, chunk=chunk):
             self.feed(batch)

@@ -18,8 +18,10 @@ from tui.widgets.engine_bars import EngineBars
 from tui.widgets.log_pane import LogPane
 from tui.widgets.sparkline_panel import SparklinePanel
 
-REFRESH_S = 0.1  # log batches; the rest redraws at most every CHART_S
-CHART_S = 0.25
+TICK_S = 0.1  # how often the view looks at its follower
+BUSY_REDRAW_S = 0.25  # while lines pour in: logs every tick, figures this often
+QUIET_REDRAW_S = 1.0  # otherwise everything at once, once a second (one frame, not three)
+BUSY_LINES = 20  # pending log lines that make the run "busy"
 PHASE_STYLE = {"queued": "yellow", "starting": "yellow", "loading": "cyan",
                "compiling": "magenta", "running": "green", "evaluating": "cyan",
                "done": "green", "failed": "red", "cancelled": "yellow", "lost": "red"}
@@ -49,14 +51,15 @@ class RunView(Screen):
         self.clock = clock
         self._drawn_version = -1
         self._last_chart = 0.0
-        self._banner_text = ""
+        self._phase = ""
+        self._shown: dict[str, str] = {}
         self._diagnoses_shown = -1
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="phase-banner")
         with Horizontal(id="progress-row"):
-            yield ProgressBar(total=None, show_eta=False, id="progress")
+            yield ProgressBar(total=1, show_eta=False, id="progress")
             yield Static(id="progress-text")
         yield Static(id="diagnosis-banner")
         yield Tabs(Tab("Overview", id="tab-overview"), Tab("Log", id="tab-log"), id="pane-tabs")
@@ -75,7 +78,7 @@ class RunView(Screen):
         self.sub_title = self.run_title
         self.query_one(LogPane).show(self.follower)
         self.refresh_view(force=True)
-        self.set_interval(REFRESH_S, self.refresh_view)
+        self.set_interval(TICK_S, self.refresh_view)
 
     def show_follower(self, follower: Follower, title: str) -> None:
         """Switch the view to another run (its follower keeps running either way)."""
@@ -85,15 +88,25 @@ class RunView(Screen):
         self.refresh_view(force=True)
 
     def refresh_view(self, force: bool = False) -> None:
-        """Pull new log lines; redraw figures when something changed (a few times a second)."""
-        self.query_one(LogPane).pull()
-        now = self.clock()
-        state = self.follower.state
-        self._draw_banner(state, now)
-        if not force and (self.follower.version == self._drawn_version
-                          or now - self._last_chart < CHART_S):
+        """Draw what changed, coalesced so that a quiet run costs one frame a second.
+
+        A busy run (a burst of log lines) gets its log pulled every tick and its
+        figures redrawn a few times a second; a phase change shows at once.
+        """
+        follower, state, now = self.follower, self.follower.state, self.clock()
+        log_pane = self.query_one(LogPane)
+        busy = follower.log_seq - log_pane.seq >= BUSY_LINES
+        since = now - self._last_chart
+        due = since >= (BUSY_REDRAW_S if busy else QUIET_REDRAW_S) or state.phase != self._phase
+        if busy or due or force:
+            log_pane.pull()
+        if not (due or force):
             return
-        self._drawn_version, self._last_chart = self.follower.version, now
+        self._last_chart, self._phase = now, state.phase
+        self._draw_banner(state, now)
+        if follower.version == self._drawn_version and not force:
+            return
+        self._drawn_version = follower.version
         self._draw_progress(state)
         self._draw_charts(state)
         self.query_one(EngineBars).show(state)
@@ -106,9 +119,7 @@ class RunView(Screen):
                                (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
                                f"  elapsed {fmt.duration(int(state.elapsed(now)))}",
                                f"  ETA {fmt.duration(None if eta is None else int(eta))}")
-        if banner.plain != self._banner_text:
-            self._banner_text = banner.plain
-            self.query_one("#phase-banner", Static).update(banner)
+        self._set("#phase-banner", banner, banner.plain)
         if len(state.diagnoses) == self._diagnoses_shown:
             return
         self._diagnoses_shown = len(state.diagnoses)
@@ -120,12 +131,20 @@ class RunView(Screen):
             diag.update(Text.assemble(("⚠ ", "bold"), (d.message, "bold"),
                                       f"  hint: {d.hint}" if d.hint else "", more))
 
+    def _set(self, selector: str, content, plain: str, layout: bool = False) -> None:
+        """Update a one-line widget only when its text changed (no relayout: its size is fixed)."""
+        if self._shown.get(selector) != plain:
+            self._shown[selector] = plain
+            self.query_one(selector, Static).update(content, layout=layout)
+
     def _draw_progress(self, state: RunState) -> None:
         bar = self.query_one(ProgressBar)
-        bar.update(total=state.total or None, progress=state.step)
+        bar.display = bool(state.total)  # an indeterminate bar animates: costly, and says nothing
+        if state.total:
+            bar.update(total=state.total, progress=state.step)
         epoch = f" · epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""
-        self.query_one("#progress-text", Static).update(
-            f"{state.step:,}/{state.total:,} steps{epoch}" if state.total else "no progress yet")
+        text = f"{state.step:,}/{state.total:,} steps{epoch}" if state.total else "no progress yet"
+        self._set("#progress-text", text, text)
 
     def _draw_charts(self, state: RunState) -> None:
         rates = [v for _, v in state.throughput]
@@ -138,9 +157,8 @@ class RunView(Screen):
             if losses else "waiting for data…")
         shown = [f"{name} {fmt.number(state.metrics[name])}" for name in _HEADLINE
                  if name in state.metrics]
-        metrics = self.query_one("#metrics", Static)
-        metrics.display = bool(shown)
-        metrics.update(" · ".join(shown))
+        self.query_one("#metrics", Static).display = bool(shown)
+        self._set("#metrics", " · ".join(shown), " · ".join(shown), layout=True)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """The pane switch exists on narrow terminals only (wide ones show both panes)."""

@@ -27,6 +27,7 @@ class EngineBars(Static):
     """Redrawn from the run's latest utilization samples (never a backlog)."""
 
     _state: RunState | None = None
+    _engines = 0
 
     def on_resize(self) -> None:
         if self._state is not None:
@@ -38,6 +39,8 @@ class EngineBars(Static):
         if not state.utilization:
             self.update(Text("no telemetry yet", style="dim"))
             return
+        relayout = len(state.utilization) != self._engines  # the height follows the engine count
+        self._engines = len(state.utilization)
         width = max(self.size.width, 40)
         bar_width = max(6, min(30, (width - 30) // 2))
         hist_width = max(4, width - bar_width - 30)
@@ -52,4 +55,4 @@ class EngineBars(Static):
             history = list(state.util_history.get(name, ()))
             table.add_row(name, bar(sample.percent, bar_width), figure,
                           history_line(history, hist_width))
-        self.update(table)
+        self.update(table, layout=relayout)

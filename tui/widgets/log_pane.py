@@ -40,8 +40,12 @@ class LogPane(Vertical):
         if self.follower is None:
             return 0
         lines, self.seq = self.follower.logs_since(self.seq)
-        if lines:
-            self.query_one(Log).write_lines(self._shown(lines))
+        if not lines:
+            return 0
+        log = self.query_one(Log)
+        if len(lines) >= MAX_LINES:  # a flood: only the last screenful of history survives anyway
+            log.clear()
+        log.write_lines(self._shown(lines[-MAX_LINES:]))
         return len(lines)
 
     def _shown(self, lines: list[LogEvent]) -> list[str]:

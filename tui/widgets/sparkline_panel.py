@@ -26,12 +26,17 @@ class SparklinePanel(Vertical):
     def __init__(self, title: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.border_title = title
+        self._key: tuple | None = None
 
     def compose(self) -> ComposeResult:
         yield Sparkline([], summary_function=max)
         yield Static("waiting for data…", classes="figures")
 
     def show(self, values: list[float], figures: str) -> None:
-        """Plot ``values`` (downsampled to the panel's width) and print ``figures``."""
+        """Plot ``values`` (downsampled to the panel's width) and print ``figures``, if changed."""
+        key = (len(values), values[-1] if values else None, self.size.width)
+        if key == self._key:
+            return
+        self._key = key
         self.query_one(Sparkline).data = downsample(values, self.size.width or 40)
-        self.query_one(".figures", Static).update(figures)
+        self.query_one(".figures", Static).update(figures, layout=False)
