@@ -161,6 +161,10 @@ def _follow(handle, name: str, as_json: bool) -> int:
     return 0 if status == "done" else 1
 
 
+_KEY_PARAMS = {"batch_size": "bs", "max_seq_length": "seq", "learning_rate": "lr",
+               "epochs": "ep"}
+
+
 def _cmd_runs(args: argparse.Namespace) -> int:
     from engine.store import RunInfo
 
@@ -171,25 +175,27 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                            "status": i.status, "created": i.created, "ended": i.ended,
                            "params": i.params, "summary": i.summary} for i in infos], indent=1))
         return 0
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     from engine import format as fmt
 
-    table = Table(title=f"{len(infos)} runs")
-    for column in ("id", "status", "workload", "accel", "params", "samples/s", "loss", "acc",
-                   "started"):
-        table.add_column(column, no_wrap=column in ("id", "started"))
+    table = Table(title=f"{len(infos)} runs (ids start with the date and time)",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    longest_id = max((len(i.id) for i in infos), default=2)
+    for column, width in (("id", longest_id), ("status", 9), ("workload", 13), ("params", 8),
+                          ("samples/s", 9), ("loss", 6), ("acc %", 6)):
+        table.add_column(column, no_wrap=column != "params", min_width=width,
+                         justify="right" if column in ("samples/s", "loss", "acc %") else "left")
     for i in infos:
         s = i.summary
-        key = {k: v for k, v in i.params.items()
-               if k in ("batch_size", "learning_rate", "epochs", "max_seq_length")}
-        table.add_row(i.id, i.status, i.workload, i.accelerator,
-                      " ".join(f"{k}={v}" for k, v in key.items()),
+        key = " ".join(f"{short}={i.params[name]}" for name, short in _KEY_PARAMS.items()
+                       if name in i.params)
+        table.add_row(i.id, i.status, f"{i.workload}@{i.accelerator}", key,
                       fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
-                      "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}%",
-                      fmt.when(i.created))
-    Console().print(table)
+                      "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}")
+    Console(width=None if sys.stdout.isatty() else 160).print(table)
     return 0
 
 
