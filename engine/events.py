@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-PHASES = ("queued", "starting", "compiling", "loading", "running", "evaluating",
+PHASES = ("queued", "starting", "compiling", "loading", "running", "evaluating", "completing",
           "done", "failed", "cancelled", "lost")
 FINAL_STATUSES = ("done", "failed", "cancelled", "lost")
 

@@ -8,6 +8,7 @@ a run watched live and one attached to later give the same events.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -19,8 +20,8 @@ from engine.launchers import get_launcher
 from engine.parsers import machine
 from engine.spec import JobSpec
 from engine.state import RunState
-from engine.store import (EXIT_FILE, META_FILE, OUTPUT_FILE, TELEMETRY_FILE, WRAPPER_FILE,
-                          RunInfo, Store,
+from engine.store import (EXIT_FILE, META_FILE, OUTPUT_FILE, STATE_FILE, TELEMETRY_FILE,
+                          WRAPPER_FILE, RunInfo, Store,
                           read_json, write_json)
 from engine.tail import CHUNK, FileTail
 from engine.telemetry import events_from_line
@@ -68,6 +69,21 @@ class Deriver:
             events.append(Log(run_id, self.ts, "output", line))
         return self._keep(events)
 
+    def launcher_states(self, lines: list[str]) -> list[Event]:
+        """Events of the launcher's state file (queue states, controller trouble)."""
+        events: list[Event] = []
+        for line in lines:
+            try:
+                entry = json.loads(line)
+                if "phase" in entry:
+                    events.append(Phase(self.run_id, entry["t"], entry["phase"], entry["detail"]))
+                else:
+                    events.append(Diagnosis(self.run_id, entry["t"], entry["diagnosis"],
+                                            entry["message"], entry.get("hint", "")))
+            except (ValueError, KeyError, TypeError):
+                continue
+        return self._keep(events)
+
     def telemetry(self, lines: list[str]) -> list[Event]:
         """Utilization events of telemetry lines."""
         return self._keep([e for line in lines for e in events_from_line(self.run_id, line)])
@@ -82,7 +98,12 @@ class Deriver:
                                     "check the command and the Python interpreter of the spec"))
         elif status == "failed":
             last = next((line for line in reversed(self.state.log_tail) if line.strip()), "")
-            how = f"was killed by {record['signal']}" if "signal" in record else f"exited with code {rc}"
+            if record.get("detail"):
+                how = f"ended: {record['detail']}"
+            elif "signal" in record:
+                how = f"was killed by {record['signal']}"
+            else:
+                how = f"exited with code {rc}"
             events.append(Diagnosis(run_id, ts, "job_failed", f"the job {how}" +
                                     (f": {last.strip()}" if last else ""),
                                     "see the end of the log (accelbench show RUN --log)"))
@@ -111,33 +132,36 @@ class RunHandle:
         """The run's id."""
         return self.info.id
 
-    def _sources(self) -> tuple[Deriver, FileTail, FileTail]:
+    def _sources(self) -> tuple[Deriver, list[FileTail]]:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
-        return (Deriver(self.id, meta["created"]), FileTail(self.info.path(OUTPUT_FILE)),
-                FileTail(self.info.path(TELEMETRY_FILE)))
+        return Deriver(self.id, meta["created"]), [
+            FileTail(self.info.path(name)) for name in (STATE_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
-    def _step(self, deriver: Deriver, out: FileTail, tel: FileTail, check_alive: bool,
+    def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
               chunk: int = CHUNK) -> tuple[list[Event], bool]:
         """Read what is new; returns the events and whether the run has ended."""
         record = read_json(self.info.path(EXIT_FILE))
         if record is None and check_alive:
-            status = self.launcher.poll(self.info)
-            if status == "lost":  # record it, so every later reader agrees
-                record = read_json(self.info.path(EXIT_FILE)) or {
-                    "status": "lost", "returncode": None, "ended": time.time(),
-                    "detail": "the job's process vanished without recording an exit status"}
+            status = self.launcher.poll(self.info)  # may record the end itself
+            record = read_json(self.info.path(EXIT_FILE))
+            if record is None and status == "lost":  # record it, so every later reader agrees
+                record = {"status": "lost", "returncode": None, "ended": time.time(),
+                          "detail": "the job's process vanished without recording an exit status"}
                 write_json(self.info.path(EXIT_FILE), record)
-            elif status != self.info.status:
+            elif record is None and status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
+        state, out, tel = tails
         events = []
         if not deriver.started:
             wrapper = read_json(self.info.path(WRAPPER_FILE))
             if wrapper and "job_pid" in wrapper:
                 events = deriver.job_started(wrapper)
+        events += deriver.launcher_states(state.read_lines(chunk))
         events += deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
-        if record is None or out.more() or tel.more():
+        if record is None or any(t.more() for t in tails):
             return events, False
+        events += deriver.launcher_states(state.rest())
         events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())
         events += deriver.ending(record)
         self._record_end(deriver.state.finished)
@@ -150,12 +174,12 @@ class RunHandle:
 
     def replay(self) -> tuple[list[Event], RunState]:
         """Every event the run's files hold now (the ending too, if it ended)."""
-        deriver, out, tel = self._sources()
+        deriver, tails = self._sources()
         events = deriver.opening()
         while True:
-            batch, ended = self._step(deriver, out, tel, check_alive=not self.info.final)
+            batch, ended = self._step(deriver, tails, check_alive=not self.info.final)
             events += batch
-            if ended or not (out.more() or tel.more()):
+            if ended or not any(t.more() for t in tails):
                 return events, deriver.state
 
     async def batches(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK
@@ -165,7 +189,7 @@ class RunHandle:
         Each batch comes from at most ``chunk`` bytes of each file, which bounds
         the time one step holds the event loop.
         """
-        deriver, out, tel = self._sources()
+        deriver, tails = self._sources()
         yield deriver.opening()
         loop = asyncio.get_running_loop()
         next_check = 0.0
@@ -173,12 +197,12 @@ class RunHandle:
             check = loop.time() >= next_check
             if check:
                 next_check = loop.time() + LIVENESS_EVERY
-            batch, ended = self._step(deriver, out, tel, check, chunk)
+            batch, ended = self._step(deriver, tails, check, chunk)
             if batch:
                 yield batch
             if ended:
                 return
-            if not (out.more() or tel.more()):
+            if not any(t.more() for t in tails):
                 await asyncio.sleep(poll)
 
     async def events(self, poll: float = POLL_INTERVAL) -> AsyncIterator[Event]:

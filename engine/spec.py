@@ -16,9 +16,10 @@ from typing import Any
 import tomli_w
 
 from engine.accelerators import get_accelerator
-from engine.errors import UserError
+from engine.errors import UserError, lookup
 from engine.launchers import LAUNCHERS
 from engine.params import Param
+from engine.slurm import SLURM_PARAMS
 from engine.workloads import get_workload
 
 if sys.version_info >= (3, 11):
@@ -36,7 +37,7 @@ _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
     Param("telemetry_interval", float, 1.0, "seconds between telemetry samples (0: off)",
           min=0, max=3600),
 )}
-_TABLES = ("params", "env")
+_TABLES = ("params", "env", "slurm")
 
 
 @dataclass
@@ -52,6 +53,7 @@ class JobSpec:
     telemetry_interval: float = 1.0
     params: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    slurm: dict[str, Any] = field(default_factory=dict)  # only the values set; see engine.slurm
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as plain data, in the preset file's layout."""
@@ -146,7 +148,16 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             raise UserError(f"{where('env', key)}: expected a string, got {value!r}")
         env[key] = str(value)
-    return JobSpec(params=params, env=env, **top)
+    slurm = {}
+    given = [(key, value, False) for key, value in data.get("slurm", {}).items()]
+    given += [(key, value, True) for key, value in parsed["slurm"].items()]
+    for key, value, from_set in given:
+        try:
+            param = lookup(SLURM_PARAMS, key, "slurm setting")
+            slurm[key] = param.parse(value) if from_set else param.check(value)
+        except UserError as exc:
+            raise exc.prefixed(f"--set slurm.{key}" if from_set else where("slurm", key)) from None
+    return JobSpec(params=params, env=env, slurm=slurm, **top)
 
 
 def save_preset(spec: JobSpec, path: str | Path) -> Path:
@@ -162,7 +173,7 @@ def _split_overrides(overrides: list[str]) -> dict[str, dict[str, str]]:
 
     A bare key names a top-level field if there is one, else a workload parameter.
     """
-    out: dict[str, dict[str, str]] = {"": {}, "params": {}, "env": {}}
+    out: dict[str, dict[str, str]] = {"": {}, "params": {}, "env": {}, "slurm": {}}
     for item in overrides:
         key, sep, value = item.partition("=")
         key = key.strip()

@@ -29,6 +29,7 @@ TELEMETRY_FILE = "telemetry.jsonl"
 WRAPPER_FILE = "wrapper.json"
 EXIT_FILE = "exit.json"
 CANCEL_FILE = "cancel.json"
+STATE_FILE = "state.jsonl"  # launcher states (Slurm queue states, controller trouble)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

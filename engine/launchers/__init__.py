@@ -1,4 +1,4 @@
-"""Launchers: the doors a run goes through (a local process; Slurm comes next).
+"""Launchers: the doors a run goes through: a local process, ``sbatch``, ``srun``.
 
 A launcher starts a run's job so that it outlives whoever started it, cancels
 it, and tells the state of a run that has not recorded an exit status yet.
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from engine.spec import JobSpec
     from engine.store import RunInfo
 
-LAUNCHERS = {"local": "engine.launchers.local"}
+LAUNCHERS = {"local": "engine.launchers.local", "slurm": "engine.launchers.slurm",
+             "srun": "engine.launchers.srun"}
 
 
 class Launcher(Protocol):
@@ -28,7 +29,11 @@ class Launcher(Protocol):
         """Stop the job: politely, then by force after ``grace`` seconds."""
 
     def poll(self, run: RunInfo) -> str:
-        """``queued``, ``running`` or ``lost`` for a run with no exit status yet."""
+        """``queued``, ``running`` or ``lost`` for a run with no exit status yet.
+
+        A launcher that learns how the job ended (Slurm's final state) writes
+        ``exit.json`` itself; the caller reads it after polling.
+        """
 
 
 def get_launcher(name: str) -> Launcher:

@@ -53,9 +53,13 @@ def run(run_dir: Path) -> int:
             write_json(run_dir / EXIT_FILE, exit_record(
                 127, False, started, error=f"cannot start {launch['argv'][0]!r}: {exc.strerror}"))
             return 127
+    if "SLURM_JOB_ID" in os.environ:
+        wrapper["slurm_job_id"] = os.environ["SLURM_JOB_ID"]
     write_json(run_dir / WRAPPER_FILE, {**wrapper, "job_pid": job.pid})
+    terminated = []
 
     def forward(signum, frame):  # noqa: ARG001 - signal API
+        terminated.append(signal.Signals(signum).name)  # scancel, a time limit, a shutdown
         try:
             os.killpg(job.pid, signal.SIGTERM)
         except ProcessLookupError:
@@ -73,8 +77,9 @@ def run(run_dir: Path) -> int:
             stop, job.pid, launch["telemetry_interval"], run_dir / TELEMETRY_FILE)).start()
     returncode = job.wait()
     stop.set()
-    cancelled = (run_dir / CANCEL_FILE).exists()
-    write_json(run_dir / EXIT_FILE, exit_record(returncode, cancelled, started))
+    cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
+    extra = {"detail": f"the job's wrapper received {terminated[0]}"} if terminated else {}
+    write_json(run_dir / EXIT_FILE, exit_record(returncode, cancelled, started, **extra))
     return 0
 
 

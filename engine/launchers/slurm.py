@@ -1,0 +1,132 @@
+"""Slurm batch launcher (``launcher = "slurm"``): sbatch a script that runs the job's wrapper.
+
+The run directory must be on a filesystem the compute nodes share (``$HOME`` on
+testbeds): the wrapper writes the job's output, telemetry and exit status there,
+on the compute node. State changes seen in the queue are recorded in the run's
+``state.jsonl`` so every reader derives the same phases from them.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+
+from engine.launchers import jobwrap
+from engine.slurm import QUEUE, SlurmJob, job_name, preflight, resource_args, sbatch, scancel
+from engine.spec import JobSpec
+from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, STATE_FILE, WRAPPER_FILE, RunInfo,
+                          read_json, write_json)
+
+SLURM_FILE = "slurm.json"
+SUBMIT_TIMEOUT = 60.0  # a run with no job id after this long was never submitted
+FINAL_GRACE = 10.0  # how long a finished job's wrapper gets to write exit.json (shared FS lag)
+_FINAL_STATUS = {"COMPLETED": "done", "CANCELLED": "cancelled"}
+
+
+def write_launch(run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
+    """Check the request against the cluster, then record what the wrapper will run."""
+    preflight(spec.slurm)
+    write_json(run.path(LAUNCH_FILE), {"argv": argv, "env": env, "cwd": str(run.dir),
+                                       "telemetry_interval": spec.telemetry_interval})
+
+
+def wrapper_argv(run: RunInfo) -> list[str]:
+    """The command that runs on the compute node: accelbench's wrapper for this run."""
+    return [sys.executable, jobwrap.__file__, str(run.dir)]
+
+
+def start(run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
+    """Write ``job.sbatch`` (every value quoted) and submit it with ``sbatch --parsable``."""
+    write_launch(run, spec, argv, env)
+    script = run.path("job.sbatch")
+    script.write_text("#!/bin/bash\n"
+                      f"# accelbench run {run.id}: the job runs under accelbench's wrapper,\n"
+                      "# which writes its output, telemetry and exit status into this directory.\n"
+                      f"exec {shlex.join(wrapper_argv(run))}\n")
+    options = [f"--job-name={job_name(run.id)}", f"--output={run.dir}/slurm.out",
+               f"--chdir={run.dir}", *resource_args(spec.slurm)]
+    job_id, used = sbatch(str(script), options, str(run.dir))
+    write_json(run.path(SLURM_FILE), {"job_id": job_id, "submitted": time.time(),
+                                      "sbatch": used})
+
+
+def find_job(run: RunInfo) -> SlurmJob | None:
+    """The run's job in the shared queue snapshot (by id once known, else by name)."""
+    info = read_json(run.path(SLURM_FILE)) or {}
+    job = QUEUE.find(job_id=info.get("job_id"), name=job_name(run.id))
+    if job is not None and "job_id" not in info:
+        write_json(run.path(SLURM_FILE), {**info, "job_id": job.job_id})
+    return job
+
+
+def poll(run: RunInfo) -> str:
+    """The run's state from the queue; records changes, and the end when the wrapper cannot."""
+    info = read_json(run.path(SLURM_FILE))
+    if info is None:
+        return "lost" if time.time() - run.created > SUBMIT_TIMEOUT else "queued"
+    job = find_job(run)
+    if QUEUE.error:
+        record(run, {"diagnosis": "slurm_unreachable",
+                     "message": f"the Slurm controller did not answer: {QUEUE.error}",
+                     "hint": "accelbench retries with back-off; the job itself is not affected"})
+        return run.status if run.status in ("queued", "running") else "queued"
+    if job is None:
+        return "queued" if not_yet_listed(run, info) else "lost"
+    if job.pending:
+        reason = f" ({job.reason})" if job.reason else ""
+        record(run, {"phase": "queued", "detail": job.state + reason})
+        return "queued"
+    if not job.final:
+        state = "completing" if job.state == "COMPLETING" else "running"
+        record(run, {"phase": state, "detail": f"{job.state} on {job.nodes}"})
+        return "running"
+    ended_at = info.setdefault("final_seen", time.time())
+    write_json(run.path(SLURM_FILE), info)
+    started = run.path(WRAPPER_FILE).exists()
+    if not run.path(EXIT_FILE).exists() and (not started or time.time() - ended_at > FINAL_GRACE):
+        write_json(run.path(EXIT_FILE), exit_from_slurm(run, job))
+    return "running"
+
+
+def not_yet_listed(run: RunInfo, info: dict) -> bool:
+    """A job may take a moment to show in the queue after it was submitted."""
+    return time.time() - info.get("submitted", run.created) < 3 * max(QUEUE.interval, 2)
+
+
+def exit_from_slurm(run: RunInfo, job: SlurmJob) -> dict:
+    """An exit record from Slurm's final state, for a job whose wrapper did not write one."""
+    status = _FINAL_STATUS.get(job.state, "failed")
+    if run.path(CANCEL_FILE).exists() and status != "done":
+        status = "cancelled"
+    detail = f"Slurm: {job.state}" + (f" ({job.reason})" if job.reason else "")
+    return {**jobwrap.exit_record(job.exit_code, status == "cancelled", run.created),
+            "status": status, "detail": detail}
+
+
+def record(run: RunInfo, entry: dict) -> None:
+    """Append ``entry`` to the run's state file unless it repeats the last one."""
+    path = run.path(STATE_FILE)
+    try:
+        last = path.read_text().rstrip("\n").rpartition("\n")[2]
+        if last and {k: v for k, v in json.loads(last).items() if k != "t"} == entry:
+            return
+    except FileNotFoundError:
+        pass
+    with open(path, "a") as f:
+        f.write(json.dumps({"t": round(time.time(), 3), **entry}) + "\n")
+
+
+def cancel(run: RunInfo, grace: float = 10.0) -> None:
+    """``scancel`` the job; wait (a while) until its end is recorded."""
+    write_json(run.path(CANCEL_FILE), {"requested": time.time()})
+    job = find_job(run)
+    if job is not None:
+        scancel(job.job_id)
+    deadline = time.monotonic() + grace + 3 * QUEUE.interval
+    while not run.path(EXIT_FILE).exists() and time.monotonic() < deadline:
+        if poll(run) == "lost":
+            write_json(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
+            return
+        time.sleep(0.2)
