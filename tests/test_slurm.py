@@ -213,3 +213,25 @@ def test_controller_down_is_retried_with_back_off(tmp_path, monkeypatch):
     queue.snapshot()
     assert queue.calls == 1  # backing off: no second call right away
     assert queue._backoff >= 0.01
+
+
+def test_time_limit_shows_as_timeout_not_cancelled(runner):
+    """Slurm's time limits are in minutes: this test waits one out (about 70 s)."""
+    events = follow(runner.start(spec(LONG, time="1")))
+    assert events[-1].status == "failed"
+    assert [d for _, d in phases(events)][-1] == "Slurm: TIMEOUT (TimeLimit)"
+
+
+def test_environment_reaches_the_job_without_text_around_srun(runner):
+    """The seeds' pitfall: `srun POPLAR_ENGINE_OPTIONS=... python` fails in execve()."""
+    options = '{"autoReport.all":"true", "autoReport.directory":"./report"}'
+    code = "import os; print(os.environ['POPLAR_ENGINE_OPTIONS'])"
+    job = spec(code, launcher="srun", gres="ipu:1")
+    job.env["POPLAR_ENGINE_OPTIONS"] = options
+    handle = runner.start(job)
+    events = follow(handle)
+    assert [e.text for e in events if isinstance(e, Log)] == [options]
+    srun = __import__("json").loads(handle.info.path("slurm.json").read_text())["srun"]
+    assert not any("=" in arg and not arg.startswith("--") for arg in srun[:srun.index(
+        sys.executable)])
+    assert srun[0].endswith("srun") and "--gres=ipu:1" in srun

@@ -79,6 +79,8 @@ def run(run_dir: Path) -> int:
     stop.set()
     cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
     extra = {"detail": f"the job's wrapper received {terminated[0]}"} if terminated else {}
+    if terminated and "SLURM_JOB_ID" in os.environ:
+        extra["verdict"] = "slurm"  # scancel or a time limit? Slurm's final state will tell
     write_json(run_dir / EXIT_FILE, exit_record(returncode, cancelled, started, **extra))
     return 0
 

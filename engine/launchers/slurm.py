@@ -85,7 +85,11 @@ def poll(run: RunInfo) -> str:
     ended_at = info.setdefault("final_seen", time.time())
     write_json(run.path(SLURM_FILE), info)
     started = run.path(WRAPPER_FILE).exists()
-    if not run.path(EXIT_FILE).exists() and (not started or time.time() - ended_at > FINAL_GRACE):
+    written = read_json(run.path(EXIT_FILE))
+    if written is not None and written.get("verdict") == "slurm":  # the wrapper was signalled
+        write_json(run.path(EXIT_FILE), {**exit_from_slurm(run, job),
+                                         "returncode": written["returncode"]})
+    elif written is None and (not started or time.time() - ended_at > FINAL_GRACE):
         write_json(run.path(EXIT_FILE), exit_from_slurm(run, job))
     return "running"
 
