@@ -14,6 +14,7 @@ from engine.accelerators import ACCELERATORS, Availability
 from engine.errors import UserError
 from engine.params import Param
 from engine.presets import find_preset
+from engine.slurm import resource_args
 from engine.spec import JobSpec, load_preset, spec_from_dict
 from engine.workloads import WORKLOADS
 from tui.widgets.param_form import ParamForm
@@ -116,7 +117,11 @@ class LaunchScreen(Screen):
 
     def _fill_form(self, values: dict) -> None:
         workload = WORKLOADS[self.workload]
-        self.query_one("#workload-help", Static).update(workload.description)
+        door = self.base.launcher
+        if self.base.slurm:
+            door += " " + " ".join(resource_args(self.base.slurm))
+        self.query_one("#workload-help", Static).update(
+            f"{workload.description}\n[b]launcher[/]: {door}")
         self.query_one(ParamForm).set_params([NAME, *workload.params], values)
         self._update_run_button()
 
