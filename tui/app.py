@@ -85,14 +85,19 @@ class AccelbenchApp(App):
 
         self.run_worker(start, thread=True, group="start")
 
-    def open_run(self, run_id: str) -> None:
-        """Show a run (live or finished) in the run view."""
+    def _open(self, run_id: str) -> RunHandle | None:
+        """The run ``run_id``, or None after telling the user why not."""
         try:
-            handle = self.runner.open(run_id)
+            return self.runner.open(run_id)
         except UserError as exc:
             self.notify(exc.message, severity="error")
-            return
-        self._show(handle)
+            return None
+
+    def open_run(self, run_id: str) -> None:
+        """Show a run (live or finished) in the run view."""
+        handle = self._open(run_id)
+        if handle is not None:
+            self._show(handle)
 
     def _show(self, handle: RunHandle) -> None:
         follower = self.follower(handle)
@@ -104,10 +109,8 @@ class AccelbenchApp(App):
 
     def confirm_cancel(self, run_id: str) -> None:
         """Ask, then cancel the run (SIGTERM, then SIGKILL) off the UI thread."""
-        try:
-            handle = self.runner.open(run_id)
-        except UserError as exc:
-            self.notify(exc.message, severity="error")
+        handle = self._open(run_id)
+        if handle is None:
             return
         if handle.info.final:
             self.notify(f"run {run_id} has already ended ({handle.info.status})")
