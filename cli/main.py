@@ -274,7 +274,7 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - unifor
         table.add_row(acc.name, acc.title,
                       "[green]available[/]" if found.available else "[red]not detected[/]",
                       found.detail if found.available else found.reason,
-                      ", ".join(w.name for w in WORKLOADS.values() if acc.name in w.accelerators))
+                      ", ".join(w.name for w in WORKLOADS.values() if w.runs_on(acc.name)))
     Console().print(table)
     return 0
 

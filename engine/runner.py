@@ -17,10 +17,10 @@ from typing import Any
 from engine.accelerators import require_available
 from engine.events import Diagnosis, Event, Finished, Log, Phase
 from engine.launchers import get_launcher
-from engine.parsers import machine
+from engine.parsers import get_dialect, machine
 from engine.spec import JobSpec
 from engine.state import RunState
-from engine.store import (EXIT_FILE, META_FILE, OUTPUT_FILE, STATE_FILE, TELEMETRY_FILE,
+from engine.store import (EXIT_FILE, LAUNCH_FILE, META_FILE, OUTPUT_FILE, STATE_FILE, TELEMETRY_FILE,
                           WRAPPER_FILE, RunInfo, Store,
                           read_json, write_json)
 from engine.tail import CHUNK, FileTail
@@ -35,11 +35,12 @@ LIVENESS_EVERY = 2.0
 class Deriver:
     """Turns a run's file contents into events, keeping the run's state."""
 
-    def __init__(self, run_id: str, created: float) -> None:
+    def __init__(self, run_id: str, created: float, dialects: list[str] = ()) -> None:
         self.run_id = run_id
         self.ts = created
         self.state = RunState(run_id)
         self.started = False
+        self.dialects = [get_dialect(name)(run_id) for name in dialects]
 
     def _keep(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -67,7 +68,13 @@ class Deriver:
                     events.append(event)
                     continue
             events.append(Log(run_id, self.ts, "output", line))
+            for dialect in self.dialects:
+                events += dialect.feed(line, self.ts)
         return self._keep(events)
+
+    def dialects_done(self) -> list[Event]:
+        """What the dialects held back until the end of the output."""
+        return self._keep([e for d in self.dialects for e in d.finish(self.ts)])
 
     def launcher_states(self, lines: list[str]) -> list[Event]:
         """Events of the launcher's state file (queue states, controller trouble)."""
@@ -134,7 +141,8 @@ class RunHandle:
 
     def _sources(self) -> tuple[Deriver, list[FileTail]]:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
-        return Deriver(self.id, meta["created"]), [
+        launch = read_json(self.info.path(LAUNCH_FILE)) or {}
+        return Deriver(self.id, meta["created"], launch.get("dialects", [])), [
             FileTail(self.info.path(name)) for name in (STATE_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
     def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
@@ -168,6 +176,7 @@ class RunHandle:
             return events, False
         events += deriver.launcher_states(state.rest())
         events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())
+        events += deriver.dialects_done()
         events += deriver.ending(record)
         self._record_end(deriver.state.finished)
         return events, True

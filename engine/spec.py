@@ -123,7 +123,7 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
         except UserError as exc:
             raise exc.prefixed(where("", name)) from None
     workload = get_workload(top["workload"])
-    if top["accelerator"] not in workload.accelerators:
+    if not workload.runs_on(top["accelerator"]):
         raise UserError(f"{where('', 'accelerator')}: workload {workload.name!r} does not run on "
                         f"{top['accelerator']!r}",
                         hint="it runs on: " + ", ".join(workload.accelerators))

@@ -108,8 +108,9 @@ class RunState:
 
         mean_rate = (sum(v for _, v in self.throughput) / len(self.throughput)
                      if self.throughput else None)
-        put("samples_per_s", m.get("train_samples_per_second"), mean_rate)
-        put("train_time_s", m.get("train_runtime"))
+        put("samples_per_s", m.get("train_samples_per_second"),
+            m.get("training_samples_per_second"), mean_rate)
+        put("train_time_s", m.get("train_runtime"), m.get("e2e_train_time"))
         put("final_loss", m.get("final_loss"), m.get("train_loss"), m.get("loss"))
         put("accuracy", m.get("accuracy"))
         put("eval_loss", m.get("eval_loss"), m.get("test_loss"))

@@ -30,8 +30,9 @@ def fixed_detection(monkeypatch):
              "cuda": Availability(False, reason="no NVIDIA driver (NVML: NVML Shared Library"
                                                 " Not Found)")}
     for name, acc in accelerators.ACCELERATORS.items():
+        avail = found.get(name, Availability(False, reason=f"no {name} here"))
         monkeypatch.setitem(accelerators.ACCELERATORS, name,
-                            dataclasses.replace(acc, detect=lambda n=name: found[n]))
+                            dataclasses.replace(acc, detect=lambda a=avail: a))
 
 
 async def settle(pilot):

@@ -28,9 +28,10 @@ class Accelerator:
 
 
 def _registry() -> dict[str, Accelerator]:
-    from engine.accelerators import cpu, cuda
+    from engine.accelerators import cerebras, cpu, cuda, groq, ipu, sambanova, trainium
 
-    return {a.name: a for a in (cpu.ACCELERATOR, cuda.ACCELERATOR)}
+    return {m.ACCELERATOR.name: m.ACCELERATOR
+            for m in (cpu, cuda, trainium, ipu, sambanova, cerebras, groq)}
 
 
 ACCELERATORS = _registry()

@@ -29,6 +29,15 @@ class Workload:
     accelerators: tuple[str, ...]
     script: str = ""
 
+    @property
+    def launchable(self) -> bool:
+        """False for the record of an imported log, which has no command to run."""
+        return self.name != IMPORTED_NAME
+
+    def runs_on(self, accelerator: str) -> bool:
+        """True if this workload can run on ``accelerator`` (``*``: any)."""
+        return "*" in self.accelerators or accelerator in self.accelerators
+
     def param(self, name: str) -> Param:
         """The knob called ``name``, or a ``UserError`` listing the known ones."""
         for p in self.params:
@@ -44,6 +53,9 @@ class Workload:
 
     def argv(self, params: dict[str, Any], python: str, device: str) -> list[str]:
         """The job's command line for checked ``params`` on ``device``."""
+        if not self.launchable:
+            raise UserError("an imported run holds a log: it has no command to start",
+                            hint="start a preset instead (accelbench presets)")
         if not self.script:
             argv = shlex.split(params["command"])
             if not argv:
@@ -108,11 +120,22 @@ COMMAND = Workload(
     name="command",
     title="Your command",
     description="Any command line, run as an argument list (never through a shell).",
-    accelerators=("cpu", "cuda"),
+    accelerators=("*",),
     params=(Param("command", str, "", "the command line to run, split like a shell would"),),
 )
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (MNIST_CNN, BERT_FINETUNE, COMMAND)}
+IMPORTED_NAME = "imported"
+IMPORTED = Workload(
+    name=IMPORTED_NAME,
+    title="Imported log",
+    description="A log someone already had (accelbench import), kept so it compares with runs.",
+    accelerators=("*",),
+    params=(Param("source", str, "", "the file the log came from"),
+            Param("section", str, "", "the section of that file (its heading)"),
+            Param("dialects", str, "", "the log dialects it was read with, comma-separated")),
+)
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (MNIST_CNN, BERT_FINETUNE, COMMAND, IMPORTED)}
 
 
 def get_workload(name: str) -> Workload:

@@ -84,7 +84,7 @@ class LaunchScreen(Screen):
         options = self.query_one("#accelerators", OptionList)
         for name, avail in found.items():
             mark = "[green]●[/]" if avail.available else "[red]○[/]"
-            options.replace_option_prompt(name, f"{mark} {name}  [dim]{ACCELERATORS[name].title}[/]")
+            options.replace_option_prompt(name, f"{mark} {name}")
         self._show_accelerator_status()
         self._update_run_button()
 
@@ -106,7 +106,8 @@ class LaunchScreen(Screen):
 
     def _fill_workloads(self) -> None:
         workloads = self.query_one("#workloads", OptionList)
-        names = [w.name for w in WORKLOADS.values() if self.accelerator in w.accelerators]
+        names = [w.name for w in WORKLOADS.values()
+                 if w.launchable and w.runs_on(self.accelerator)]
         if self.workload not in names:
             self.workload = names[0]
         with self.prevent(OptionList.OptionHighlighted):
@@ -131,8 +132,9 @@ class LaunchScreen(Screen):
         if avail is None:
             status.update("detecting…")
         else:
-            status.update(f"[green]available[/]: {avail.detail}" if avail.available
-                          else f"[red]not detected[/]: {avail.reason}")
+            title = ACCELERATORS[self.accelerator].title
+            status.update(f"[b]{title}[/]\n[green]available[/]: {avail.detail}" if avail.available
+                          else f"[b]{title}[/]\n[red]not detected[/]: {avail.reason}")
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         choice = event.option.id

@@ -1,0 +1,94 @@
+"""The Hugging Face Trainer's console output.
+
+Three kinds of line: the log dicts printed while training
+(``{'loss': 0.6929, 'learning_rate': 4.9e-05, 'epoch': 0.42}``; transformers 5
+prints the values as strings), the ``***** train metrics *****`` blocks of
+``key = value`` lines, and the accuracy lines of the Trainium BERT examples.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from engine.events import Event, Metric
+from engine.parsers import Dialect
+
+_LOG_DICT = re.compile(r"\{'[^{}]*\}")
+_LOG_KEYS = {"epoch", "loss", "eval_loss", "train_runtime"}
+_BLOCK = re.compile(r"^\*{5} (\w+) metrics \*{5}$")
+_ENTRY = re.compile(r"^\s+(\w+)\s+=\s+(\S.*)$")
+_DURATION = re.compile(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d(?:\.\d+)?)$")
+_GIGAFLOS = re.compile(r"^(\d+)GF$")
+_ACCURACY = re.compile(r"^Accuracy:\s*(?:[\d.]+\s*\()?([\d.]+)%\)?$")
+_STOCHASTIC = re.compile(r"^Stochastic Rounding on acc:\s*([\d.]+)%$")
+_SNIFF = re.compile(r"^\*{5} train metrics \*{5}$|\{'(?:loss|train_runtime)': ", re.M)
+
+
+def _number(value: object) -> float | None:
+    """``value`` as a float if it is a number or a numeric string, else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def _entry(key: str, text: str) -> tuple[str, float] | None:
+    """The metric of a ``key = text`` block line: durations in seconds, ``GF`` kept in GF."""
+    if m := _DURATION.match(text):
+        days, hours, minutes, seconds = m.groups()
+        return key, ((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60 + float(seconds)
+    if m := _GIGAFLOS.match(text):
+        return f"{key}_gf", float(m[1])
+    value = _number(text)
+    return None if value is None else (key, value)
+
+
+class HFTrainer(Dialect):
+    """Hugging Face ``Trainer`` logs: log dicts, metrics blocks, accuracy lines."""
+
+    name = "hf_trainer"
+    title = "Hugging Face Trainer"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self._in_block = False
+
+    def _metric(self, ts: float, name: str, value: float) -> Metric:
+        return Metric(self.run_id, ts, name, value)
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        line = line.rstrip()
+        if self._in_block:
+            if m := _ENTRY.match(line):
+                entry = _entry(m[1], m[2])
+                return [self._metric(ts, *entry)] if entry else []
+            self._in_block = False
+        stripped = line.strip()
+        if _BLOCK.match(stripped):
+            self._in_block = True
+            return []
+        if m := _LOG_DICT.search(line):
+            return self._log_dict(m[0], ts)
+        if m := _ACCURACY.match(stripped):
+            return [self._metric(ts, "accuracy", float(m[1]))]
+        if m := _STOCHASTIC.match(stripped):
+            return [self._metric(ts, "accuracy_stochastic_rounding", float(m[1]))]
+        return []
+
+    def _log_dict(self, text: str, ts: float) -> list[Event]:
+        """A Metric for each numeric entry of a Trainer log dict but ``epoch``."""
+        try:
+            logs = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return []
+        if not isinstance(logs, dict) or not _LOG_KEYS & logs.keys():
+            return []
+        return [self._metric(ts, key, value) for key, raw in logs.items()
+                if key != "epoch" and (value := _number(raw)) is not None]
+
+    @classmethod
+    def sniff(cls, text: str) -> bool:
+        return bool(_SNIFF.search(text))

@@ -1,0 +1,175 @@
+"""The Trainium dialects (HF Trainer output, ``neuron-profile`` summaries) on the real seed notes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.events import Metric, Utilization
+from engine.parsers import get_dialect
+from engine.parsers.hf_trainer import HFTrainer
+from engine.parsers.neuron_profile import NeuronProfile
+
+SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
+SEED_000 = (SEEDS / "000_6c710d153de2b2d9.txt").read_text()
+SEED_001 = (SEEDS / "001_a8d02f199ef107f4.txt").read_text()
+CEREBRAS = "| Train Device=CSX, Step=100, Loss=7.1, Rate=500.0 samples/sec"
+HEADING = re.compile(r"^#+\s+(.*?)\s*$")
+GIB = 2.0**30
+
+
+def sections(text: str) -> dict[str, str]:
+    """The text under each markdown heading, by heading title."""
+    out: dict[str, list[str]] = {"": []}
+    current = ""
+    for line in text.splitlines():
+        if m := HEADING.match(line):
+            current = m[1]
+            out[current] = []
+        else:
+            out[current].append(line)
+    return {title: "\n".join(lines) for title, lines in out.items()}
+
+
+def parse(cls, text: str) -> list:
+    events = []
+    dialect = cls("r")
+    for line in text.splitlines():
+        events.extend(dialect.feed(line, 0.0))
+    events += dialect.finish(0.0)
+    return events
+
+
+def metrics(events) -> dict[str, float]:
+    """The metrics by name (the last value of a name seen twice)."""
+    return {e.name: e.value for e in events if isinstance(e, Metric)}
+
+
+def utilization(events) -> dict[str, float]:
+    return {e.engine: e.percent for e in events if isinstance(e, Utilization)}
+
+
+def test_registered_by_name():
+    assert get_dialect("hf_trainer") is HFTrainer
+    assert get_dialect("neuron_profile") is NeuronProfile
+
+
+def test_hf_trainer_seed_000_padding_32():
+    events = parse(HFTrainer, sections(SEED_000)["Padding 32"])
+    assert all(isinstance(e, Metric) and e.run_id == "r" for e in events)
+    assert metrics(events) == pytest.approx({
+        "accuracy": 94.30,
+        "accuracy_stochastic_rounding": 94.05,
+        "epoch": 3.0,
+        "eval_loss": 0.1849,
+        "eval_runtime": 2.42,
+        "eval_samples_per_second": 1649.448,
+        "eval_steps_per_second": 103.091,
+        "total_flos_gf": 367575.0,
+        "train_loss": 0.2833,
+        "train_runtime": 123.15,
+        "train_samples_per_second": 194.87,
+        "train_steps_per_second": 6.09,
+    })
+
+
+def test_hf_trainer_seed_000_padding_16_accuracy_forms():
+    found = metrics(parse(HFTrainer, sections(SEED_000)["Padding 16"]))
+    assert found["accuracy"] == pytest.approx(92.80)
+    assert found["accuracy_stochastic_rounding"] == pytest.approx(93.05)
+    assert found["train_runtime"] == pytest.approx(120.56)
+
+
+def test_hf_trainer_seed_001_batch_16():
+    found = metrics(parse(HFTrainer, sections(SEED_001)["Batch 16"]))
+    assert found["train_samples_per_second"] == pytest.approx(94.369)
+    assert found["train_runtime"] == pytest.approx(254.32)
+    assert found["eval_loss"] == pytest.approx(0.1337)
+    assert found["total_flos_gf"] == pytest.approx(1470300.0)
+    assert not any(name.startswith("profile.") for name in found)
+
+
+def test_hf_trainer_log_dicts():
+    lines = [
+        "{'loss': 0.6929, 'grad_norm': 1.2, 'learning_rate': 4.9e-05, 'epoch': 0.42}",
+        " 40%|████      | 80/200 [00:10<00:15]{'loss': '0.697', 'grad_norm': '3.1', 'epoch': '1'}",
+        "{'train_runtime': 123.15, 'train_samples_per_second': 194.87, 'train_loss': 0.28, 'epoch': 3.0}",
+        "{'model': 'bert', 'batch': 32}",
+    ]
+    events = parse(HFTrainer, "\n".join(lines))
+    assert [(e.name, e.value) for e in events] == pytest.approx([
+        ("loss", 0.6929), ("grad_norm", 1.2), ("learning_rate", 4.9e-05),
+        ("loss", 0.697), ("grad_norm", 3.1),
+        ("train_runtime", 123.15), ("train_samples_per_second", 194.87), ("train_loss", 0.28),
+    ])
+
+
+def test_hf_trainer_block_ends_at_other_line():
+    text = "***** eval metrics *****\n  eval_loss = 0.5\n  eval_runtime = 1 day, 0:00:01.50\nDone\n  later = 7"
+    assert metrics(parse(HFTrainer, text)) == pytest.approx({"eval_loss": 0.5, "eval_runtime": 86401.5})
+
+
+def test_neuron_profile_seed_000_padding_32():
+    events = parse(NeuronProfile, sections(SEED_000)["Padding 32"])
+    assert utilization(events) == pytest.approx({
+        "tensor": 21.21, "vector": 40.17, "scalar": 32.9, "gpsimd": 3.49,
+        "sync": 0.75, "dma": 81.95, "cc": 26.81,
+    })
+    found = metrics(events)
+    assert found["profile.tensor_engine_active_time_percent"] == pytest.approx(21.21)
+    assert found["profile.mfu_estimated_percent"] == pytest.approx(10.45)
+    assert found["profile.hardware_flops"] == pytest.approx(636.277e9)
+    assert found["profile.total_time"] == pytest.approx(54.82e-3)
+    assert found["profile.sync_engine_active_time"] == pytest.approx(409.83e-6)
+    assert found["profile.event_count"] == 539986
+    assert found["profile.weight_size_bytes"] == pytest.approx(112 * 1024)
+    assert found["profile.output_queue_bytes"] == 0
+    # The device-memory table's header is a data row here.
+    assert found["profile.device_memory.generic"] == pytest.approx(64 * 1024)
+    assert found["profile.device_memory.Total"] == pytest.approx(5.473 * GIB)
+    for text_valued in ("instance_type", "compiler_version", "runtime_version", "profiler_version"):
+        assert f"profile.{text_valued}" not in found
+    assert not any(n.startswith(("train_", "eval_", "accuracy")) for n in found)
+
+
+def test_neuron_profile_seed_001():
+    parts = sections(SEED_001)
+    baseline = metrics(parse(NeuronProfile, parts["Baseline"]))
+    assert baseline["profile.mfu_estimated_percent"] == pytest.approx(10.87)
+    assert baseline["profile.hfu_estimated_percent"] == pytest.approx(13.26)
+    assert baseline["profile.dma_transfer_total_bytes"] == pytest.approx(3.979 * GIB)
+    assert baseline["profile.hardware_flops"] == pytest.approx(654.344e9)
+    assert baseline["profile.device_memory.Total"] == pytest.approx(5.472 * GIB)
+    assert baseline["profile.device_memory.profiler_buffers"] == pytest.approx(2.443 * GIB)
+    assert baseline["profile.device_memory.dma_rings_Syncill"] == pytest.approx(63.538 * 2**20)
+
+    events = parse(NeuronProfile, parts["Batch 16"])
+    assert utilization(events) == pytest.approx({
+        "tensor": 26.11, "vector": 38.15, "scalar": 28.63, "gpsimd": 4.9,
+        "sync": 0.73, "dma": 83.86, "cc": 18.36,
+    })
+    batch16 = metrics(events)
+    assert batch16["profile.mfu_estimated_percent"] == pytest.approx(15.94)
+    assert batch16["profile.hardware_flops"] == pytest.approx(1.287e12)
+    # Blank header row above the device-memory table.
+    assert batch16["profile.device_memory.Total"] == pytest.approx(6.056 * GIB)
+
+    batch2 = utilization(parse(NeuronProfile, parts["Batch 2"]))
+    assert batch2["tensor"] == pytest.approx(7.26)
+    assert batch2["cc"] == pytest.approx(34.09)
+
+
+@pytest.mark.parametrize("cls", [HFTrainer, NeuronProfile])
+def test_sniff(cls):
+    assert cls.sniff(SEED_000)
+    assert cls.sniff(SEED_001)
+    assert not cls.sniff(CEREBRAS)
+    assert not cls.sniff("")
+
+
+def test_sniff_tells_the_dialects_apart():
+    assert not NeuronProfile.sniff(sections(SEED_001)["Batch 16"].split("**Summary")[0])
+    assert not HFTrainer.sniff(sections(SEED_001)["Batch 4"])
+    assert HFTrainer.sniff("{'loss': 0.6929, 'learning_rate': 4.9e-05, 'epoch': 0.42}")
