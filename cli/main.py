@@ -71,6 +71,20 @@ def _parser() -> argparse.ArgumentParser:
     cancel.add_argument("--grace", type=float, default=10.0, help="seconds before SIGKILL")
     cancel.set_defaults(func=_cmd_cancel)
 
+    dialects = "auto, hf_trainer, neuron_profile, poptorch, sambanova, cerebras, groq"
+    parse = sub.add_parser("parse", help="print the events found in a log file you already have")
+    parse.add_argument("logfile")
+    parse.add_argument("--dialect", default="auto", help=f"one of: {dialects}")
+    parse.add_argument("--json", action="store_true", help="one JSON event per line")
+    parse.set_defaults(func=_cmd_parse)
+
+    imp = sub.add_parser("import", help="keep a log you already have as finished runs")
+    imp.add_argument("logfile")
+    imp.add_argument("--dialect", default="auto", help=f"one of: {dialects}")
+    imp.add_argument("--accelerator", default=None,
+                     help="the system it ran on (default: the one its dialect points to)")
+    imp.set_defaults(func=_cmd_import)
+
     presets = sub.add_parser("presets", help="list the presets with their descriptions")
     presets.set_defaults(func=_cmd_presets)
 
@@ -237,6 +251,50 @@ def _cmd_cancel(args: argparse.Namespace) -> int:
     handle.cancel(args.grace)
     _, state = handle.replay()
     print(f"run {handle.id}: {state.phase}")
+    return 0
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    from engine.events import to_json
+    from engine.logfile import parse_file
+
+    sections = parse_file(args.logfile, args.dialect)
+    if args.json:
+        for section in sections:
+            sys.stdout.write("".join(to_json(e) + "\n" for e in section.events))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    from engine import format as fmt
+    from engine.state import RunState
+
+    table = Table(title=f"{args.logfile}: {len(sections)} sections")
+    for column in ("section", "dialects", "events", "samples/s", "final loss", "accuracy"):
+        table.add_column(column)
+    for section in sections:
+        state = RunState("parsed")
+        for event in section.events:
+            state.feed(event)
+        summary = state.summary()
+        table.add_row(section.title or "(top)", ", ".join(section.dialects) or "-",
+                      str(len(section.events)), fmt.number(summary.get("samples_per_s")),
+                      fmt.number(summary.get("final_loss")), fmt.number(summary.get("accuracy")))
+    Console().print(table)
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from engine import format as fmt
+    from engine.accelerators import get_accelerator
+    from engine.logfile import import_file
+
+    if args.accelerator:
+        get_accelerator(args.accelerator)
+    for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
+        s = info.summary
+        print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.get('samples_per_s'))}"
+              f"  loss {fmt.number(s.get('final_loss'))}  accuracy {fmt.number(s.get('accuracy'))}")
     return 0
 
 

@@ -79,3 +79,53 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
         names = detect(section.text) if dialect == "auto" else [dialect]
         parse_section(section, f"{path.stem}#{index}", names)
     return sections
+
+
+_SYSTEM_OF = {"neuron_profile": "trainium", "poptorch": "ipu", "sambanova": "sambanova",
+              "cerebras": "cerebras", "groq": "groq"}
+
+
+def system_of(dialects: list[str]) -> str | None:
+    """The accelerator a set of dialects points to, if any does."""
+    return next((_SYSTEM_OF[d] for d in dialects if d in _SYSTEM_OF), None)
+
+
+def import_file(store, path: str | Path, dialect: str = "auto",
+                accelerator: str | None = None) -> list:
+    """Each section of a log that holds figures becomes a finished run in ``store``.
+
+    The section's text is the run's ``output.log`` and its dialects are recorded, so
+    its events are derived like any run's; the accelerator is ``accelerator`` or the
+    one the dialects point to (the file's, for a section that only has Trainer output).
+    """
+    from engine.runner import RunHandle
+    from engine.spec import spec_from_dict
+    from engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
+
+    path = Path(path)
+    sections = [s for s in parse_file(path, dialect) if any(e.kind != "log" for e in s.events)]
+    if not sections:
+        raise UserError(f"{path}: no section holds a log accelbench can read",
+                        hint="name the dialect with --dialect (accelbench parse --help)")
+    whole = system_of(detect(path.read_text(errors="replace"))) if dialect == "auto" else None
+    runs = []
+    for section in sections:
+        system = accelerator or system_of(section.dialects) or whole or "cpu"
+        name = slug(section.title or path.stem)
+        spec = spec_from_dict({"name": name, "workload": "imported", "accelerator": system,
+                               "telemetry_interval": 0,
+                               "params": {"source": str(path.resolve()), "section": section.title,
+                                          "dialects": ",".join(section.dialects)}},
+                              source=str(path))
+        info = store.create(spec)
+        info.path(OUTPUT_FILE).write_text(section.text + "\n")
+        write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
+                                             "telemetry_interval": 0,
+                                             "dialects": section.dialects})
+        write_json(info.path(EXIT_FILE), {"status": "done", "returncode": 0,
+                                          "ended": info.created,
+                                          "detail": f"imported from {path.name}"})
+        handle = RunHandle(store, info)
+        handle.replay()
+        runs.append(handle.info)
+    return runs

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import sqlite3
 import time
@@ -134,7 +135,7 @@ class Store:
         now = time.time()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         while True:  # the directory is the lock: another process may pick the same id
-            run_id = f"{stamp}-{spec.name}-{secrets.token_hex(3)}"
+            run_id = f"{stamp}-{slug(spec.name)}-{secrets.token_hex(3)}"
             run_dir = self.runs_dir / run_id
             try:
                 run_dir.mkdir(mode=0o700)
@@ -192,6 +193,11 @@ class Store:
                        accelerator=row["accelerator"], launcher=row["launcher"],
                        status=row["status"], ended=row["ended"],
                        params=json.loads(row["params"]), summary=json.loads(row["summary"]))
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """``text`` made safe for a run id: letters, digits, '.', '_' and '-'."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:limit].rstrip("-.") or "run"
 
 
 def _like(text: str) -> str:

@@ -1,0 +1,74 @@
+"""Logs people already have: `accelbench parse` and `accelbench import` on the seed notes."""
+
+import json
+
+import pytest
+
+from engine.errors import UserError
+from engine.logfile import parse_file, split_sections
+from tests.conftest import FIXTURES, accelbench, json_events
+
+SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"
+
+
+def test_sections_split_at_headings_outside_code_blocks():
+    text = "intro\n# One\na\n```\n# not a heading\n```\n## Two\nb\n"
+    sections = split_sections(text)
+    assert [(s.title, s.text.strip()) for s in sections] == [
+        ("", "intro"), ("One", "a\n```\n# not a heading\n```"), ("Two", "b")]
+
+
+def test_parse_finds_each_sections_dialects_and_figures():
+    sections = {s.title: s for s in parse_file(SEED_000)}
+    padding_32 = sections["Padding 32"]
+    assert padding_32.dialects == ["hf_trainer", "neuron_profile"]
+    metrics = {e.name: e.value for e in padding_32.events if e.kind == "metric"}
+    assert metrics["train_samples_per_second"] == pytest.approx(194.87)
+    assert metrics["accuracy"] == pytest.approx(94.30)
+    engines = {e.engine: e.percent for e in padding_32.events if e.kind == "utilization"}
+    assert engines == pytest.approx({"dma": 81.95, "tensor": 21.21, "vector": 40.17,
+                                     "scalar": 32.9, "sync": 0.75, "gpsimd": 3.49, "cc": 26.81})
+    assert sections["Padding 16"].dialects == ["hf_trainer"]
+
+
+def test_cli_parse_json_and_errors(home, tmp_path):
+    out = accelbench("parse", str(SEED_000), "--json")
+    assert out.returncode == 0
+    events = json_events(out.stdout)
+    assert {"type": "metric", "name": "train_samples_per_second", "value": 194.87} in [
+        {k: e[k] for k in ("type", "name", "value")} for e in events if e["type"] == "metric"]
+    out = accelbench("parse", str(SEED_000), "--dialect", "klingon")
+    assert out.returncode == 2 and out.stderr.startswith("accelbench: error: unknown dialect")
+    empty = tmp_path / "notes.txt"
+    empty.write_text("just prose\n")
+    out = accelbench("import", str(empty))
+    assert out.returncode == 2
+    assert out.stderr.splitlines()[0] == (f"accelbench: error: {empty}: no section holds a log"
+                                          " accelbench can read")
+
+
+def test_import_makes_finished_runs_that_list_and_show(home):
+    out = accelbench("import", str(SEED_000))
+    assert out.returncode == 0, out.stderr
+    runs = {r["params"]["section"]: r for r in json.loads(
+        accelbench("runs", "--format", "json").stdout)}
+    assert set(runs) == {"Padding 16", "Padding 32", "Padding 64", "Padding 128"}
+    padding_32 = runs["Padding 32"]
+    assert (padding_32["status"], padding_32["workload"], padding_32["accelerator"]) == (
+        "done", "imported", "trainium")
+    summary = padding_32["summary"]
+    assert summary["samples_per_s"] == pytest.approx(194.87)
+    assert summary["accuracy"] == pytest.approx(94.30)
+    assert summary["final_loss"] == pytest.approx(0.2833)
+    assert summary["utilization"]["tensor"] == pytest.approx(21.21)
+    shown = accelbench("show", padding_32["id"])
+    assert shown.returncode == 0 and "194.87" in shown.stdout
+    assert accelbench("attach", padding_32["id"], "--json").returncode == 0
+
+
+def test_imported_runs_cannot_be_started(runner):
+    from engine.spec import spec_from_dict
+
+    spec = spec_from_dict({"name": "x", "workload": "imported"})
+    with pytest.raises(UserError, match="imported run holds a log"):
+        runner.start(spec)
