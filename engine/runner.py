@@ -12,9 +12,11 @@ import json
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
-from engine.accelerators import require_available
+from engine import site
+from engine.accelerators import get_accelerator, require_available
 from engine.events import Diagnosis, Event, Finished, Log, Phase
 from engine.launchers import get_launcher
 from engine.parsers import get_dialect, machine
@@ -25,7 +27,7 @@ from engine.store import (EXIT_FILE, LAUNCH_FILE, META_FILE, OUTPUT_FILE, STATE_
                           read_json, write_json)
 from engine.tail import CHUNK, FileTail
 from engine.telemetry import events_from_line
-from engine.workloads import get_workload
+from engine.workloads import Context, Plan, get_workload
 from engine.workloads.emit import PREFIX
 
 POLL_INTERVAL = 0.1
@@ -237,16 +239,35 @@ class Runner:
         self.store = store or Store()
 
     def start(self, spec: JobSpec) -> RunHandle:
-        """Check ``spec`` can run here, create its run and start the job."""
-        accelerator = require_available(spec.accelerator)
-        workload = get_workload(spec.workload)
+        """Check ``spec`` can run here, create its run and start the job.
+
+        A spec that cannot start leaves no run behind: its directory is removed.
+        """
+        require_available(spec.accelerator)
         launcher = get_launcher(spec.launcher)
-        argv = workload.argv(spec.params, spec.python or sys.executable, accelerator.device)
         info = self.store.create(spec)
-        env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
-               "ACCELBENCH_RUN_ID": info.id, **spec.env}
-        launcher.start(info, spec, argv, env)
+        try:
+            plan = self.plan(spec, info.dir)
+            for name, content in plan.files.items():
+                info.path(name).write_text(content)
+            env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
+                   "ACCELBENCH_RUN_ID": info.id, **plan.env, **spec.env}
+            write_json(info.path(LAUNCH_FILE), {
+                "argv": plan.argv, "env": env, "cwd": str(info.dir),
+                "telemetry_interval": spec.telemetry_interval, "dialects": plan.dialects})
+            launcher.start(info, spec)
+        except BaseException:
+            self.store.remove(info.id)
+            raise
         return RunHandle(self.store, info)
+
+    @staticmethod
+    def plan(spec: JobSpec, run_dir: Path) -> Plan:
+        """The job's plan (argv, environment, files, dialects) for ``spec`` in ``run_dir``."""
+        accelerator = get_accelerator(spec.accelerator)
+        python = spec.python or site.value(spec.accelerator, "python") or sys.executable
+        ctx = Context(python, accelerator.name, accelerator.device, run_dir)
+        return get_workload(spec.workload).plan(spec.params, ctx)
 
     def open(self, ref: str) -> RunHandle:
         """A run started earlier (by this process or any other), by id or id prefix."""

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import sqlite3
 import time
 from contextlib import closing
@@ -164,6 +165,13 @@ class Store:
             db.execute("UPDATE runs SET status = ?, summary = COALESCE(?, summary),"
                        " ended = COALESCE(?, ended) WHERE id = ?",
                        (status, None if summary is None else json.dumps(summary), ended, run_id))
+            db.commit()
+
+    def remove(self, run_id: str) -> None:
+        """Delete a run: its directory and its index row."""
+        shutil.rmtree(self.runs_dir / run_id, ignore_errors=True)
+        with closing(self._connect()) as db:
+            db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
             db.commit()
 
     def list(self, limit: int | None = None) -> list[RunInfo]:

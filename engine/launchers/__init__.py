@@ -22,8 +22,8 @@ LAUNCHERS = {"local": "engine.launchers.local", "slurm": "engine.launchers.slurm
 class Launcher(Protocol):
     """What every launcher module provides."""
 
-    def start(self, run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
-        """Start the job of ``run``; return once it is on its way."""
+    def start(self, run: RunInfo, spec: JobSpec) -> None:
+        """Start the job that the run's ``launch.json`` describes; return once it is on its way."""
 
     def cancel(self, run: RunInfo, grace: float) -> None:
         """Stop the job: politely, then by force after ``grace`` seconds."""

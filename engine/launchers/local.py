@@ -13,16 +13,13 @@ import psutil
 
 from engine.launchers import jobwrap
 from engine.spec import JobSpec
-from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, WRAPPER_FILE, RunInfo,
-                          read_json, write_json)
+from engine.store import CANCEL_FILE, EXIT_FILE, WRAPPER_FILE, RunInfo, read_json, write_json
 
 WRAPPER_START_TIMEOUT = 30.0
 
 
-def start(run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
-    """Write ``launch.json`` and start the wrapper in a session of its own."""
-    write_json(run.path(LAUNCH_FILE), {"argv": argv, "env": env, "cwd": str(run.dir),
-                                       "telemetry_interval": spec.telemetry_interval})
+def start(run: RunInfo, spec: JobSpec) -> None:  # noqa: ARG001 - the launcher interface
+    """Start the wrapper, in a session of its own, on the run's ``launch.json``."""
     with open(run.path("wrapper.log"), "ab") as log:
         subprocess.Popen([sys.executable, jobwrap.__file__, str(run.dir)], cwd=run.dir,
                          stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

@@ -16,8 +16,8 @@ import time
 from engine.launchers import jobwrap
 from engine.slurm import QUEUE, SlurmJob, job_name, preflight, resource_args, sbatch, scancel
 from engine.spec import JobSpec
-from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, STATE_FILE, WRAPPER_FILE, RunInfo,
-                          read_json, write_json)
+from engine.store import (CANCEL_FILE, EXIT_FILE, STATE_FILE, WRAPPER_FILE, RunInfo, read_json,
+                          write_json)
 
 SLURM_FILE = "slurm.json"
 SUBMIT_TIMEOUT = 60.0  # a run with no job id after this long was never submitted
@@ -25,21 +25,14 @@ FINAL_GRACE = 10.0  # how long a finished job's wrapper gets to write exit.json 
 _FINAL_STATUS = {"COMPLETED": "done", "CANCELLED": "cancelled"}
 
 
-def write_launch(run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
-    """Check the request against the cluster, then record what the wrapper will run."""
-    preflight(spec.slurm)
-    write_json(run.path(LAUNCH_FILE), {"argv": argv, "env": env, "cwd": str(run.dir),
-                                       "telemetry_interval": spec.telemetry_interval})
-
-
 def wrapper_argv(run: RunInfo) -> list[str]:
     """The command that runs on the compute node: accelbench's wrapper for this run."""
     return [sys.executable, jobwrap.__file__, str(run.dir)]
 
 
-def start(run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
+def start(run: RunInfo, spec: JobSpec) -> None:
     """Write ``job.sbatch`` (every value quoted) and submit it with ``sbatch --parsable``."""
-    write_launch(run, spec, argv, env)
+    preflight(spec.slurm)
     script = run.path("job.sbatch")
     script.write_text("#!/bin/bash\n"
                       f"# accelbench run {run.id}: the job runs under accelbench's wrapper,\n"

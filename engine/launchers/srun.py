@@ -17,16 +17,16 @@ import time
 import psutil
 
 from engine.launchers import slurm
-from engine.slurm import QUEUE, job_name, resource_args, tool
+from engine.slurm import QUEUE, job_name, preflight, resource_args, tool
 from engine.spec import JobSpec
 from engine.store import EXIT_FILE, RunInfo, read_json, write_json
 
 SRUN_LOG = "srun.log"
 
 
-def start(run: RunInfo, spec: JobSpec, argv: list[str], env: dict[str, str]) -> None:
+def start(run: RunInfo, spec: JobSpec) -> None:
     """Start ``srun <options> <wrapper>`` detached, its messages going to ``srun.log``."""
-    slurm.write_launch(run, spec, argv, env)
+    preflight(spec.slurm)
     command = [tool("srun"), f"--job-name={job_name(run.id)}", f"--chdir={run.dir}",
                *resource_args(spec.slurm), *slurm.wrapper_argv(run)]
     with open(run.path(SRUN_LOG), "ab") as log:

@@ -8,9 +8,9 @@ never imports them.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from engine.errors import UserError, lookup
 from engine.params import Param
@@ -19,8 +19,33 @@ SCRIPTS_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
+class Context:
+    """What a workload's command line depends on besides its knobs."""
+
+    python: str
+    accelerator: str
+    device: str
+    run_dir: Path
+
+
+@dataclass
+class Plan:
+    """How to run a job: argv (no shell), extra environment, files to write into the run
+    directory first, and the log dialects its output is read with."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    dialects: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Workload:
-    """A kind of job: its parameter schema and how to turn values into argv."""
+    """A kind of job: its parameter schema and how to turn values into a ``Plan``.
+
+    ``recipe`` builds the plan of a vendor program (``engine/workloads/vendor.py``);
+    without one, the plan runs ``script`` (or, for ``command``, the user's command).
+    """
 
     name: str
     title: str
@@ -28,6 +53,7 @@ class Workload:
     params: tuple[Param, ...]
     accelerators: tuple[str, ...]
     script: str = ""
+    recipe: Callable[[dict[str, Any], Context], Plan] | None = None
 
     @property
     def launchable(self) -> bool:
@@ -51,17 +77,24 @@ class Workload:
         """Every knob at its default value."""
         return {p.name: p.default for p in self.params}
 
-    def argv(self, params: dict[str, Any], python: str, device: str) -> list[str]:
-        """The job's command line for checked ``params`` on ``device``."""
+    def plan(self, params: dict[str, Any], ctx: Context) -> Plan:
+        """How to run this workload with checked ``params`` (a ``UserError`` if it cannot)."""
         if not self.launchable:
             raise UserError("an imported run holds a log: it has no command to start",
                             hint="start a preset instead (accelbench presets)")
+        if self.recipe is not None:
+            return self.recipe(params, ctx)
         if not self.script:
             argv = shlex.split(params["command"])
             if not argv:
                 raise UserError("params.command: expected a command to run, got ''")
-            return argv
-        argv = [python, "-u", str(SCRIPTS_DIR / self.script), "--device", device]
+            return Plan(argv)
+        return Plan([ctx.python, "-u", str(SCRIPTS_DIR / self.script), "--device", ctx.device,
+                     *self.flags(params)])
+
+    def flags(self, params: dict[str, Any]) -> list[str]:
+        """``--knob value`` for every knob, as the workload scripts take them."""
+        argv = []
         for p in self.params:
             value = params[p.name]
             argv += [p.flag, ("true" if value else "false") if p.type is bool else str(value)]
@@ -135,7 +168,14 @@ IMPORTED = Workload(
             Param("dialects", str, "", "the log dialects it was read with, comma-separated")),
 )
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (MNIST_CNN, BERT_FINETUNE, COMMAND, IMPORTED)}
+def _catalog() -> dict[str, Workload]:
+    from engine.workloads import vendor
+
+    return {w.name: w for w in (MNIST_CNN, vendor.BERT_FINETUNE, COMMAND, IMPORTED,
+                                *vendor.WORKLOADS)}
+
+
+WORKLOADS: dict[str, Workload] = _catalog()
 
 
 def get_workload(name: str) -> Workload:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import json
 import math
 import random
@@ -34,7 +35,7 @@ NEUTRAL = ("the a film movie story plot actor scene it was is and with this of i
 def parse_args() -> argparse.Namespace:
     """The command line: ``--device`` plus one flag per BERT_FINETUNE parameter."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--device", choices=("cpu", "cuda", "xla"), default="cpu")
     p.add_argument("--model", default="bert-base-uncased")
     p.add_argument("--dataset", default="synthetic")
     p.add_argument("--max-seq-length", type=int, default=128)
@@ -240,6 +241,9 @@ def main() -> None:
     if a.device == "cuda" and not torch.cuda.is_available():
         fail("cuda_unavailable", "--device cuda, but torch sees no CUDA GPU",
              hint="use --device cpu")
+    if a.device == "xla" and importlib.util.find_spec("torch_xla") is None:
+        fail("torch_xla_missing", "--device xla, but this Python has no torch_xla (Neuron SDK)",
+             hint="set [trainium] python in accelbench's config.toml to the Neuron virtualenv")
     set_seed(a.seed)
     train_rows, eval_rows = load_data(a.dataset, a.seed)
     train_rows = train_rows[:a.train_samples or None]

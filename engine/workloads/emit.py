@@ -11,6 +11,7 @@ Everything else the script prints is ordinary human output.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -18,8 +19,13 @@ import time
 PREFIX = "@@accelbench "
 
 
+_RANK0 = os.environ.get("RANK", "0") == "0"  # under torchrun, only rank 0 reports
+
+
 def emit(type: str, **fields) -> None:
-    """Print one machine line for an event of ``type`` with ``fields``."""
+    """Print one machine line for an event of ``type`` with ``fields`` (rank 0 only)."""
+    if not _RANK0:
+        return
     fields = {"type": type, "t": round(time.time(), 6), **fields}
     sys.stdout.write(PREFIX + json.dumps(fields, separators=(",", ":")) + "\n")
     sys.stdout.flush()

@@ -1,0 +1,108 @@
+"""Workloads of the seed systems, as their users ran them (``../shared/seeds``).
+
+Each recipe turns checked knobs into a ``Plan``: the vendor's program driven
+unchanged (its path from the site configuration), the log dialects its output is
+read with, and files it needs written into the run directory first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from engine import site
+from engine.errors import UserError
+from engine.params import Param
+from engine.workloads import BERT_FINETUNE as _BERT
+from engine.workloads import SCRIPTS_DIR, Context, Plan, Workload
+
+
+def _bert(params: dict[str, Any], ctx: Context) -> Plan:
+    """Our BERT script; on Trainium under torchrun, one process per NeuronCore, on XLA."""
+    script = str(SCRIPTS_DIR / "bert_finetune.py")
+    if ctx.accelerator != "trainium":
+        return Plan([ctx.python, "-u", script, "--device", ctx.device, *_BERT.flags(params)])
+    nproc = int(site.value("trainium", "nproc_per_node", 2))
+    return Plan([ctx.python, "-m", "torch.distributed.run", f"--nproc_per_node={nproc}",
+                 script, "--device", "xla", *_BERT.flags(params)])
+
+
+BERT_FINETUNE = dataclasses.replace(_BERT, accelerators=("cpu", "cuda", "trainium"),
+                                    recipe=_bert)
+
+
+def _sambanova(params: dict[str, Any], ctx: Context) -> Plan:  # noqa: ARG001
+    """The vendor's BertLarge_run.sh, run inside the sbatch allocation ([slurm] sets it)."""
+    script = params["script"] or site.required("sambanova", "bert_large_script")
+    return Plan(["bash", script, *shlex.split(params["args"])], dialects=["sambanova"])
+
+
+SAMBANOVA_BERT_LARGE = Workload(
+    name="sambanova_bert_large",
+    title="BERT-Large pre-training (SambaNova)",
+    description="The vendor's BertLarge_run.sh through sbatch; ntasks, ntasks_per_node, nodes,"
+                " cpus_per_task and gres (rdu:N) in the preset's [slurm] table.",
+    accelerators=("sambanova",),
+    recipe=_sambanova,
+    params=(
+        Param("script", str, "", "BertLarge_run.sh (empty: the site configuration's)"),
+        Param("args", str, "", "arguments for the script, split like a shell would"),
+    ),
+)
+
+
+def override_yaml(text: str, section: str, key: str, value: Any) -> str:
+    """``text`` with ``key:`` inside the top-level ``section:`` block set to ``value``."""
+    lines, inside = text.split("\n"), False
+    for i, line in enumerate(lines):
+        if re.match(r"^\S", line):
+            inside = line.split("#")[0].strip() == f"{section}:"
+        elif inside:
+            found = re.match(rf"^(\s+){re.escape(key)}\s*:", line)
+            if found:
+                lines[i] = f"{found.group(1)}{key}: {value}"
+                return "\n".join(lines)
+    raise UserError(f"the params YAML has no {section}.{key} to override",
+                    hint="check params.params_yaml (a ModelZoo config)")
+
+
+def _cerebras(params: dict[str, Any], ctx: Context) -> Plan:
+    """ModelZoo ``run.py CSX`` from the login node, on a copy of the params YAML."""
+    source = Path(params["params_yaml"] or site.required("cerebras", "params")).expanduser()
+    try:
+        text = source.read_text()
+    except OSError as exc:
+        raise UserError(f"params.params_yaml: cannot read {source}: {exc.strerror}") from None
+    if params["batch_size"]:
+        text = override_yaml(text, "train_input", "batch_size", params["batch_size"])
+    if params["max_steps"]:
+        text = override_yaml(text, "runconfig", "max_steps", params["max_steps"])
+    run_py = Path(params["run_py"]).expanduser() if params["run_py"] else (
+        source.parent.parent / "run.py")
+    argv = [ctx.python, str(run_py), "CSX", "--params", str(ctx.run_dir / "params.yaml"),
+            "--mode", params["mode"], "--model_dir", str(ctx.run_dir / "model_dir"),
+            "--num_csx", str(params["num_csx"])]
+    return Plan(argv, files={"params.yaml": text}, dialects=["cerebras"])
+
+
+CEREBRAS_BERT = Workload(
+    name="cerebras_modelzoo",
+    title="ModelZoo training (Cerebras CS-2)",
+    description="ModelZoo run.py CSX on a copy of the params YAML (BERT-Large in the seeds),"
+                " with the batch size and steps overridden there.",
+    accelerators=("cerebras",),
+    recipe=_cerebras,
+    params=(
+        Param("params_yaml", str, "", "the ModelZoo params YAML (empty: the site configuration's)"),
+        Param("run_py", str, "", "ModelZoo's run.py (empty: ../run.py next to the YAML's folder)"),
+        Param("batch_size", int, 0, "train_input.batch_size (0: as in the YAML)", min=0),
+        Param("max_steps", int, 0, "runconfig.max_steps (0: as in the YAML)", min=0),
+        Param("mode", str, "train", "run.py --mode", choices=("train", "eval", "train_and_eval")),
+        Param("num_csx", int, 1, "CS-2 systems to use", min=1, max=64),
+    ),
+)
+
+WORKLOADS = (SAMBANOVA_BERT_LARGE, CEREBRAS_BERT)
