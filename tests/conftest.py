@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -46,3 +47,16 @@ def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.Complet
 def json_events(stdout: str) -> list[dict]:
     """The events printed by ``--json``, one per line."""
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+CLUSTER = ROOT / "tests" / "slurm" / "start-cluster.sh"
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    """A running one-node cluster (GRES rdu:8, ipu:4), started if need be (needs root)."""
+    if os.geteuid() != 0 and shutil.which("sinfo") is None:
+        pytest.skip("Slurm is not installed and only root can install it here")
+    out = subprocess.run(["bash", str(CLUSTER)], capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        pytest.fail(f"could not start the test cluster: {out.stderr[-2000:]}")

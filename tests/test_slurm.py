@@ -19,17 +19,6 @@ from engine.store import EXIT_FILE
 from tests.conftest import ROOT, accelbench, json_events
 
 pytestmark = pytest.mark.slurm
-CLUSTER = ROOT / "tests" / "slurm" / "start-cluster.sh"
-
-
-@pytest.fixture(scope="session")
-def cluster():
-    """A running one-node cluster (GRES rdu:8, ipu:4), started if need be (needs root)."""
-    if os.geteuid() != 0 and shutil.which("sinfo") is None:
-        pytest.skip("Slurm is not installed and only root can install it here")
-    out = subprocess.run(["bash", str(CLUSTER)], capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        pytest.fail(f"could not start the test cluster: {out.stderr[-2000:]}")
 
 
 @pytest.fixture(autouse=True)
