@@ -160,3 +160,30 @@ def test_detection_through_slurm_gres(monkeypatch):
     monkeypatch.setattr("engine.accelerators.sambanova.slurm_gres", lambda: {"rdu": 8})
     found = get_accelerator("sambanova").detect()
     assert found.available and found.detail == "through Slurm (GRES rdu:8 per node)"
+
+
+def test_cerebras_appliance_state_and_cancel_with_csctl(site, runner, monkeypatch, tmp_path):
+    from engine.launchers.appliance import APPLIANCE
+
+    monkeypatch.setattr("engine.runner.require_available", lambda name: None)
+    monkeypatch.setenv("PATH", f"{STANDINS}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("CSCTL_CANCELLED", str(tmp_path / "cancelled"))
+    monkeypatch.setattr(APPLIANCE, "interval", 0.2)
+    slow = site["zoo"] / "run.py"
+    slow.write_text(slow.read_text().replace("cerebras_bert_large_batch2048.log",
+                                             "cerebras_bert_large_batch512.log")
+                    .replace("'--']", "'--delay', '0.1', '--']"))
+    handle = runner.start(load_preset(find_preset("cerebras-bert-large-batch512")))
+    seen = []
+
+    async def watch():
+        async for event in handle.events(poll=0.05):
+            seen.append(event)
+            if event.kind == "phase" and event.detail.startswith("csctl: wsjob-awx6"):
+                await asyncio.to_thread(handle.cancel, 2)
+
+    asyncio.run(asyncio.wait_for(watch(), 60))
+    assert ("running", "csctl: wsjob-awx6fid64f4fzt6gfqmvdv RUNNING") in [
+        (e.name, e.detail) for e in seen if e.kind == "phase"]
+    assert (tmp_path / "cancelled").read_text().split() == ["wsjob-awx6fid64f4fzt6gfqmvdv"]
+    assert seen[-1].status == "cancelled"

@@ -1,4 +1,5 @@
-"""Launchers: the doors a run goes through: a local process, ``sbatch``, ``srun``.
+"""Launchers: the doors a run goes through: a local process, ``sbatch``, ``srun``, the
+Cerebras appliance.
 
 A launcher starts a run's job so that it outlives whoever started it, cancels
 it, and tells the state of a run that has not recorded an exit status yet.
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from engine.store import RunInfo
 
 LAUNCHERS = {"local": "engine.launchers.local", "slurm": "engine.launchers.slurm",
-             "srun": "engine.launchers.srun"}
+             "srun": "engine.launchers.srun", "appliance": "engine.launchers.appliance"}
 
 
 class Launcher(Protocol):
