@@ -16,6 +16,7 @@ from engine.events import Event
 DIALECTS = {
     "hf_trainer": "engine.parsers.hf_trainer",
     "neuron_profile": "engine.parsers.neuron_profile",
+    "neuron_runtime": "engine.parsers.neuron_runtime",
     "poptorch": "engine.parsers.poptorch",
     "sambanova": "engine.parsers.sambanova",
     "cerebras": "engine.parsers.cerebras",

@@ -1,0 +1,55 @@
+"""Neuron SDK runtime and compiler failures (Trainium), recognised with a hint each."""
+
+from __future__ import annotations
+
+import re
+
+from engine.events import Diagnosis, Event
+from engine.parsers import Dialect
+
+# (code, pattern, message, hint): the first match of a line wins; each code once per run.
+_FAILURES = [
+    ("neuron_cores_busy",
+     re.compile(r"Neuron ?[Cc]ore\(?s?\)? (?:are )?(?:already in use|not available)|"
+                r"nrt_allocate_neuron_cores.*(?:failed|in use)"),
+     "the NeuronCores are held by another process",
+     "neuron-ls or neuron-top shows who holds them; stop it, or lower nproc_per_node"),
+    ("neuron_no_device",
+     re.compile(r"No neuron device available|/dev/neuron\d+.*(?:No such file|not found)"),
+     "no Neuron device is visible to the job",
+     "run on a trn1/inf2 instance (neuron-ls lists the devices) with the Neuron driver loaded"),
+    ("neuron_out_of_memory",
+     re.compile(r"RESOURCE_EXHAUSTED|Failed to allocate .*(?:HBM|device memory)|"
+                r"out of (?:device )?memory", re.IGNORECASE),
+     "the model does not fit in the NeuronCores' device memory",
+     "lower batch_size or max_seq_length"),
+    ("neuron_compile_failed",
+     re.compile(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF", re.IGNORECASE),
+     "the Neuron compiler failed on the model's graph",
+     "read the compiler's log it names; check NEURON_CC_FLAGS"),
+]
+
+
+class NeuronRuntime(Dialect):
+    """Runtime (NRT) and compiler (neuronx-cc) failures of Neuron SDK jobs."""
+
+    name = "neuron_runtime"
+    title = "Neuron runtime and compiler errors"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self.reported: set[str] = set()
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        """A Diagnosis for the first line of each kind of failure."""
+        for code, pattern, message, hint in _FAILURES:
+            if code not in self.reported and pattern.search(line):
+                self.reported.add(code)
+                return [Diagnosis(self.run_id, ts, code, f"{message}: {line.strip()[:200]}",
+                                  hint)]
+        return []
+
+    @classmethod
+    def sniff(cls, text: str) -> bool:
+        """True when the text shows Neuron runtime or compiler messages."""
+        return "NRT:" in text or "neuronx-cc" in text
