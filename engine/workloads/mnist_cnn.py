@@ -71,7 +71,7 @@ class Network(nn.Module):
 def fail(code: str, message: str, hint: str) -> NoReturn:
     """Report a problem the user must fix, then exit 2."""
     emit("diagnosis", code=code, message=message, hint=hint)
-    print(f"mnist_cnn: error: {message}; hint: {hint}", file=sys.stderr)
+    print(f"{Path(sys.argv[0]).stem}: error: {message}; hint: {hint}", file=sys.stderr)
     sys.exit(2)
 
 

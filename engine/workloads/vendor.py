@@ -17,7 +17,7 @@ from engine import site
 from engine.errors import UserError
 from engine.params import Param
 from engine.workloads import BERT_FINETUNE as _BERT
-from engine.workloads import SCRIPTS_DIR, Context, Plan, Workload
+from engine.workloads import MNIST_CNN, SCRIPTS_DIR, Context, Plan, Workload
 
 
 def _bert(params: dict[str, Any], ctx: Context) -> Plan:
@@ -27,11 +27,36 @@ def _bert(params: dict[str, Any], ctx: Context) -> Plan:
         return Plan([ctx.python, "-u", script, "--device", ctx.device, *_BERT.flags(params)])
     nproc = int(site.value("trainium", "nproc_per_node", 2))
     return Plan([ctx.python, "-m", "torch.distributed.run", f"--nproc_per_node={nproc}",
-                 script, "--device", "xla", *_BERT.flags(params)])
+                 script, "--device", "xla", *_BERT.flags(params)], dialects=["neuron_runtime"])
 
 
 BERT_FINETUNE = dataclasses.replace(_BERT, accelerators=("cpu", "cuda", "trainium"),
                                     recipe=_bert)
+
+
+def _poptorch(params: dict[str, Any], ctx: Context) -> Plan:
+    """Our PopTorch MNIST script under the PopTorch virtualenv's Python ([ipu] python)."""
+    script = str(SCRIPTS_DIR / MNIST_POPTORCH.script)
+    return Plan([ctx.python, "-u", script, *MNIST_POPTORCH.flags(params)], dialects=["poptorch"])
+
+
+MNIST_POPTORCH = Workload(
+    name="mnist_poptorch",
+    title="MNIST CNN (Graphcore PopTorch)",
+    description="The seeds' MNIST CNN through PopTorch, as in Graphcore's tutorial; on the"
+                " IPUs of an srun allocation (--ipus=N in [slurm] extra).",
+    accelerators=("ipu",),
+    script="mnist_poptorch.py",
+    recipe=_poptorch,
+    params=(
+        *(MNIST_CNN.param(name) for name in ("learning_rate", "epochs", "batch_size",
+                                             "test_batch_size")),
+        Param("device_iterations", int, 50, "training steps per call of the IPU"
+              " (PopTorch deviceIterations; the tutorial's: 50)", min=1, max=100000),
+        *(MNIST_CNN.param(name) for name in ("data", "data_dir", "train_samples",
+                                             "test_samples", "seed")),
+    ),
+)
 
 
 def _sambanova(params: dict[str, Any], ctx: Context) -> Plan:  # noqa: ARG001
@@ -105,4 +130,4 @@ CEREBRAS_BERT = Workload(
     ),
 )
 
-WORKLOADS = (SAMBANOVA_BERT_LARGE, CEREBRAS_BERT)
+WORKLOADS = (MNIST_POPTORCH, SAMBANOVA_BERT_LARGE, CEREBRAS_BERT)
