@@ -252,9 +252,11 @@ class Runner:
                 info.path(name).write_text(content)
             env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
                    "ACCELBENCH_RUN_ID": info.id, **plan.env, **spec.env}
+            sampler = get_accelerator(spec.accelerator).sampler
             write_json(info.path(LAUNCH_FILE), {
                 "argv": plan.argv, "env": env, "cwd": str(info.dir),
-                "telemetry_interval": spec.telemetry_interval, "dialects": plan.dialects})
+                "telemetry_interval": spec.telemetry_interval,
+                "samplers": [sampler] if sampler else [], "dialects": plan.dialects})
             launcher.start(info, spec)
         except BaseException:
             self.store.remove(info.id)

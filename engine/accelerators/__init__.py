@@ -19,12 +19,14 @@ class Availability:
 
 @dataclass(frozen=True)
 class Accelerator:
-    """One system: its name, the device string workloads take, and its detection."""
+    """One system: its name, the device string workloads take, its detection, and the
+    vendor sampler (``engine/telemetry``) that samples it beside the job, if any."""
 
     name: str
     title: str
     device: str
     detect: Callable[[], Availability]
+    sampler: str = ""
 
 
 def _registry() -> dict[str, Accelerator]:

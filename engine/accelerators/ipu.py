@@ -23,4 +23,5 @@ def detect() -> Availability:
                                       " and none of gc-info, gc-monitor on PATH")
 
 
-ACCELERATOR = Accelerator(name="ipu", title="Graphcore IPU (PopTorch)", device="ipu", detect=detect)
+ACCELERATOR = Accelerator(name="ipu", title="Graphcore IPU (PopTorch)", device="ipu",
+                          detect=detect, sampler="graphcore")

@@ -23,4 +23,5 @@ def detect() -> Availability:
                                       " and none of snconfig, sntilestat on PATH")
 
 
-ACCELERATOR = Accelerator(name="sambanova", title="SambaNova RDU", device="rdu", detect=detect)
+ACCELERATOR = Accelerator(name="sambanova", title="SambaNova RDU", device="rdu",
+                          detect=detect, sampler="sambanova")

@@ -23,4 +23,5 @@ def detect() -> Availability:
                                       " and none of neuron-ls, neuron-top, neuron-monitor on PATH")
 
 
-ACCELERATOR = Accelerator(name="trainium", title="AWS Trainium (Neuron SDK)", device="xla", detect=detect)
+ACCELERATOR = Accelerator(name="trainium", title="AWS Trainium (Neuron SDK)", device="xla",
+                          detect=detect, sampler="neuron")

@@ -3,8 +3,9 @@
 It runs detached (its own session, no terminal), so the reader that started it
 may exit or lose its SSH link at any time. It starts the job from the run's
 ``launch.json`` in a process group of its own with stdout and stderr going to
-``output.log``, samples telemetry beside it, forwards SIGTERM to the job's
-group, and records the exit status in ``exit.json``.
+``output.log``, samples telemetry beside it (this machine's, and the vendor tools'
+that ``launch.json``'s ``samplers`` name), forwards SIGTERM to the job's group, and
+records the exit status in ``exit.json``.
 """
 
 from __future__ import annotations
@@ -69,14 +70,18 @@ def run(run_dir: Path) -> int:
     signal.signal(signal.SIGINT, forward)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
-    stop = threading.Event()
-    if launch["telemetry_interval"] > 0:
+    stop, interval, vendors = threading.Event(), launch["telemetry_interval"], []
+    if interval > 0:
         from engine.telemetry.host import sample_until
+        from engine.telemetry.tool import start_samplers
 
+        vendors = start_samplers(launch.get("samplers", []), interval, run_dir)
         threading.Thread(target=sample_until, daemon=True, args=(
-            stop, job.pid, launch["telemetry_interval"], run_dir / TELEMETRY_FILE)).start()
+            stop, job.pid, interval, run_dir / TELEMETRY_FILE, vendors)).start()
     returncode = job.wait()
     stop.set()
+    for vendor in vendors:
+        vendor.close()
     cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
     extra = {"detail": f"the job's wrapper received {terminated[0]}"} if terminated else {}
     if terminated and "SLURM_JOB_ID" in os.environ:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import psutil
 
 from engine.telemetry import record_line
+from engine.telemetry.tool import ToolSampler
 
 _MIB = 1024 * 1024
 
@@ -81,12 +83,15 @@ def _nvml_sample(handles: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def sample_until(stop: threading.Event, pid: int, interval: float, out: Path) -> None:
-    """Append a telemetry line to ``out`` every ``interval`` s until ``stop`` is set."""
+def sample_until(stop: threading.Event, pid: int, interval: float, out: Path,
+                 vendors: Sequence[ToolSampler] = ()) -> None:
+    """Append a telemetry line to ``out`` every ``interval`` s until ``stop`` is set:
+    this machine's readings and the latest of each vendor sampler, in one record."""
     try:
         sampler = HostSampler(pid)
     except psutil.Error:
         return
     with open(out, "a", buffering=1) as f:
         while not stop.wait(interval):
-            f.write(record_line(time.time(), sampler.sample()) + "\n")
+            engines = sampler.sample() + [e for vendor in vendors for e in vendor.sample()]
+            f.write(record_line(time.time(), engines) + "\n")
