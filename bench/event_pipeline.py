@@ -53,7 +53,7 @@ def main() -> None:
         for _ in range(args.repeat):
             t = time.perf_counter()
             with open(info.path(OUTPUT_FILE), "rb") as f:
-                count = len(f.read().decode().split("\n"))
+                assert len(f.read().decode().split("\n")) == args.lines + 1
             best_bare = min(best_bare, time.perf_counter() - t)
             t = time.perf_counter()
             events, state = runner.open(info.id).replay()

@@ -3,11 +3,9 @@
 import asyncio
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 

@@ -1,9 +1,7 @@
 """Pilot tests of the app: pickers, the form, presets, real runs, cancel, the runs table."""
 
-import asyncio
 import time
 
-import pytest
 from textual.widgets import Button, DataTable, Input, OptionList, ProgressBar
 
 from engine.presets import user_dir
