@@ -56,12 +56,35 @@ def parse_section(section: Section, run_id: str, dialects: list[str], ts: float 
     parsers = [get_dialect(name)(run_id) for name in dialects]
     events: list[Event] = []
     for line in section.text.split("\n"):
-        for part in [p for p in line.split("\r") if p] or [""]:
-            for parser in parsers:
-                events += parser.feed(part, ts)
+        events += _feed(parsers, line, ts)
     for parser in parsers:
         events += parser.finish(ts)
     section.events = events
+
+
+def _feed(parsers: list, line: str, ts: float) -> list[Event]:
+    return [e for part in [p for p in line.split("\r") if p] or [""]
+            for parser in parsers for e in parser.feed(part, ts)]
+
+
+def split_runs(section: Section, dialects: list[str]) -> list[Section]:
+    """A section cut after each line that ends a run (a dialect's ``run_end`` metric),
+    where another run's figures follow: one seed section often holds two runs."""
+    parsers = [get_dialect(name)("split") for name in dialects]
+    ends = {name for parser in parsers for name in parser.run_end}
+    parts, lines, ended = [], [], False
+    for line in section.text.split("\n"):
+        events = _feed(parsers, line, 0.0)
+        if ended and events:
+            parts.append(lines)
+            lines, ended = [], False
+        lines.append(line)
+        ended = ended or any(e.kind == "metric" and e.name in ends for e in events)
+    parts.append(lines)
+    if len(parts) == 1:
+        return [section]
+    return [Section(f"{section.title} ({i})" if section.title else f"({i})", "\n".join(part))
+            for i, part in enumerate(parts, 1)]
 
 
 def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
@@ -74,10 +97,12 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
     if dialect != "auto" and dialect not in DIALECTS:
         raise UserError(f"unknown dialect {dialect!r}",
                         hint="known dialects: auto, " + ", ".join(DIALECTS))
-    sections = split_sections(text)
-    for index, section in enumerate(sections, 1):
+    sections = []
+    for section in split_sections(text):
         names = detect(section.text) if dialect == "auto" else [dialect]
-        parse_section(section, f"{path.stem}#{index}", names)
+        for part in split_runs(section, names):
+            parse_section(part, f"{path.stem}#{len(sections) + 1}", names)
+            sections.append(part)
     return sections
 
 

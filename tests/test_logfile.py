@@ -72,3 +72,18 @@ def test_imported_runs_cannot_be_started(runner):
     spec = spec_from_dict({"name": "x", "workload": "imported"})
     with pytest.raises(UserError, match="imported run holds a log"):
         runner.start(spec)
+
+
+def test_a_section_holding_two_runs_is_split_after_each_runs_end():
+    seed_004 = {s.title: s for s in parse_file(FIXTURES / "seeds" / "004_fa457edab846a9b4.txt")}
+    first, second = seed_004["1. Cerebras (1)"], seed_004["1. Cerebras (2)"]
+    metrics = [{e.name: e.value for e in s.events if e.kind == "metric"} for s in (first, second)]
+    assert (metrics[0]["samples_processed"], metrics[0]["train_runtime"]) == (512000, 175.070497198)
+    assert (metrics[1]["samples_processed"], metrics[1]["train_runtime"]) == (
+        2048000, 304.403202469)
+    assert metrics[1]["final_loss"] == pytest.approx(7.14844)
+    seed_003 = {s.title: s for s in parse_file(FIXTURES / "seeds" / "003_93166290ad7e1c99.txt")}
+    rates = [next(e.value for e in seed_003[f"Sambanova ({i})"].events
+                  if e.kind == "metric" and e.name == "training_samples_per_second")
+             for i in (1, 2)]
+    assert rates[0] == pytest.approx(4543.12670624255) and rates[1] != rates[0]

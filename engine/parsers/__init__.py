@@ -35,6 +35,7 @@ class Dialect:
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
+    run_end: ClassVar[frozenset[str]] = frozenset()  # metrics a run's log ends with
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id

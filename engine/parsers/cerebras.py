@@ -28,7 +28,7 @@ _JOB_ID = re.compile(r"(compile|execute) job id: (wsjob-\w+)")
 _POLL = re.compile(r"current job status: (\w+), msg: (.*?)\.?(?: For more information.*)?$")
 _JOB_FAILED = re.compile(r"Job (wsjob-\w+) failed due to: ")
 _EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception)): ")
-_SNIFF = re.compile(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster")
+_SNIFF = re.compile(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster|Processed \d+ (?:training )?sample\(s\) in")
 
 # Lines that move the run on, by a piece of their text: (phase, detail).
 _STEPS = {
@@ -54,6 +54,7 @@ class Cerebras(Dialect):
     """Cerebras appliance logs: lifecycle phases, Train lines, samples processed, errors."""
 
     name = "cerebras"
+    run_end = frozenset({"samples_processed"})
     title = "Cerebras appliance"
 
     def __init__(self, run_id: str) -> None:

@@ -28,6 +28,7 @@ class PopTorch(Dialect):
     """Graphcore PopTorch training and evaluation output."""
 
     name = "poptorch"
+    run_end = frozenset({"accuracy"})
     title = "Graphcore PopTorch"
 
     def __init__(self, run_id: str) -> None:

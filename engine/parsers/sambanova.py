@@ -34,6 +34,7 @@ class SambaNova(Dialect):
     """SambaNova BERT-Large logs: compile/run phases, steps, summary figures, failures."""
 
     name = "sambanova"
+    run_end = frozenset({"training_samples_per_second"})
     title = "SambaNova SambaFlow"
 
     def __init__(self, run_id: str) -> None:
