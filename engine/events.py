@@ -81,7 +81,7 @@ class Utilization(Event):
 
 @dataclass(slots=True)
 class Log(Event):
-    """One line of the job's output (``stream``: ``output`` or ``accelbench``)."""
+    """One line of the job's output (``stream``: ``stdout`` or ``stderr``)."""
 
     stream: str
     text: str

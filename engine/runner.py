@@ -8,9 +8,11 @@ a run watched live and one attached to later give the same events.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import sys
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,9 +24,8 @@ from engine.launchers import get_launcher
 from engine.parsers import get_dialect, machine
 from engine.spec import JobSpec
 from engine.state import RunState
-from engine.store import (EXIT_FILE, LAUNCH_FILE, META_FILE, OUTPUT_FILE, STATE_FILE, TELEMETRY_FILE,
-                          WRAPPER_FILE, RunInfo, Store,
-                          read_json, write_json)
+from engine.store import (EXIT_FILE, LAUNCH_FILE, META_FILE, OUTPUT_FILE, STATE_FILE, STDERR_FILE,
+                          TELEMETRY_FILE, WRAPPER_FILE, RunInfo, Store, read_json, write_json)
 from engine.tail import CHUNK, FileTail
 from engine.telemetry import events_from_line
 from engine.workloads import Context, Plan, get_workload
@@ -43,6 +44,7 @@ class Deriver:
         self.state = RunState(run_id)
         self.started = False
         self.dialects = [get_dialect(name)(run_id) for name in dialects]
+        self.stderr: deque[str] = deque()  # stderr lines not yet met in output.log
 
     def _keep(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -56,8 +58,20 @@ class Deriver:
     def job_started(self, wrapper: dict[str, Any]) -> list[Event]:
         """The job's process is up: the run is running (until the job reports finer phases)."""
         self.started, self.ts = True, wrapper["started"]
-        detail = f"pid {wrapper['job_pid']} on {wrapper['host']}"
-        return self._keep([Phase(self.run_id, self.ts, "running", detail)])
+        return self._keep([Phase(self.run_id, self.ts, "running", f"on {wrapper['host']}")])
+
+    def stderr_lines(self, lines: list[str]) -> None:
+        """Note the job's stderr lines, read from ``stderr.log`` before ``output.log``."""
+        self.stderr.extend(lines)
+
+    def _stream(self, line: str) -> str:
+        """``stderr`` if ``line`` is the next stderr line (a few may be skipped), else ``stdout``."""
+        for i, pending in enumerate(itertools.islice(self.stderr, 4)):
+            if pending == line:
+                for _ in range(i + 1):
+                    self.stderr.popleft()
+                return "stderr"
+        return "stdout"
 
     def output(self, lines: list[str]) -> list[Event]:
         """Events of job output lines: machine lines become their events, others logs."""
@@ -69,7 +83,8 @@ class Deriver:
                     self.ts = event.ts
                     events.append(event)
                     continue
-            events.append(Log(run_id, self.ts, "output", line))
+            events.append(Log(run_id, self.ts, self._stream(line) if self.stderr else "stdout",
+                              line))
             for dialect in self.dialects:
                 events += dialect.feed(line, self.ts)
         return self._keep(events)
@@ -145,7 +160,8 @@ class RunHandle:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
         return Deriver(self.id, meta["created"], launch.get("dialects", [])), [
-            FileTail(self.info.path(name)) for name in (STATE_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
+            FileTail(self.info.path(name))
+            for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
     def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
               chunk: int = CHUNK) -> tuple[list[Event], bool]:
@@ -166,17 +182,19 @@ class RunHandle:
             elif record is None and status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
-        state, out, tel = tails
+        state, err, out, tel = tails
         events = []
         if not deriver.started:
-            wrapper = read_json(self.info.path(WRAPPER_FILE))
-            if wrapper and "job_pid" in wrapper:
+            wrapper = read_json(self.info.path(WRAPPER_FILE))  # written before the job starts
+            if wrapper:
                 events = deriver.job_started(wrapper)
         events += deriver.launcher_states(state.read_lines(chunk))
+        deriver.stderr_lines(err.read_lines(chunk))
         events += deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
         if record is None or any(t.more() for t in tails):
             return events, False
         events += deriver.launcher_states(state.rest())
+        deriver.stderr_lines(err.rest())
         events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())
         events += deriver.dialects_done()
         events += deriver.ending(record)

@@ -31,7 +31,8 @@ TELEMETRY_FILE = "telemetry.jsonl"
 WRAPPER_FILE = "wrapper.json"
 EXIT_FILE = "exit.json"
 CANCEL_FILE = "cancel.json"
-STATE_FILE = "state.jsonl"  # launcher states (Slurm queue states, controller trouble)
+STATE_FILE = "state.jsonl"
+STDERR_FILE = "stderr.log"  # the job's stderr again, to tell its lines in output.log apart  # launcher states (Slurm queue states, controller trouble)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

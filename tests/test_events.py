@@ -13,7 +13,7 @@ SAMPLES = [
     Throughput("r1", 2.2, 1543.5, 10),
     Utilization("r1", 2.3, "cpu0", 97.5),
     Utilization("r1", 2.3, "job rss", 3.2, 812.5, "MiB"),
-    Log("r1", 2.4, "output", "Accuracy on test set: 98.58% \u2713"),
+    Log("r1", 2.4, "stdout", "Accuracy on test set: 98.58% \u2713"),
     Diagnosis("r1", 2.5, "synthetic_data", "MNIST not found", "put it in ~/mnist"),
     Finished("r1", 3.0, "done", {"samples_per_s": 1543.5, "utilization": {"cpu0": 97.5}}),
 ]

@@ -172,3 +172,23 @@ def test_machine_line_metrics_keep_their_own_timestamps(runner):
     metric = next(e for e in events if isinstance(e, Metric))
     assert (metric.ts, metric.value, metric.step) == (123.5, 0.5, 7)
     assert [e.text for e in events if isinstance(e, Log)] == ["@@accelbench {broken"]
+
+
+MIXED = """
+import sys, time
+print("out 1", flush=True)
+print("err 1", file=sys.stderr, flush=True)
+time.sleep(0.2)
+print("out 2", flush=True)
+print("Traceback-like err 2", file=sys.stderr, flush=True)
+"""
+
+
+def test_stdout_and_stderr_are_told_apart_in_order(runner):
+    handle = runner.start(command_spec(MIXED))
+    live = [(e.stream, e.text) for e in follow(handle) if isinstance(e, Log)]
+    assert live == [("stdout", "out 1"), ("stderr", "err 1"), ("stdout", "out 2"),
+                    ("stderr", "Traceback-like err 2")]
+    replayed, _ = runner.open(handle.id).replay()
+    assert [(e.stream, e.text) for e in replayed if isinstance(e, Log)] == live
+    assert handle.info.path("output.log").read_text() == "out 1\nerr 1\nout 2\nTraceback-like err 2\n"

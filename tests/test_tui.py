@@ -222,3 +222,19 @@ def test_every_binding_has_an_id_and_a_tooltip():
                   SavePreset):
         for binding in owner.BINDINGS:
             assert binding.id and binding.tooltip, (owner.__name__, binding.key)
+
+
+async def test_log_pane_marks_stderr_lines(runner):
+    import shlex
+    import sys
+
+    code = "import sys; print('to stdout', flush=True); print('to stderr', file=sys.stderr)"
+    spec = spec_from_dict({"name": "streams", "workload": "command", "telemetry_interval": 0,
+                           "params": {"command": shlex.join([sys.executable, "-c", code])}})
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        view = app.screen
+        await wait_until(pilot, lambda: view.follower.ended, timeout=30)
+        await pilot.pause(1.2)
+        assert view.query_one("#log").lines == ["to stdout", "▌to stderr"]

@@ -22,8 +22,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run as a file: make the engine package importable
     sys.path[0] = str(Path(__file__).resolve().parents[2])
 
-from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, TELEMETRY_FILE,
-                          WRAPPER_FILE, read_json, write_json)
+from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, STDERR_FILE,
+                          TELEMETRY_FILE, WRAPPER_FILE, read_json, write_json)
 
 
 def exit_record(returncode: int | None, cancelled: bool, started: float, **extra) -> dict:
@@ -38,6 +38,16 @@ def exit_record(returncode: int | None, cancelled: bool, started: float, **extra
     return {**record, **extra}
 
 
+def copy_stderr(pipe, run_dir: Path) -> None:
+    """Append the job's stderr to ``output.log`` (keeping its place among stdout lines),
+    after noting each chunk in ``stderr.log``, so readers can tell the two apart."""
+    with open(run_dir / OUTPUT_FILE, "ab", buffering=0) as out, \
+            open(run_dir / STDERR_FILE, "ab", buffering=0) as note:
+        while chunk := os.read(pipe.fileno(), 65536):
+            note.write(chunk)
+            out.write(chunk)
+
+
 def run(run_dir: Path) -> int:
     """Start, watch and record the job of the run in ``run_dir``."""
     launch = read_json(run_dir / LAUNCH_FILE)
@@ -48,12 +58,14 @@ def run(run_dir: Path) -> int:
         try:
             job = subprocess.Popen(launch["argv"], cwd=launch["cwd"],
                                    env={**os.environ, **launch["env"]},
-                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE,
                                    start_new_session=True)
         except OSError as exc:
             write_json(run_dir / EXIT_FILE, exit_record(
                 127, False, started, error=f"cannot start {launch['argv'][0]!r}: {exc.strerror}"))
             return 127
+    errors = threading.Thread(target=copy_stderr, args=(job.stderr, run_dir), daemon=True)
+    errors.start()
     if "SLURM_JOB_ID" in os.environ:
         wrapper["slurm_job_id"] = os.environ["SLURM_JOB_ID"]
     write_json(run_dir / WRAPPER_FILE, {**wrapper, "job_pid": job.pid})
@@ -79,6 +91,7 @@ def run(run_dir: Path) -> int:
         threading.Thread(target=sample_until, daemon=True, args=(
             stop, job.pid, interval, run_dir / TELEMETRY_FILE, vendors)).start()
     returncode = job.wait()
+    errors.join(5)
     stop.set()
     for vendor in vendors:
         vendor.close()

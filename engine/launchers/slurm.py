@@ -72,8 +72,10 @@ def poll(run: RunInfo) -> str:
         record(run, {"phase": "queued", "detail": job.state + reason})
         return "queued"
     if not job.final:
-        state = "completing" if job.state == "COMPLETING" else "running"
-        record(run, {"phase": state, "detail": f"{job.state} on {job.nodes}"})
+        if job.state == "COMPLETING" or not run.path(WRAPPER_FILE).exists():
+            # once the wrapper runs, the job's own phases (loading, ...) say more than RUNNING
+            state = "completing" if job.state == "COMPLETING" else "running"
+            record(run, {"phase": state, "detail": f"{job.state} on {job.nodes}"})
         return "running"
     ended_at = info.setdefault("final_seen", time.time())
     write_json(run.path(SLURM_FILE), info)

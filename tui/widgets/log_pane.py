@@ -10,6 +10,7 @@ from engine.events import Log as LogEvent
 from engine.follow import Follower
 
 MAX_LINES = 5_000
+STDERR_MARK = "▌"  # in front of the job's stderr lines
 
 
 class LogPane(Vertical):
@@ -50,7 +51,7 @@ class LogPane(Vertical):
 
     def _shown(self, lines: list[LogEvent]) -> list[str]:
         needle = self.filter.lower()
-        texts = [e.text if e.stream == "output" else f"[{e.stream}] {e.text}" for e in lines]
+        texts = [e.text if e.stream == "stdout" else f"{STDERR_MARK}{e.text}" for e in lines]
         return [t for t in texts if needle in t.lower()] if needle else texts
 
     def on_input_changed(self, event: Input.Changed) -> None:
