@@ -170,8 +170,8 @@ class RunHandle:
         if record is not None and record.get("verdict") and check_alive:
             self.launcher.poll(self.info)  # the launcher settles how the job really ended
             record = read_json(self.info.path(EXIT_FILE))
-        if record is not None and record.get("verdict") and time.time() - record["ended"] < 60:
-            record = None  # wait for the verdict (a minute at most), then take the record as is
+        if record is not None and record.get("verdict") and time.time() - record["ended"] < 180:
+            record = None  # wait for the verdict (3 minutes at most), then take the record as is
         if record is None and check_alive:
             status = self.launcher.poll(self.info)  # may record the end itself
             record = read_json(self.info.path(EXIT_FILE))
