@@ -32,7 +32,7 @@ def spec(code: str, launcher="slurm", **slurm):
                            "slurm": slurm})
 
 
-def follow(handle, on_event=None):
+def follow(handle, on_event=None, timeout=180):
     async def collect():
         events = []
         async for event in handle.events(poll=0.1):
@@ -40,7 +40,7 @@ def follow(handle, on_event=None):
             if on_event:
                 on_event(event)
         return events
-    return asyncio.run(asyncio.wait_for(collect(), 180))
+    return asyncio.run(asyncio.wait_for(collect(), timeout))
 
 
 def phases(events):
@@ -204,7 +204,7 @@ def test_controller_down_is_retried_with_back_off(tmp_path, monkeypatch):
 
 def test_time_limit_shows_as_timeout_not_cancelled(runner):
     """Slurm's time limits are in minutes: this test waits one out (about 70 s)."""
-    events = follow(runner.start(spec(LONG, time="1")))
+    events = follow(runner.start(spec(LONG, time="1")), timeout=400)
     assert events[-1].status == "failed"
     assert [d for _, d in phases(events)][-1] == "Slurm: TIMEOUT (TimeLimit)"
 
