@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,19 @@ def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.Complet
     """Run the ``accelbench`` CLI in a subprocess (environment from the test's)."""
     return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy(), **kwargs)
+
+
+def heading_sections(text: str, heading: "re.Pattern[str]") -> dict[str, str]:
+    """The text under each markdown heading that ``heading`` matches, by heading title."""
+    out: dict[str, list[str]] = {"": []}
+    current = ""
+    for line in text.splitlines():
+        if m := heading.match(line):
+            current = m[1]
+            out[current] = []
+        else:
+            out[current].append(line)
+    return {title: "\n".join(lines) for title, lines in out.items()}
 
 
 def json_events(stdout: str) -> list[dict]:

@@ -12,6 +12,7 @@ from engine.events import Diagnosis, Metric, Phase, Progress, Throughput
 from engine.parsers import get_dialect
 from engine.parsers.cerebras import Cerebras
 from engine.parsers.sambanova import SambaNova
+from tests.conftest import heading_sections
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 SEED = {n: next(SEEDS.glob(f"{n:03d}_*.txt")).read_text() for n in range(5)}
@@ -20,15 +21,7 @@ HEADING = re.compile(r"^##\s+(.*?)\s*$")  # "## System"; deeper headings stay in
 
 def sections(text: str) -> dict[str, str]:
     """The text under each second-level markdown heading, by heading title."""
-    out: dict[str, list[str]] = {"": []}
-    current = ""
-    for line in text.splitlines():
-        if m := HEADING.match(line):
-            current = m[1]
-            out[current] = []
-        else:
-            out[current].append(line)
-    return {title: "\n".join(lines) for title, lines in out.items()}
+    return heading_sections(text, HEADING)
 
 
 def fenced(text: str) -> list[str]:

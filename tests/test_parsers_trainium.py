@@ -11,6 +11,7 @@ from engine.events import Metric, Utilization
 from engine.parsers import get_dialect
 from engine.parsers.hf_trainer import HFTrainer
 from engine.parsers.neuron_profile import NeuronProfile
+from tests.conftest import heading_sections
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 SEED_000 = (SEEDS / "000_6c710d153de2b2d9.txt").read_text()
@@ -22,15 +23,7 @@ GIB = 2.0**30
 
 def sections(text: str) -> dict[str, str]:
     """The text under each markdown heading, by heading title."""
-    out: dict[str, list[str]] = {"": []}
-    current = ""
-    for line in text.splitlines():
-        if m := HEADING.match(line):
-            current = m[1]
-            out[current] = []
-        else:
-            out[current].append(line)
-    return {title: "\n".join(lines) for title, lines in out.items()}
+    return heading_sections(text, HEADING)
 
 
 def parse(cls, text: str) -> list:

@@ -252,17 +252,22 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int
     return loss_sum.item() / n, 100.0 * correct.item() / n
 
 
+def add_mnist_flags(p: argparse.ArgumentParser, *extra: tuple[str, type, object]) -> None:
+    """The knobs every MNIST workload shares (the seeds' defaults), plus ``extra`` ones."""
+    for flag, kind, default in (("learning-rate", float, 0.03), ("epochs", int, 10),
+                                ("batch-size", int, 8), ("test-batch-size", int, 80),
+                                ("train-samples", int, 0), ("test-samples", int, 0),
+                                ("seed", int, 0), *extra):
+        p.add_argument(f"--{flag}", type=kind, default=default)
+    p.add_argument("--data", default="auto", help="auto, download, synthetic, or an IDX directory")
+    p.add_argument("--data-dir", default="", help="empty: $ACCELBENCH_HOME/datasets/mnist")
+
+
 def parse_args() -> argparse.Namespace:
     """The flags of the ``mnist_cnn`` workload (its schema is in this package's catalog)."""
     p = argparse.ArgumentParser(description="Train and test the seeds' MNIST CNN.")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    for flag, kind, default in (("learning-rate", float, 0.03), ("epochs", int, 10),
-                                ("batch-size", int, 8), ("test-batch-size", int, 80),
-                                ("train-samples", int, 0), ("test-samples", int, 0),
-                                ("threads", int, 0), ("seed", int, 0)):
-        p.add_argument(f"--{flag}", type=kind, default=default)
-    p.add_argument("--data", default="auto", help="auto, download, synthetic, or an IDX directory")
-    p.add_argument("--data-dir", default="", help="empty: $ACCELBENCH_HOME/datasets/mnist")
+    add_mnist_flags(p, ("threads", int, 0))
     return p.parse_args()
 
 

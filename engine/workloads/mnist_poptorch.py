@@ -19,7 +19,7 @@ from torch import nn
 from torch.utils.data import TensorDataset
 
 from emit import Reporter, StopFlag, emit
-from mnist_cnn import Network, fail, load_data, prepare
+from mnist_cnn import Network, add_mnist_flags, fail, load_data, prepare
 
 try:
     import poptorch
@@ -89,13 +89,7 @@ def evaluate(model, data) -> float:
 def parse_args() -> argparse.Namespace:
     """The flags of the ``mnist_poptorch`` workload (its schema is in ``vendor.py``)."""
     p = argparse.ArgumentParser(description="Train and test the seeds' MNIST CNN with PopTorch.")
-    for flag, kind, default in (("learning-rate", float, 0.03), ("epochs", int, 10),
-                                ("batch-size", int, 8), ("test-batch-size", int, 80),
-                                ("device-iterations", int, 50), ("train-samples", int, 0),
-                                ("test-samples", int, 0), ("seed", int, 0)):
-        p.add_argument(f"--{flag}", type=kind, default=default)
-    p.add_argument("--data", default="auto", help="auto, download, synthetic, or an IDX directory")
-    p.add_argument("--data-dir", default="", help="empty: $ACCELBENCH_HOME/datasets/mnist")
+    add_mnist_flags(p, ("device-iterations", int, 50))
     return p.parse_args()
 
 
