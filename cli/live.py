@@ -59,3 +59,52 @@ def summary_table(state: RunState, name: str) -> Table:
                   f"{summary.get('steps', '-')}/{summary.get('total_steps', '-')}",
                   fmt.duration(summary.get("duration_s")))
     return table
+
+
+def render_experiment(exp, states: dict[str, RunState]) -> RenderableType:
+    """An experiment live: its progress as a whole, then one row per variant."""
+    entries = exp.entries()
+    status = {e.index: (states[e.run_id].phase if e.run_id in states else "starting")
+              if e.run_id else ("skipped" if e.note else "pending") for e in entries}
+    counts = {s: sum(1 for v in status.values() if v == s) for s in dict.fromkeys(status.values())}
+    ended = sum(counts.get(s, 0) for s in ("done", "failed", "cancelled", "lost", "skipped"))
+    head = Text.assemble((f"experiment {exp.info.name}", "bold"), (f"  {exp.id}", "dim"),
+                         f"  {ended}/{len(entries)} ended  ",
+                         ", ".join(f"{n} {s}" for s, n in counts.items()))
+    table = Table(box=None, pad_edge=False)
+    for column in ("#", "variant", "status", "progress", "samples/s", "loss", "acc %", "run"):
+        table.add_column(column, no_wrap=True,
+                         justify="right" if column in ("#", "samples/s", "loss", "acc %") else "left")
+    for e in entries:
+        state = states.get(e.run_id) if e.run_id else None
+        phase = status[e.index]
+        progress = (f"{state.step}/{state.total or '?'}" if state and state.total else "")
+        accuracy = state.metrics.get("accuracy") if state else None
+        table.add_row(str(e.index + 1), e.label, Text(phase, PHASE_STYLE.get(phase, "dim")),
+                      progress or (e.note if not e.run_id else ""),
+                      fmt.number(state.samples_per_s()) if state else "-",
+                      fmt.number(state.metrics.get("loss")) if state else "-",
+                      "-" if accuracy is None else f"{accuracy:.2f}", e.run_id or "")
+    return Group(head, ProgressBar(total=len(entries), completed=ended, width=40), table)
+
+
+def comparison_table(cmp, title: str) -> Table:
+    """A ``Comparison`` as the seed notes tabulate runs; the best value per column marked."""
+    table = Table(title=f"{title}: {len(cmp.runs)} runs (* best)", title_justify="left")
+    table.add_column("run", no_wrap=True)
+    for param in cmp.params:
+        table.add_column(param, style="cyan")
+    for column in cmp.columns:
+        table.add_column(column.title, justify="right")
+    for i, run in enumerate(cmp.runs):
+        values = cmp.values[i]
+        short = run.id.rsplit("-", 1)[-1]  # ids resolve from a unique suffix
+        cells: list[RenderableType] = [Text(f"{i + 1} {short}", style="dim" if run.status == "done"
+                                            else "red")]
+        cells += [str(values.get(p, "-")) for p in cmp.params]
+        for column in cmp.columns:
+            text = fmt.number(values.get(column.key))
+            cells.append(Text(text + " *", style="bold green") if cmp.is_best(i, column.key)
+                         else Text(text))
+        table.add_row(*cells)
+    return table

@@ -51,23 +51,52 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--detach", action="store_true", help="start the run and return at once")
     run.set_defaults(func=_cmd_run)
 
-    attach = sub.add_parser("attach", help="follow a run (its history, then live) until it ends")
-    attach.add_argument("run", help="run id or a unique prefix or suffix of it")
+    attach = sub.add_parser("attach", help="follow a run or an experiment (its history, then"
+                            " live) until it ends")
+    attach.add_argument("run", help="run id (or a unique prefix or suffix of it), or an"
+                        " experiment's id or name")
     attach.add_argument("--json", action="store_true", help="print one JSON event per line")
     attach.set_defaults(func=_cmd_attach)
 
     runs = sub.add_parser("runs", help="list the runs, newest first")
     runs.add_argument("--limit", type=int, default=None, help="show at most N runs")
     runs.add_argument("--format", choices=("table", "json"), default="table")
+    runs.add_argument("--experiment", metavar="NAME", help="only the runs of this experiment")
+    runs.add_argument("--experiments", action="store_true", help="list the experiments instead")
     runs.set_defaults(func=_cmd_runs)
+
+    compare = sub.add_parser("compare", help="runs side by side: the knobs that differ, the"
+                             " figures, the best marked")
+    compare.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique parts)")
+    compare.add_argument("--experiment", metavar="NAME", help="every run of this experiment")
+    compare.add_argument("--format", choices=("table", "csv", "markdown", "json"),
+                         default="table")
+    compare.add_argument("--plot", action="store_true",
+                         help="also plot throughput against the knobs, and the loss curves")
+    compare.add_argument("--output", "-o", metavar="FILE", help="write the export to FILE")
+    compare.set_defaults(func=_cmd_compare)
+
+    rm = sub.add_parser("rm", help="delete runs (or an experiment and its runs) for good")
+    rm.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique parts)")
+    rm.add_argument("--experiment", metavar="NAME", help="the experiment and all its runs")
+    rm.add_argument("--force", action="store_true", help="cancel live runs first")
+    rm.set_defaults(func=_cmd_rm)
+
+    clean = sub.add_parser("clean", help="delete finished runs older than some days")
+    clean.add_argument("--older-than", type=float, required=True, metavar="DAYS")
+    clean.add_argument("--status", default="failed,cancelled,lost,done",
+                       help="only runs that ended so (comma-separated; default: any end)")
+    clean.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
+    clean.set_defaults(func=_cmd_clean)
 
     show = sub.add_parser("show", help="a run's spec, summary and metrics")
     show.add_argument("run", help="run id or a unique prefix or suffix of it")
     show.add_argument("--log", action="store_true", help="print the whole job output")
     show.set_defaults(func=_cmd_show)
 
-    cancel = sub.add_parser("cancel", help="stop a live run (SIGTERM, then SIGKILL)")
-    cancel.add_argument("run", help="run id or a unique prefix or suffix of it")
+    cancel = sub.add_parser("cancel", help="stop a live run or experiment (SIGTERM, then SIGKILL)")
+    cancel.add_argument("run", help="run id (or a unique prefix or suffix of it), or an"
+                        " experiment's id or name")
     cancel.add_argument("--grace", type=float, default=10.0, help="seconds before SIGKILL")
     cancel.set_defaults(func=_cmd_cancel)
 
@@ -120,6 +149,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from engine.spec import load_preset
 
     spec = load_preset(find_preset(args.preset), args.overrides)
+    if spec.sweep:
+        from engine import experiment
+
+        exp = experiment.start(_runner(), spec)
+        if args.detach:
+            print(exp.id)
+            return 0
+        return _follow_experiment(exp, args.json)
     handle = _runner().start(spec)
     if args.detach:
         print(handle.id)
@@ -127,9 +164,70 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return _follow(handle, spec.name, args.json)
 
 
+def _open_any(ref: str):
+    """The run ``ref`` names, else the experiment; a ``UserError`` if neither exists."""
+    from engine.experiment import Experiment
+
+    runner = _runner()
+    try:
+        return runner.open(ref)
+    except UserError as not_a_run:
+        try:
+            return Experiment.open(runner, ref)
+        except UserError:
+            raise not_a_run from None
+
+
 def _cmd_attach(args: argparse.Namespace) -> int:
-    handle = _runner().open(args.run)
-    return _follow(handle, handle.info.name, args.json)
+    target = _open_any(args.run)
+    if hasattr(target, "entries"):
+        return _follow_experiment(target, args.json)
+    return _follow(target, target.info.name, args.json)
+
+
+def _follow_experiment(exp, as_json: bool) -> int:
+    """Show an experiment live (one row per variant) until it ends; Ctrl-C cancels it.
+    Then its comparison. Exit 0 only if every run succeeded."""
+    from rich.console import Console
+    from rich.live import Live
+
+    from cli.live import comparison_table, render_experiment
+    from engine.compare import compare
+    from engine.events import to_json
+    from engine.state import RunState
+
+    console = Console(stderr=as_json)
+    states: dict[str, RunState] = {}
+    interrupted = []
+
+    def on_interrupt() -> None:
+        if not interrupted:
+            interrupted.append(True)
+            console.print(f"[yellow]Ctrl-C: cancelling experiment {exp.id} …[/]")
+            asyncio.get_running_loop().run_in_executor(None, exp.cancel)
+
+    async def consume(on_batch: Callable[[list], None]) -> None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
+        async for batch in exp.batches():
+            for event in batch:
+                states.setdefault(event.run_id, RunState(event.run_id)).feed(event)
+            on_batch(batch)
+
+    if as_json:
+        def write(batch: list) -> None:
+            sys.stdout.write("".join(to_json(e) + "\n" for e in batch))
+            sys.stdout.flush()
+        asyncio.run(consume(write))
+    else:
+        with Live(render_experiment(exp, states), console=console, refresh_per_second=2) as live:
+            asyncio.run(consume(lambda batch: live.update(render_experiment(exp, states))))
+        console.print(comparison_table(compare(exp.runs()), exp.info.name))
+    status = exp.status()
+    if interrupted:
+        console.print(f"[yellow]experiment {exp.id} was cancelled (Ctrl-C)[/]")
+        return 130
+    console.print(f"experiment {exp.id}: {status}")
+    return 0 if status == "done" else 1
 
 
 def _follow(handle, name: str, as_json: bool) -> int:
@@ -182,11 +280,18 @@ _KEY_PARAMS = {"batch_size": "bs", "max_seq_length": "seq", "learning_rate": "lr
 def _cmd_runs(args: argparse.Namespace) -> int:
     from engine.store import RunInfo
 
-    infos: list[RunInfo] = _runner().runs(args.limit)
+    if args.experiments:
+        return _list_experiments(args.format)
+    runner = _runner()
+    infos: list[RunInfo] = runner.runs(args.limit)
+    if args.experiment:
+        exp_id = runner.store.get_experiment(args.experiment).id
+        infos = [i for i in infos if i.experiment == exp_id]
     if args.format == "json":
         print(json.dumps([{"id": i.id, "name": i.name, "workload": i.workload,
                            "accelerator": i.accelerator, "launcher": i.launcher,
                            "status": i.status, "created": i.created, "ended": i.ended,
+                           "experiment": i.experiment, "variant": i.variant,
                            "params": i.params, "summary": i.summary} for i in infos], indent=1))
         return 0
     from rich import box
@@ -210,6 +315,127 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                       fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
                       "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}")
     Console(width=None if sys.stdout.isatty() else 160).print(table)
+    return 0
+
+
+def _list_experiments(form: str) -> int:
+    from engine.experiment import Experiment
+
+    runner = _runner()
+    exps = [Experiment(runner, info) for info in runner.store.experiments()]
+    rows = [{"id": e.id, "name": e.info.name, "status": e.status(), "created": e.info.created,
+             "ended": e.info.ended, "variants": e.info.total,
+             "runs": [entry.run_id for entry in e.entries()]} for e in exps]
+    if form == "json":
+        print(json.dumps(rows, indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    from engine import format as fmt
+
+    table = Table(title=f"{len(rows)} experiments")
+    for column in ("id", "name", "status", "variants", "runs started", "started"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["id"], row["name"], row["status"], str(row["variants"]),
+                      str(sum(1 for r in row["runs"] if r)), fmt.when(row["created"]))
+    Console().print(table)
+    return 0
+
+
+def _selected_runs(runner, refs: list[str], experiment: str | None) -> list:
+    """The runs named on the command line, or those of ``--experiment``."""
+    if experiment and refs:
+        raise UserError("give run ids or --experiment, not both")
+    if experiment:
+        from engine.experiment import Experiment
+
+        runs = Experiment.open(runner, experiment).runs()
+        if not runs:
+            raise UserError(f"experiment {experiment!r} has no runs yet")
+        return runs
+    if not refs:
+        raise UserError("no runs given", hint="give run ids, or --experiment NAME")
+    return [runner.store.get(ref) for ref in refs]
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from engine.compare import compare
+
+    runner = _runner()
+    runs = _selected_runs(runner, args.runs, args.experiment)
+    for info in runs:  # bring live runs' figures up to date
+        if not info.final:
+            runner.open(info.id).replay()
+    cmp = compare([runner.store.get(info.id) for info in runs])
+    if args.format == "table":
+        from rich.console import Console
+
+        from cli.live import comparison_table
+
+        console = Console(width=None if sys.stdout.isatty() else 200)
+        console.print(comparison_table(cmp, args.experiment or "comparison"))
+        if args.plot:
+            _print_plots(console, runner, cmp)
+        return 0
+    text = {"csv": cmp.to_csv, "markdown": cmp.to_markdown, "json": cmp.to_json}[args.format]()
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _print_plots(console, runner, cmp) -> None:
+    from engine import plot
+    from engine.compare import loss_curves, throughput
+
+    width = min(console.width, 100)
+    console.rule("throughput (samples/s)")
+    console.print(plot.bars(throughput(cmp), width=width, unit="samples/s"))
+    histories = [runner.open(info.id).replay()[1].metric_history for info in cmp.runs]
+    curves = loss_curves(cmp, histories)
+    if curves:
+        console.rule("loss")
+        console.print(plot.lines(curves, width=width, height=14, x_label="step"))
+
+
+def _cmd_rm(args: argparse.Namespace) -> int:
+    runner = _runner()
+    runs = _selected_runs(runner, args.runs, args.experiment)
+    live = [info.id for info in runs if not info.final]
+    if live and not args.force:
+        raise UserError(f"run {live[0]} is live" + (f" (and {len(live) - 1} more)" if live[1:]
+                                                     else ""),
+                        hint="cancel it first, or use --force to cancel and delete")
+    for info in runs:
+        if not info.final:
+            runner.open(info.id).cancel()
+        runner.store.remove(info.id)
+        print(f"removed {info.id}")
+    if args.experiment:
+        exp = runner.store.get_experiment(args.experiment)
+        runner.store.remove_experiment(exp.id)
+        print(f"removed experiment {exp.id}")
+    return 0
+
+
+def _cmd_clean(args: argparse.Namespace) -> int:
+    import time
+
+    runner = _runner()
+    statuses = {s.strip() for s in args.status.split(",") if s.strip()}
+    cutoff = time.time() - args.older_than * 86400
+    old = [i for i in runner.runs() if i.final and i.status in statuses
+           and (i.ended or i.created) < cutoff]
+    for info in old:
+        if not args.dry_run:
+            runner.store.remove(info.id)
+        print(f"{'would remove' if args.dry_run else 'removed'} {info.id} ({info.status})")
+    print(f"{len(old)} runs {'to remove' if args.dry_run else 'removed'}")
     return 0
 
 
@@ -245,7 +471,13 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_cancel(args: argparse.Namespace) -> int:
-    handle = _runner().open(args.run)
+    handle = _open_any(args.run)
+    if hasattr(handle, "entries"):
+        if handle.status() != "running":
+            raise UserError(f"experiment {handle.id} has already ended ({handle.status()})")
+        handle.cancel()
+        print(f"experiment {handle.id}: cancelled")
+        return 0
     if handle.info.final:
         raise UserError(f"run {handle.id} has already ended ({handle.info.status})")
     handle.cancel(args.grace)

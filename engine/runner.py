@@ -19,6 +19,7 @@ from typing import Any
 
 from engine import site
 from engine.accelerators import get_accelerator, require_available
+from engine.errors import UserError
 from engine.events import Diagnosis, Event, Finished, Log, Phase
 from engine.launchers import get_launcher
 from engine.parsers import get_dialect, machine
@@ -256,14 +257,19 @@ class Runner:
     def __init__(self, store: Store | None = None) -> None:
         self.store = store or Store()
 
-    def start(self, spec: JobSpec) -> RunHandle:
+    def start(self, spec: JobSpec, experiment: str | None = None,
+              variant: dict[str, Any] | None = None) -> RunHandle:
         """Check ``spec`` can run here, create its run and start the job.
 
         A spec that cannot start leaves no run behind: its directory is removed.
+        A spec with a sweep is started with ``engine.experiment.start`` instead.
         """
+        if spec.sweep:
+            raise UserError(f"{spec.name}: a preset with a [sweep] starts an experiment",
+                            hint="start it with engine.experiment.start (accelbench run does)")
         require_available(spec.accelerator)
         launcher = get_launcher(spec.launcher)
-        info = self.store.create(spec)
+        info = self.store.create(spec, experiment, variant)
         try:
             plan = self.plan(spec, info.dir)
             for name, content in plan.files.items():

@@ -15,6 +15,7 @@ from typing import Any
 
 import tomli_w
 
+from engine import sweep as sweeps
 from engine.accelerators import get_accelerator
 from engine.errors import UserError, lookup
 from engine.launchers import LAUNCHERS
@@ -37,7 +38,7 @@ _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
     Param("telemetry_interval", float, 1.0, "seconds between telemetry samples (0: off)",
           min=0, max=3600),
 )}
-_TABLES = ("params", "env", "slurm")
+_TABLES = ("params", "env", "slurm", "sweep")
 
 
 @dataclass
@@ -54,10 +55,26 @@ class JobSpec:
     params: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     slurm: dict[str, Any] = field(default_factory=dict)  # only the values set; see engine.slurm
+    sweep: dict[str, Any] = field(default_factory=dict)  # checked [sweep] table; see engine.sweep
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as plain data, in the preset file's layout."""
-        return asdict(self)
+        data = asdict(self)
+        if not self.sweep:
+            del data["sweep"]
+        return data
+
+    def variants(self) -> list[tuple[dict[str, Any], JobSpec]]:
+        """The sweep's variants, each with its own spec (none: just this spec)."""
+        if not self.sweep:
+            return [({}, self)]
+        base = {k: v for k, v in self.to_dict().items() if k != "sweep"}
+        out = []
+        for variant in sweeps.variants(self.sweep):
+            spec = spec_from_dict(sweeps.apply(base, variant, set(_TOP_LEVEL)))
+            spec.name = f"{self.name} {sweeps.label(variant)}"
+            out.append((variant, spec))
+        return out
 
     def to_toml(self) -> str:
         """The spec as a preset file that loads back equal."""
@@ -157,7 +174,37 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
             slurm[key] = param.parse(value) if from_set else param.check(value)
         except UserError as exc:
             raise exc.prefixed(f"--set slurm.{key}" if from_set else where("slurm", key)) from None
-    return JobSpec(params=params, env=env, slurm=slurm, **top)
+    spec = JobSpec(params=params, env=env, slurm=slurm, **top)
+    if "sweep" in data or parsed["sweep"]:
+        spec.sweep = _sweep(data, parsed, overrides, where, source)
+    return spec
+
+
+def _sweep(data: dict[str, Any], parsed: dict[str, dict[str, str]], overrides: list[str],
+           where, source: str) -> dict[str, Any]:
+    """The checked ``[sweep]`` (with ``--set sweep.x`` options); every variant is checked."""
+    sweep = sweeps.check(data.get("sweep", {}) if "sweep" in data else {"variants": []},
+                         lambda key: where("sweep", key) if key else where("", "sweep"))
+    for key, value in parsed["sweep"].items():
+        try:
+            sweep[key] = lookup(sweeps.OPTIONS, key, "sweep option").parse(value)
+        except UserError as exc:
+            raise exc.prefixed(f"--set sweep.{key}") from None
+    given = {*parsed[""], *parsed["params"], *(f"{t}.{k}" for t in ("env", "slurm")
+                                                for k in parsed[t])}
+    for key in sorted(sweeps.keys(sweep)):
+        if key.removeprefix("params.") in given:
+            raise UserError(f"--set {key.removeprefix('params.')}: the preset sweeps this key",
+                            hint="drop it from --set, or from the preset's [sweep]")
+    base = {k: v for k, v in data.items() if k != "sweep"}
+    plain = [o for o in overrides if not o.startswith("sweep.")]
+    for variant in sweeps.variants(sweep):
+        try:
+            spec_from_dict(sweeps.apply(base, variant, set(_TOP_LEVEL)), plain,
+                           source=f"{source} [sweep {sweeps.label(variant)}]")
+        except UserError as exc:
+            raise UserError(exc.message, hint=exc.hint or "check the values in [sweep]") from None
+    return sweep
 
 
 def save_preset(spec: JobSpec, path: str | Path) -> Path:
@@ -173,7 +220,7 @@ def _split_overrides(overrides: list[str]) -> dict[str, dict[str, str]]:
 
     A bare key names a top-level field if there is one, else a workload parameter.
     """
-    out: dict[str, dict[str, str]] = {"": {}, "params": {}, "env": {}, "slurm": {}}
+    out: dict[str, dict[str, str]] = {table: {} for table in ("", *_TABLES)}
     for item in overrides:
         key, sep, value = item.partition("=")
         key = key.strip()

@@ -32,7 +32,7 @@ WRAPPER_FILE = "wrapper.json"
 EXIT_FILE = "exit.json"
 CANCEL_FILE = "cancel.json"
 STATE_FILE = "state.jsonl"
-STDERR_FILE = "stderr.log"  # the job's stderr again, to tell its lines in output.log apart  # launcher states (Slurm queue states, controller trouble)
+STDERR_FILE = "stderr.log"  # the job's stderr again, to tell its lines in output.log apart
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -45,9 +45,20 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,
     ended REAL,
     params TEXT NOT NULL,
-    summary TEXT NOT NULL DEFAULT '{}'
-)
+    summary TEXT NOT NULL DEFAULT '{}',
+    experiment TEXT,
+    variant TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS experiments (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    ended REAL
+);
 """
+_ADDED_COLUMNS = {"experiment": "TEXT", "variant": "TEXT NOT NULL DEFAULT '{}'"}
 
 
 def default_home() -> Path:
@@ -75,6 +86,8 @@ class RunInfo:
     ended: float | None = None
     params: dict[str, Any] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
+    experiment: str | None = None  # the experiment (sweep) the run belongs to
+    variant: dict[str, Any] = field(default_factory=dict)  # the values its sweep set
 
     @property
     def final(self) -> bool:
@@ -121,10 +134,15 @@ class Store:
         except OSError as exc:
             raise UserError(f"cannot use run store {self.home}: {exc.strerror}",
                             hint="set ACCELBENCH_HOME to a writable directory") from None
+        self.experiments_dir = self.home / "experiments"
         self._db = self.home / "index.sqlite"
         with closing(self._connect()) as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
+            db.executescript(_SCHEMA)
+            have = {row["name"] for row in db.execute("PRAGMA table_info(runs)")}
+            for column, kind in _ADDED_COLUMNS.items():  # an index made by an older version
+                if column not in have:
+                    db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
             db.commit()
 
     def _connect(self) -> sqlite3.Connection:
@@ -132,32 +150,81 @@ class Store:
         db.row_factory = sqlite3.Row
         return db
 
-    def create(self, spec: JobSpec) -> RunInfo:
+    def create(self, spec: JobSpec, experiment: str | None = None,
+               variant: dict[str, Any] | None = None) -> RunInfo:
         """Make a new run's directory and index row (status ``queued``)."""
         now = time.time()
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-        while True:  # the directory is the lock: another process may pick the same id
-            run_id = f"{stamp}-{slug(spec.name)}-{secrets.token_hex(3)}"
-            run_dir = self.runs_dir / run_id
-            try:
-                run_dir.mkdir(mode=0o700)
-                break
-            except FileExistsError:
-                continue
+        run_id, run_dir = _new_dir(self.runs_dir, spec.name, now)
         (run_dir / SPEC_FILE).write_text(spec.to_toml())
         (run_dir / OUTPUT_FILE).touch()
         info = RunInfo(id=run_id, dir=run_dir, created=now, name=spec.name,
                        workload=spec.workload, accelerator=spec.accelerator,
-                       launcher=spec.launcher, status="queued", params=dict(spec.params))
-        write_json(run_dir / META_FILE, {"id": run_id, "created": now})
+                       launcher=spec.launcher, status="queued", params=dict(spec.params),
+                       experiment=experiment, variant=dict(variant or {}))
+        write_json(run_dir / META_FILE, {"id": run_id, "created": now, "experiment": experiment,
+                                         "variant": info.variant})
         with closing(self._connect()) as db:
             db.execute(
                 "INSERT INTO runs (id, created, name, workload, accelerator, launcher, status,"
-                " params) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " params, experiment, variant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, now, spec.name, spec.workload, spec.accelerator, spec.launcher,
-                 "queued", json.dumps(info.params)))
+                 "queued", json.dumps(info.params), experiment, json.dumps(info.variant)))
             db.commit()
         return info
+
+    def create_experiment(self, name: str, total: int) -> ExperimentInfo:
+        """Make a new experiment's directory and index row (status ``running``)."""
+        now = time.time()
+        self.experiments_dir.mkdir(mode=0o700, exist_ok=True)
+        exp_id, exp_dir = _new_dir(self.experiments_dir, name, now)
+        with closing(self._connect()) as db:
+            db.execute("INSERT INTO experiments (id, created, name, status, total)"
+                       " VALUES (?, ?, ?, ?, ?)", (exp_id, now, name, "running", total))
+            db.commit()
+        return ExperimentInfo(exp_id, exp_dir, now, name, "running", total)
+
+    def update_experiment(self, exp_id: str, status: str, ended: float | None = None) -> None:
+        """Record an experiment's new status."""
+        with closing(self._connect()) as db:
+            db.execute("UPDATE experiments SET status = ?, ended = COALESCE(?, ended)"
+                       " WHERE id = ?", (status, ended, exp_id))
+            db.commit()
+
+    def experiments(self) -> list[ExperimentInfo]:
+        """Experiments, newest first."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT * FROM experiments ORDER BY created DESC").fetchall()
+        return [self._experiment(row) for row in rows]
+
+    def get_experiment(self, ref: str) -> ExperimentInfo:
+        """The experiment with id (or unique id prefix/suffix) ``ref``, else the newest one
+        named ``ref``."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT * FROM experiments WHERE id = ? OR id LIKE ? ESCAPE '\\'"
+                              " OR id LIKE ? ESCAPE '\\' OR name = ? ORDER BY created DESC",
+                              (ref, _like(ref) + "%", "%" + _like(ref), ref)).fetchall()
+        exact = [r for r in rows if r["id"] == ref] or [r for r in rows if r["name"] == ref]
+        if exact or len(rows) == 1:
+            return self._experiment((exact or rows)[0])
+        if not rows:
+            raise UserError(f"no experiment {ref!r} in {self.home}",
+                            hint="run `accelbench runs --experiments` to list them")
+        raise UserError(f"experiment {ref!r} is ambiguous: {len(rows)} match",
+                        hint="give more of the id: " + ", ".join(r["id"] for r in rows[:3]))
+
+    def experiment_runs(self, exp_id: str) -> list[RunInfo]:
+        """An experiment's runs, in the order they were started."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT * FROM runs WHERE experiment = ? ORDER BY created",
+                              (exp_id,)).fetchall()
+        return [self._info(row) for row in rows]
+
+    def remove_experiment(self, exp_id: str) -> None:
+        """Delete an experiment's record (its runs are removed one by one with ``remove``)."""
+        shutil.rmtree(self.experiments_dir / exp_id, ignore_errors=True)
+        with closing(self._connect()) as db:
+            db.execute("DELETE FROM experiments WHERE id = ?", (exp_id,))
+            db.commit()
 
     def update(self, run_id: str, status: str, summary: dict[str, Any] | None = None,
                ended: float | None = None) -> None:
@@ -201,7 +268,46 @@ class Store:
                        name=row["name"], workload=row["workload"],
                        accelerator=row["accelerator"], launcher=row["launcher"],
                        status=row["status"], ended=row["ended"],
-                       params=json.loads(row["params"]), summary=json.loads(row["summary"]))
+                       params=json.loads(row["params"]), summary=json.loads(row["summary"]),
+                       experiment=row["experiment"], variant=json.loads(row["variant"]))
+
+    def _experiment(self, row: sqlite3.Row) -> ExperimentInfo:
+        return ExperimentInfo(row["id"], self.experiments_dir / row["id"], row["created"],
+                              row["name"], row["status"], row["total"], row["ended"])
+
+
+@dataclass
+class ExperimentInfo:
+    """One experiment (the runs of one sweep): identity, status, number of variants."""
+
+    id: str
+    dir: Path
+    created: float
+    name: str
+    status: str
+    total: int
+    ended: float | None = None
+
+    @property
+    def final(self) -> bool:
+        """True once the experiment has ended."""
+        return self.status in FINAL_STATUSES
+
+    def path(self, name: str) -> Path:
+        """A file in the experiment's directory."""
+        return self.dir / name
+
+
+def _new_dir(parent: Path, name: str, now: float) -> tuple[str, Path]:
+    """A fresh private directory ``<date-time>-<name>-<random>`` under ``parent``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    while True:  # the directory is the lock: another process may pick the same id
+        new_id = f"{stamp}-{slug(name)}-{secrets.token_hex(3)}"
+        try:
+            (parent / new_id).mkdir(mode=0o700)
+            return new_id, parent / new_id
+        except FileExistsError:
+            continue
 
 
 def slug(text: str, limit: int = 40) -> str:

@@ -53,7 +53,7 @@ def poll(run: RunInfo) -> str:
     wrapper = read_json(run.path(WRAPPER_FILE))
     if wrapper is None:
         return "lost" if time.time() - run.created > WRAPPER_START_TIMEOUT else "queued"
-    if wrapper["host"] != socket.gethostname() or _alive(wrapper["pid"], wrapper["started"]):
+    if wrapper["host"] != socket.gethostname() or alive(wrapper["pid"], wrapper["started"]):
         return "running"
     return "lost"
 
@@ -68,7 +68,7 @@ def _wait_for_job_pid(run: RunInfo, timeout: float = 5.0) -> int | None:
     return None
 
 
-def _alive(pid: int, started: float) -> bool:
+def alive(pid: int, started: float) -> bool:
     """``pid`` runs and is the process that started at ``started``, not a reused pid."""
     try:
         proc = psutil.Process(pid)

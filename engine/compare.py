@@ -1,0 +1,209 @@
+"""Comparing runs the way the seed notes do: the knobs that differ, then the figures.
+
+A ``Comparison`` holds one row per run: the parameters whose values differ
+between the runs (from each run's spec: workload knobs, ``env.*``, ``slurm.*``,
+the accelerator and launcher), then samples/s, train time, final loss,
+accuracy, evaluation figures, vendor figures (GroqFlow IPS and latency) and the
+mean utilization of each engine. The best value of a ranked column is marked
+(utilization is shown, not ranked: a busier engine is not better by itself); exports
+(CSV, Markdown, JSON) hold the same numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from engine.store import SPEC_FILE, RunInfo
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+@dataclass(frozen=True)
+class Column:
+    """A figure column: where its value comes from, and which way is better."""
+
+    key: str
+    title: str
+    better: str | None = None  # "max", "min", or None (not ranked)
+
+
+_FIXED = (
+    Column("samples_per_s", "samples/s", "max"),
+    Column("train_time_s", "train time (s)", "min"),
+    Column("final_loss", "final loss", "min"),
+    Column("accuracy", "accuracy %", "max"),
+    Column("eval_loss", "eval loss", "min"),
+)
+_METRICS = (  # vendor figures kept as metrics: (pattern, direction)
+    (re.compile(r"^eval_(f1|matthews_correlation)$"), "max"),
+    (re.compile(r"^\w+\.(ips|on_chip_ips)$"), "max"),
+    (re.compile(r"^\w+\.(e2e_latency_ms|on_chip_latency_ms)$"), "min"),
+    (re.compile(r"^profile\.(mfu|hfu)\w*$"), "max"),
+)
+_CORES = re.compile(r"^([a-z]+)(\d+)$")  # host cores cpu0..cpuN: shown as one mean
+_SPEC_NOISE = {"name", "description", "telemetry_interval", "python"}
+
+
+def spec_values(info: RunInfo) -> dict[str, Any]:
+    """A run's settings as flat keys: workload knobs bare, then ``env.X``, ``slurm.x``, ..."""
+    try:
+        data = tomllib.loads(info.path(SPEC_FILE).read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        data = {"params": info.params}
+    out: dict[str, Any] = dict(data.get("params", {}))
+    for key, value in data.items():
+        if isinstance(value, dict) and key != "params":
+            out.update({f"{key}.{k}": v for k, v in value.items()})
+        elif not isinstance(value, dict) and key not in _SPEC_NOISE:
+            out[key] = value
+    return out
+
+
+def _utilization(summary: dict[str, Any]) -> dict[str, float]:
+    """Mean utilization per engine; numbered cores (cpu0, cpu1, ...) folded into one mean."""
+    util = summary.get("utilization", {})
+    groups: dict[str, list[float]] = {}
+    for engine, value in util.items():
+        m = _CORES.match(engine)
+        if m and sum(1 for e in util if _CORES.match(e) and _CORES.match(e)[1] == m[1]) > 4:
+            groups.setdefault(f"{m[1]} (all)", []).append(value)
+        else:
+            groups[engine] = [value]
+    return {engine: round(sum(v) / len(v), 2) for engine, v in groups.items()}
+
+
+@dataclass
+class Comparison:
+    """Runs side by side: ``params`` that differ, ``columns`` of figures, the best marked."""
+
+    runs: list[RunInfo]
+    params: list[str]
+    columns: list[Column]
+    values: list[dict[str, Any]]  # per run: param and column keys → value
+    best: dict[str, set[int]]  # column key → indexes of the runs holding the best value
+
+    def is_best(self, row: int, key: str) -> bool:
+        """True if run ``row`` holds the best value of column ``key``."""
+        return row in self.best.get(key, ())
+
+    def records(self) -> list[dict[str, Any]]:
+        """One plain record per run (the JSON export)."""
+        return [{"id": run.id, "name": run.name, "status": run.status,
+                 "params": {p: values.get(p) for p in self.params},
+                 "figures": {c.key: values.get(c.key) for c in self.columns},
+                 "best": [c.key for c in self.columns if self.is_best(i, c.key)]}
+                for i, (run, values) in enumerate(zip(self.runs, self.values))]
+
+    def to_json(self) -> str:
+        """The comparison as JSON: the columns, then one record per run."""
+        return json.dumps({"params": self.params,
+                           "columns": [{"key": c.key, "title": c.title, "better": c.better}
+                                       for c in self.columns],
+                           "runs": self.records()}, indent=1)
+
+    def to_csv(self) -> str:
+        """CSV: id, name, status, the parameters, the figures, then the columns it is best in."""
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["id", "name", "status", *self.params, *(c.key for c in self.columns),
+                         "best"])
+        for record in self.records():
+            writer.writerow([record["id"], record["name"], record["status"],
+                             *(plain(v) for v in record["params"].values()),
+                             *(plain(v) for v in record["figures"].values()),
+                             ";".join(record["best"])])
+        return out.getvalue()
+
+    def to_markdown(self) -> str:
+        """A Markdown table as the seed notes have them; the best values in bold."""
+        head = ["run", *self.params, *(c.title for c in self.columns)]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for i, (run, values) in enumerate(zip(self.runs, self.values)):
+            cells = [run.id, *(plain(values.get(p)) for p in self.params)]
+            for c in self.columns:
+                text = plain(values.get(c.key))
+                cells.append(f"**{text}**" if self.is_best(i, c.key) else text)
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+
+def plain(value: Any) -> str:
+    """A value for an export: numbers to 4 decimals, exactly as they parse back; ``-`` if none."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, int) or value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return repr(round(value, 4))
+
+
+def compare(runs: list[RunInfo]) -> Comparison:
+    """The comparison of ``runs`` (in the order given) from their summaries and specs."""
+    settings = [spec_values(run) for run in runs]
+    keys = list(dict.fromkeys(k for s in settings for k in s))
+    params = [k for k in keys if len({json.dumps(s.get(k), sort_keys=True) for s in settings}) > 1]
+    values: list[dict[str, Any]] = []
+    metric_columns: dict[str, Column] = {}
+    util_columns: dict[str, Column] = {}
+    for run, setting in zip(runs, settings):
+        row = {p: setting.get(p) for p in params}
+        summary = run.summary
+        row.update({c.key: summary.get(c.key) for c in _FIXED})
+        for name, value in summary.get("metrics", {}).items():
+            for pattern, better in _METRICS:
+                if pattern.match(name):
+                    metric_columns.setdefault(name, Column(name, name, better))
+                    row[name] = value
+        for engine, value in _utilization(summary).items():
+            key = f"util.{engine}"
+            util_columns.setdefault(key, Column(key, f"{engine} util %"))  # not ranked
+            row[key] = value
+        values.append(row)
+    columns = [c for c in (*_FIXED, *metric_columns.values(), *util_columns.values())
+               if any(v.get(c.key) is not None for v in values)]
+    best: dict[str, set[int]] = {}
+    for c in columns:
+        ranked = [(v[c.key], i) for i, v in enumerate(values) if v.get(c.key) is not None]
+        if c.better and len({value for value, _ in ranked}) > 1:  # a tie of all marks none
+            top = (max if c.better == "max" else min)(value for value, _ in ranked)
+            best[c.key] = {i for value, i in ranked if value == top}
+    return Comparison(runs, params, columns, values, best)
+
+
+def label(comparison: Comparison, row: int) -> str:
+    """A run in the words of the parameters that differ (its id when none do)."""
+    values = comparison.values[row]
+    return " ".join(f"{p}={plain(values[p])}" for p in comparison.params) or comparison.runs[row].id
+
+
+def throughput(comparison: Comparison) -> list[tuple[str, float | None]]:
+    """(label, samples/s) per run, in the order of the differing parameters' values."""
+    def order(i: int) -> tuple:
+        return tuple((0, v, "") if isinstance(v, int | float) else (1, 0, str(v))
+                     for v in (comparison.values[i][p] for p in comparison.params))
+    return [(label(comparison, i), comparison.values[i].get("samples_per_s"))
+            for i in sorted(range(len(comparison.runs)), key=order)]
+
+
+def loss_curves(comparison: Comparison, histories: list[dict[str, list]]
+                ) -> list[tuple[str, list[tuple[float, float]]]]:
+    """(label, [(step, loss), ...]) of every run that reported a loss more than once;
+    ``histories`` are the runs' ``RunState.metric_history``, in the same order."""
+    out = []
+    for i, history in enumerate(histories):
+        points = history.get("loss", [])
+        curve = [(float(step if step is not None else n), value)
+                 for n, (step, value) in enumerate(points)]
+        if len(curve) > 1:
+            out.append((label(comparison, i), curve))
+    return out

@@ -1,0 +1,84 @@
+"""Terminal plots for comparisons, as rich ``Text`` (the CLI prints them, the TUI shows them).
+
+``bars``: one horizontal bar per labelled value (throughput against the swept
+parameter). ``lines``: several series overlaid on a braille canvas, one colour
+each, with their axes' ranges and a legend (the loss curves of several runs).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from engine import format as fmt
+
+COLOURS = ("cyan", "magenta", "yellow", "green", "red", "blue", "bright_white", "bright_red")
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+_DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # braille dot of (row, col)
+
+
+def bars(items: list[tuple[str, float | None]], width: int = 60, unit: str = "") -> Text:
+    """One bar per ``(label, value)``; the longest bar is the largest value."""
+    known = [v for _, v in items if v is not None]
+    if not known:
+        return Text("(no values to plot)", style="dim")
+    top = max(known) or 1.0
+    label_w = min(max(len(label) for label, _ in items), 32)
+    bar_w = max(8, width - label_w - 14)
+    out = Text()
+    for i, (label, value) in enumerate(items):
+        out.append(f"{label[:label_w]:>{label_w}} ", style="bold")
+        if value is None:
+            out.append("-\n", style="dim")
+            continue
+        eighths = round(max(0.0, value) / top * bar_w * 8)
+        full, part = divmod(eighths, 8)
+        out.append("█" * full + (_EIGHTHS[part] if part else ""), style=COLOURS[i % len(COLOURS)])
+        out.append(f" {fmt.number(value)}{' ' + unit if unit else ''}\n")
+    return out
+
+
+def lines(series: list[tuple[str, list[tuple[float, float]]]], width: int = 60,
+          height: int = 12, x_label: str = "", y_label: str = "") -> Text:
+    """``series`` of ``(name, [(x, y), ...])`` overlaid; ``width`` x ``height`` cells."""
+    points = [p for _, pts in series for p in pts]
+    if not points:
+        return Text("(no values to plot)", style="dim")
+    x0, x1 = min(x for x, _ in points), max(x for x, _ in points)
+    y0, y1 = min(y for _, y in points), max(y for _, y in points)
+    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
+    axis_w = max(len(fmt.number(y0)), len(fmt.number(y1))) + 1
+    cols = max(4, width - axis_w - 1)
+    dots_w, dots_h = cols * 2, height * 4
+    cells = [[0] * cols for _ in range(height)]
+    colour = [[""] * cols for _ in range(height)]
+
+    def dot(dx: int, dy: int, style: str) -> None:
+        row, col = (dots_h - 1 - dy) // 4, dx // 2
+        cells[row][col] |= _DOTS[(dots_h - 1 - dy) % 4][dx % 2]
+        colour[row][col] = style
+
+    for i, (_, pts) in enumerate(series):
+        style = COLOURS[i % len(COLOURS)]
+        scaled = [(round((x - x0) / (x1 - x0) * (dots_w - 1)),
+                   round((y - y0) / (y1 - y0) * (dots_h - 1))) for x, y in sorted(pts)]
+        for (ax, ay), (bx, by) in zip(scaled, scaled[1:] or scaled):
+            steps = max(abs(bx - ax), abs(by - ay), 1)
+            for s in range(steps + 1):
+                dot(ax + (bx - ax) * s // steps, ay + (by - ay) * s // steps, style)
+    out = Text()
+    if y_label:
+        out.append(f"{y_label}\n", style="dim")
+    for r in range(height):
+        tick = fmt.number(y1) if r == 0 else fmt.number(y0) if r == height - 1 else ""
+        out.append(f"{tick:>{axis_w}}┤")
+        for c in range(cols):
+            out.append(chr(0x2800 + cells[r][c]), style=colour[r][c] or None)
+        out.append("\n")
+    left, right = fmt.number(x0), fmt.number(x1)
+    out.append(" " * (axis_w + 1) + left + right.rjust(cols - len(left)) + "\n", style="dim")
+    if x_label:
+        out.append(" " * (axis_w + 1) + x_label.center(cols) + "\n", style="dim")
+    for i, (name, _) in enumerate(series):
+        out.append("■ ", style=COLOURS[i % len(COLOURS)])
+        out.append(name + ("  " if i < len(series) - 1 else "\n"))
+    return out
