@@ -11,12 +11,15 @@ import time
 from textual.app import App
 from textual.binding import Binding
 
+from engine import experiment
 from engine.errors import UserError
 from engine.follow import Follower
 from engine.runner import RunHandle, Runner
 from engine.spec import JobSpec
 from tui.commands import AccelbenchCommands
+from tui.screens.compare import CompareScreen
 from tui.screens.confirm import Confirm
+from tui.screens.experiment_view import ExperimentView
 from tui.screens.launch import LaunchScreen
 from tui.screens.run_view import RunView
 from tui.screens.runs import RunsScreen
@@ -55,6 +58,20 @@ class AccelbenchApp(App):
     def on_mount(self) -> None:
         if self.start_on_mount:
             self.start_run(self.initial_spec)
+        elif self.initial_spec is None:
+            self.run_worker(self._live_runs_first, thread=True, group="start")
+
+    def _live_runs_first(self) -> None:
+        """With runs still live (started by an earlier session), open on them, followed."""
+        live = [info for info in self.runner.store.list() if not info.final]
+        if live:
+            self.call_from_thread(self._follow_live, live)
+
+    def _follow_live(self, live: list) -> None:
+        for info in live:
+            self.follower(RunHandle(self.runner.store, info))
+        self.switch_mode("runs")
+        self.notify(f"{len(live)} run(s) still live: they are listed first", title="welcome back")
 
     # runs ------------------------------------------------------------------
     def follower(self, handle: RunHandle) -> Follower:
@@ -73,9 +90,14 @@ class AccelbenchApp(App):
         return {"status": follower.state.phase, **follower.state.summary()}
 
     def start_run(self, spec: JobSpec) -> None:
-        """Start a run of ``spec`` (off the UI thread) and open its run view."""
+        """Start a run of ``spec`` (off the UI thread) and open its run view; a spec with
+        a sweep starts an experiment and opens the experiment view."""
         def start() -> None:
             try:
+                if spec.sweep:
+                    exp = experiment.start(self.runner, spec)
+                    self.call_from_thread(self.push_screen, ExperimentView(exp))
+                    return
                 handle = self.runner.start(spec)
             except UserError as exc:
                 self.call_from_thread(self.notify, exc.message + (f"\n{exc.hint}" if exc.hint else ""),
@@ -84,6 +106,21 @@ class AccelbenchApp(App):
             self.call_from_thread(self._show, handle)
 
         self.run_worker(start, thread=True, group="start")
+
+    def open_experiment(self, ref: str) -> None:
+        """Show an experiment (live or finished) in the experiment view."""
+        try:
+            self.push_screen(ExperimentView(experiment.Experiment.open(self.runner, ref)))
+        except UserError as exc:
+            self.notify(exc.message, severity="error")
+
+    def compare(self, run_ids: list[str], title: str) -> None:
+        """Show the runs side by side, with their plots."""
+        if len(run_ids) < 2:
+            self.notify("pick at least two runs to compare (space marks a run)",
+                        severity="warning")
+            return
+        self.push_screen(CompareScreen(run_ids, title))
 
     def _open(self, run_id: str) -> RunHandle | None:
         """The run ``run_id``, or None after telling the user why not."""

@@ -1,4 +1,4 @@
-"""Command palette entries: load a preset, open a run, pick an accelerator."""
+"""Command palette entries: load a preset, open a run or an experiment, pick an accelerator."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ class AccelbenchCommands(Provider):
         for info in app.runner.store.list(limit=200):
             entries.append((f"Open run: {info.id}", partial(app.open_run, info.id),
                             f"{info.status} · {info.workload} on {info.accelerator}"))
+        for exp in app.runner.store.experiments()[:50]:
+            entries.append((f"Open experiment: {exp.name} ({exp.id})",
+                            partial(app.open_experiment, exp.id),
+                            f"{exp.status} · {exp.total} variants"))
         for acc in ACCELERATORS.values():
             entries.append((f"Use accelerator: {acc.name}", partial(app.use_accelerator, acc.name),
                             acc.title))

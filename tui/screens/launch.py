@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from engine import sweep as sweeps
 from engine.accelerators import ACCELERATORS, Availability
 from engine.errors import UserError
 from engine.params import Param
@@ -121,8 +122,13 @@ class LaunchScreen(Screen):
         door = self.base.launcher
         if self.base.slurm:
             door += " " + " ".join(resource_args(self.base.slurm))
+        sweep = ""
+        if self.base.sweep and self.base.workload == self.workload:
+            grid = ", ".join(f"{k}={v}" for k, v in sweeps.axes(self.base.sweep).items())
+            count = len(sweeps.variants(self.base.sweep))
+            sweep = f"\n[b]sweep[/]: {grid or 'variants'} → {count} runs (an experiment)"
         self.query_one("#workload-help", Static).update(
-            f"{workload.description}\n[b]launcher[/]: {door}")
+            f"{workload.description}\n[b]launcher[/]: {door}{sweep}")
         self.query_one(ParamForm).set_params([NAME, *workload.params], values)
         self._update_run_button()
 
@@ -170,8 +176,13 @@ class LaunchScreen(Screen):
         name = values.pop("name")
         data = {**self.base.to_dict(), "name": name, "accelerator": self.accelerator,
                 "workload": self.workload, "params": {}}
-        return spec_from_dict(data, [f"params.{k}={v}" for k, v in values.items()],
-                              source="form")
+        swept = set()
+        if self.base.sweep and self.base.workload == self.workload:
+            swept = {k.removeprefix("params.") for k in sweeps.keys(self.base.sweep)}
+        else:
+            data.pop("sweep", None)  # another workload: the preset's sweep does not apply
+        return spec_from_dict(data, [f"params.{k}={v}" for k, v in values.items()
+                                     if k not in swept], source="form")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {"run": self.action_run, "load": self.action_load_preset,

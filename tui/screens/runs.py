@@ -38,6 +38,10 @@ class RunsScreen(Screen):
                 tooltip="Stop the selected live run (asks first)"),
         Binding("s", "cycle_sort", "Sort", id="runs.sort",
                 tooltip="Sort by the next column (click a header to sort by it)"),
+        Binding("space", "toggle_mark", "Mark", id="runs.mark",
+                tooltip="Mark or unmark the selected run for a comparison"),
+        Binding("v", "compare", "Compare", id="runs.compare",
+                tooltip="Compare the marked runs (none marked: the selected run's experiment)"),
     ]
 
     def __init__(self) -> None:
@@ -45,6 +49,8 @@ class RunsScreen(Screen):
         self.sort_column = "started"
         self.sort_reverse = True
         self._raw: dict[str, tuple] = {}
+        self._infos: dict[str, RunInfo] = {}
+        self.marked: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -67,6 +73,8 @@ class RunsScreen(Screen):
 
     def _show(self, infos: list[RunInfo]) -> None:
         self._raw = {info.id: row_of(info, self.app.live_summary(info.id)) for info in infos}
+        self._infos = {info.id: info for info in infos}
+        self.marked = [rid for rid in self.marked if rid in self._raw]
         self._redraw_table()
 
     def _redraw_table(self) -> None:
@@ -80,7 +88,8 @@ class RunsScreen(Screen):
         table.clear()
         for rid in order:
             status, _, workload, accel, params, rate, loss, accuracy, started = raw[rid]
-            table.add_row(status, rid, workload, accel, params, fmt.number(rate),
+            table.add_row(status, f"● {rid}" if rid in self.marked else rid, workload, accel,
+                          params, fmt.number(rate),
                           fmt.number(loss), "-" if accuracy is None else f"{accuracy:.2f}",
                           started, key=rid)
         if selected in raw:
@@ -112,6 +121,30 @@ class RunsScreen(Screen):
         run_id = self._selected_id()
         if run_id:
             self.app.open_run(run_id)
+
+    def action_toggle_mark(self) -> None:
+        run_id = self._selected_id()
+        if run_id:
+            if run_id in self.marked:
+                self.marked.remove(run_id)
+            else:
+                self.marked.append(run_id)
+            self._redraw_table()
+            self.query_one(DataTable).action_cursor_down()
+
+    def action_compare(self) -> None:
+        if self.marked:
+            self.app.compare(list(self.marked), f"{len(self.marked)} marked runs")
+            return
+        run_id = self._selected_id()
+        exp_id = self._infos[run_id].experiment if run_id else None
+        if exp_id is None:
+            self.notify("mark runs with space first (or select a run of an experiment)",
+                        severity="warning")
+            return
+        runs = sorted((i for i in self._infos.values() if i.experiment == exp_id),
+                      key=lambda i: i.created)
+        self.app.compare([i.id for i in runs], "experiment")
 
     def action_cancel_run(self) -> None:
         run_id = self._selected_id()
