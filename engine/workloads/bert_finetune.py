@@ -3,7 +3,8 @@
 Standalone: needs torch and transformers (``datasets`` only for hub datasets).
 Progress, throughput, metrics and diagnoses go out as machine lines (``emit``);
 the ``***** train metrics *****`` block and the accuracy line are printed as the
-seeds' runs printed them.
+seeds' runs printed them. On XLA (Trainium) the first steps are the compiling
+phase; under ``neuron_parallel_compile`` the run only traces the graphs.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import importlib.util
 import json
 import math
 import random
-import sys
+import os
 import time
-from typing import NoReturn
 
 import torch
-from emit import StopFlag, emit
+from emit import StopFlag, emit, fail, first_line
 from transformers import (AutoModelForSequenceClassification, AutoTokenizer, BertConfig,
                           BertForSequenceClassification, PreTrainedTokenizerFast, Trainer,
                           TrainerCallback, TrainingArguments, set_seed)
@@ -48,14 +48,6 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--logging-steps", type=int, default=10)
     p.add_argument("--seed", type=int, default=42)
     return p.parse_args()
-
-
-def fail(code: str, message: str, hint: str = "") -> NoReturn:
-    """Report a recognised problem in one line and exit with status 2."""
-    emit("diagnosis", code=code, message=message, hint=hint)
-    print(f"bert_finetune: error: {message}" + (f"; hint: {hint}" if hint else ""),
-          file=sys.stderr, flush=True)
-    sys.exit(2)
 
 
 def synthetic(n: int, rng: random.Random) -> list[tuple[str, int]]:
@@ -128,12 +120,6 @@ def load_hub_dataset(name: str) -> tuple[list, list]:
     return to_rows(ds["train"], name), to_rows(ds[evals], name)
 
 
-def first_line(exc: Exception) -> str:
-    """The first line of an exception's message, for one-line diagnoses."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
-
-
 def tiny_model(texts: list[str], num_labels: int):
     """A small BERT and a WordLevel tokenizer trained on ``texts``, built offline."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
@@ -172,22 +158,49 @@ def encode(rows: list, tokenizer, max_len: int) -> list[dict]:
     return [{k: v[i] for k, v in enc.items()} for i in range(len(rows))]
 
 
-class Watcher(TrainerCallback):
-    """Emits phases, progress, throughput and logged metrics; stops on SIGTERM."""
+COMPILE_STEPS = 2  # on XLA, step 1 compiles the training graph and step 2 that with optimizer state
+XLA_COMPILING = "XLA graph compilation (first steps)"
 
-    def __init__(self, stop: StopFlag, epochs: int, interval: float = 0.5) -> None:
+
+class Watcher(TrainerCallback):
+    """Emits phases, progress, throughput and logged metrics; stops on SIGTERM.
+
+    On XLA the first ``COMPILE_STEPS`` steps are the "compiling" phase. Under
+    ``neuron_parallel_compile`` (``precompiling``) the run only traces graphs for it
+    to compile: every phase is "compiling", and no figure is reported (none is real).
+    """
+
+    def __init__(self, stop: StopFlag, epochs: int, interval: float = 0.5, xla: bool = False,
+                 precompiling: bool = False) -> None:
         self.stop, self.epochs, self.interval = stop, epochs, interval
-        self.evaluating = False
+        self.compile_steps = COMPILE_STEPS if xla else 0
+        self.precompiling = precompiling
+        self.current, self.shown = "", ("", "")
         self.last_t, self.last_step = time.perf_counter(), 0
 
+    def _enter(self, name: str, detail: str = "") -> None:
+        """Enter phase ``name``; emit it unless it is the phase already shown."""
+        self.current = name
+        if self.precompiling:
+            graphs = "evaluation" if name == "evaluating" else "training"
+            name, detail = "compiling", f"neuron_parallel_compile: tracing the {graphs} graphs"
+        if (name, detail) != self.shown:
+            self.shown = (name, detail)
+            emit("phase", name=name, detail=detail)
+
     def on_train_begin(self, args, state, control, **kwargs):
-        emit("phase", name="running")
+        if self.compile_steps:
+            self._enter("compiling", XLA_COMPILING)
+        else:
+            self._enter("running")
         self.last_t = time.perf_counter()
 
     def on_step_begin(self, args, state, control, **kwargs):
-        if self.evaluating:
-            self.evaluating = False
-            emit("phase", name="running")
+        if state.global_step < self.compile_steps:
+            self._enter("compiling", XLA_COMPILING)
+        elif self.current != "running":
+            self._enter("running")  # throughput from here: no compilation, no evaluation
+            self.last_t, self.last_step = time.perf_counter(), state.global_step
 
     def on_step_end(self, args, state, control, **kwargs):
         if self.stop.requested:
@@ -200,19 +213,18 @@ class Watcher(TrainerCallback):
         self.last_t, self.last_step = now, step
         epoch = min(max(math.ceil(state.epoch or 0), 1), self.epochs)
         emit("progress", step=step, total=state.max_steps, epoch=epoch, epochs=self.epochs)
-        emit("throughput", samples_per_s=round(rate, 3), step=step)
+        if not self.precompiling:
+            emit("throughput", samples_per_s=round(rate, 3), step=step)
 
     def on_epoch_end(self, args, state, control, **kwargs):
         if self.stop.requested:
             control.should_evaluate = False
         elif control.should_evaluate:
-            self.evaluating = True
-            emit("phase", name="evaluating")
-
-    def on_evaluate(self, args, state, control, **kwargs):
-        self.last_t = time.perf_counter()  # evaluation time is not training throughput
+            self._enter("evaluating")
 
     def on_log(self, args, state, control, logs=None, **kwargs):
+        if self.precompiling:
+            return
         for name, value in (logs or {}).items():
             if name != "epoch" and isinstance(value, (int, float)) and not isinstance(value, bool):
                 emit("metric", name=name, value=value, step=state.global_step)
@@ -237,6 +249,7 @@ def main() -> None:
     """Load, fine-tune, report; exit 2 on a diagnosed problem, 143 on SIGTERM."""
     a = parse_args()
     stop = StopFlag()
+    precompiling = os.environ.get("NEURON_PARALLEL_COMPILE") == "1"
     emit("phase", name="loading", detail=f"model {a.model}, dataset {a.dataset}")
     if a.device == "cuda" and not torch.cuda.is_available():
         fail("cuda_unavailable", "--device cuda, but torch sees no CUDA GPU",
@@ -258,9 +271,13 @@ def main() -> None:
 
     trainer = Trainer(model=model, args=training_args(a), train_dataset=train_set,
                       eval_dataset=eval_set, compute_metrics=accuracy,
-                      callbacks=[Watcher(stop, a.epochs)])
+                      callbacks=[Watcher(stop, a.epochs, xla=a.device == "xla",
+                                         precompiling=precompiling)])
     result = trainer.train()
     stop.exit_if_requested("during training")
+    if precompiling:
+        print("Graphs traced for neuron_parallel_compile; this pass's figures are not real.")
+        return
 
     metrics = {**result.metrics, "total_flos": trainer.state.total_flos}
     evals = [h for h in trainer.state.log_history if "eval_loss" in h]

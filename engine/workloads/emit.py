@@ -15,6 +15,8 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
+from typing import NoReturn
 
 PREFIX = "@@accelbench "
 
@@ -29,6 +31,20 @@ def emit(type: str, **fields) -> None:
     fields = {"type": type, "t": round(time.time(), 6), **fields}
     sys.stdout.write(PREFIX + json.dumps(fields, separators=(",", ":")) + "\n")
     sys.stdout.flush()
+
+
+def fail(code: str, message: str, hint: str = "") -> NoReturn:
+    """Report a problem the user must fix (a diagnosis and one line on stderr), then exit 2."""
+    emit("diagnosis", code=code, message=message, hint=hint)
+    print(f"{Path(sys.argv[0]).stem}: error: {message}" + (f"; hint: {hint}" if hint else ""),
+          file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message, for one-line diagnoses."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
 
 
 class StopFlag:

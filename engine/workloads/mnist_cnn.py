@@ -13,19 +13,17 @@ import http.client
 import math
 import os
 import struct
-import sys
 import threading
 import time
 import urllib.request
 import zlib
 from pathlib import Path
-from typing import NoReturn
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from emit import Reporter, StopFlag, emit
+from emit import Reporter, StopFlag, emit, fail
 
 MEAN, STD = 0.1307, 0.3081
 FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
@@ -66,13 +64,6 @@ class Network(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.layer2(self.layer1(x)).view(-1, 1600)
         return self.layer4(self.layer3_dropout(self.layer3_act(self.layer3(x))))
-
-
-def fail(code: str, message: str, hint: str) -> NoReturn:
-    """Report a problem the user must fix, then exit 2."""
-    emit("diagnosis", code=code, message=message, hint=hint)
-    print(f"{Path(sys.argv[0]).stem}: error: {message}; hint: {hint}", file=sys.stderr)
-    sys.exit(2)
 
 
 def find(data_dir: Path, name: str) -> Path | None:
