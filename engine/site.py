@@ -41,8 +41,7 @@ KEYS: dict[str, dict[str, str]] = {
     "sambanova": {"bert_large_script": "path of BertLarge_run.sh"},
     "cerebras": {"python": "the Cerebras virtualenv's python", "modelzoo": "ModelZoo checkout",
                  "params": "the default params YAML for BERT-Large"},
-    "groq": {"python": "the GroqFlow virtualenv's python", "bert_tiny_script": "path of the "
-             "GroqFlow bert_tiny example"},
+    "groq": {"python": "the GroqFlow virtualenv's python (groqflow and demo_helpers)"},
 }
 
 

@@ -4,6 +4,8 @@ Events:
 
 * ``GroqFlow is building "NAME"`` -> Phase("compiling", 'building "NAME"'); each build step
   the monitor ticks off (``✓ Exporting PyTorch to ONNX``) -> Phase("compiling", step).
+* ``Woohoo! Build "NAME" found in cache. Loading it!`` -> Phase("loading", 'build "NAME" from
+  the cache').
 * ``Running inference on GroqChip.`` / ``Running inference using PyTorch model (CPU).``
   -> Phase("running", "inference on GroqChip" / "inference using PyTorch model (CPU)").
 * The result table, one row per source (the ``Source`` cell lowercased: ``cpu``, ``groq``)::
@@ -25,6 +27,7 @@ from engine.parsers import Dialect
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _BUILDING = re.compile(r'GroqFlow is building "([^"]+)"')
+_CACHED = re.compile(r'Build "([^"]+)".* found in cache')
 _STEP_DONE = re.compile(r"^\s*✓\s+(.+?)\s*$")
 _INFERENCE = re.compile(r"Running inference ((?:on|using) .+?)\.?\s*$")
 _NUMBER = re.compile(r"(\d+(?:\.\d+)?)%?")
@@ -51,6 +54,8 @@ class GroqFlow(Dialect):
         line = _ANSI.sub("", line)
         if m := _BUILDING.search(line):
             return [Phase(self.run_id, ts, "compiling", f'building "{m[1]}"')]
+        if m := _CACHED.search(line):
+            return [Phase(self.run_id, ts, "loading", f'build "{m[1]}" from the cache')]
         if m := _STEP_DONE.search(line):
             return [Phase(self.run_id, ts, "compiling", m[1])]
         if m := _INFERENCE.search(line):

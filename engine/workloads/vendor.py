@@ -130,4 +130,30 @@ CEREBRAS_BERT = Workload(
     ),
 )
 
-WORKLOADS = (MNIST_POPTORCH, SAMBANOVA_BERT_LARGE, CEREBRAS_BERT)
+def _groq(params: dict[str, Any], ctx: Context) -> Plan:
+    """Our GroqFlow bert_tiny driver under the GroqFlow virtualenv's Python ([groq] python)."""
+    script = str(SCRIPTS_DIR / GROQ_BERT_TINY.script)
+    return Plan([ctx.python, "-u", script, *GROQ_BERT_TINY.flags(params)], dialects=["groq"])
+
+
+GROQ_BERT_TINY = Workload(
+    name="groq_bert_tiny",
+    title="BERT-tiny inference (GroqFlow)",
+    description="GroqFlow's bert_tiny proof point: built for the GroqChip by groqit, then SST"
+                " accuracy, latency and inferences/s on the GroqChip and on the CPU.",
+    accelerators=("groq",),
+    script="groq_bert_tiny.py",
+    recipe=_groq,
+    params=(
+        Param("model", str, "M-FAC/bert-tiny-finetuned-sst2",
+              "Hugging Face name or local path of an SST-2 classifier (the proof point's)"),
+        Param("batch_size", int, 1, "inputs per GroqChip call (the seeds' value: 1)",
+              min=1, max=1024),
+        Param("max_seq_length", int, 128, "tokens per input (the seeds: 128, then 512)",
+              min=8, max=512),
+        Param("mode", str, "both", "build (groqit only), execute (a cached build) or both",
+              choices=("both", "build", "execute")),
+    ),
+)
+
+WORKLOADS = (MNIST_POPTORCH, SAMBANOVA_BERT_LARGE, CEREBRAS_BERT, GROQ_BERT_TINY)
