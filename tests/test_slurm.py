@@ -222,3 +222,23 @@ def test_environment_reaches_the_job_without_text_around_srun(runner):
     assert not any("=" in arg and not arg.startswith("--") for arg in srun[:srun.index(
         sys.executable)])
     assert srun[0].endswith("srun") and "--gres=ipu:1" in srun
+
+
+def test_a_sweep_submits_every_variant_at_once(runner):
+    """Slurm queues: the experiment's driver submits all variants, whatever max_parallel."""
+    from engine.experiment import start
+    from engine.store import read_json
+
+    sleep = shlex.join([sys.executable, "-c", "import time; time.sleep(4)"])
+    sweep = spec_from_dict({"name": "sl-sweep", "workload": "command", "launcher": "slurm",
+                            "telemetry_interval": 0, "params": {"command": sleep},
+                            "sweep": {"slurm.ntasks": [1, 1, 1], "max_parallel": 1}})
+    exp = start(runner, sweep)
+    deadline = time.monotonic() + 180
+    while exp.status() == "running" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    runs = exp.runs()
+    assert exp.status() == "done" and [r.status for r in runs] == ["done"] * 3
+    ends = [read_json(r.path(EXIT_FILE))["ended"] for r in runs]
+    assert all(r.created < min(ends) for r in runs)  # all submitted before any ended
+    assert len({read_json(r.path("slurm.json"))["job_id"] for r in runs}) == 3
