@@ -2,13 +2,28 @@
 neuron-profile capture, with stand-ins for the Neuron virtualenv's python, for
 neuron_parallel_compile and for neuron-profile (tests/standins)."""
 
+import asyncio
 import json
+import os
+import shutil
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from engine.errors import UserError
+from engine.events import Phase
+from engine.parsers.neuron_runtime import NeuronRuntime
+from engine.presets import find_preset
+from engine.runner import Runner
+from engine.spec import load_preset
 from engine.workloads import SCRIPTS_DIR
 from engine.workloads.emit import PREFIX
+from tests.conftest import FIXTURES, ROOT
+
+STANDINS = ROOT / "tests" / "standins"
+NEURON_BIN = STANDINS / "neuron-venv" / "bin"
+PRESET = "trainium-bert-padding-32"
 
 
 @pytest.fixture
@@ -88,3 +103,153 @@ def test_neuron_parallel_compile_pass_only_compiles_and_reports_no_figures(watch
         ("compiling", tracing.format("evaluation")),
         ("compiling", tracing.format("training")), 4, 5, 6,
         ("compiling", tracing.format("evaluation"))]
+
+
+# ---- neuron_parallel_compile and neuron-profile ----------------------------------------
+
+BERT_FLAGS = ["--model", "bert-base-uncased", "--dataset", "glue/sst2", "--max-seq-length", "32",
+              "--batch-size", "32", "--epochs", "3", "--learning-rate", "5e-05",
+              "--train-samples", "0", "--eval-samples", "0", "--precision", "fp32",
+              "--logging-steps", "10", "--seed", "42"]
+
+
+@pytest.fixture
+def neuron_site(home, tmp_path, monkeypatch):
+    """[trainium] python is the stand-in Neuron virtualenv's; the stand-in neuron-profile and
+    neuron-monitor are on PATH; the stand-ins log their calls to ``calls.jsonl``."""
+    config = Path(home).parent / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[trainium]\npython = "{NEURON_BIN / "python"}"\n')
+    monkeypatch.setenv("PATH", f"{STANDINS}:{os.environ['PATH']}")
+    monkeypatch.setenv("NEURON_STANDIN_CALLS", str(tmp_path / "calls.jsonl"))
+    return SimpleNamespace(config=config, calls=tmp_path / "calls.jsonl")
+
+
+def torchrun(python: str) -> list[str]:
+    return [python, "-m", "torch.distributed.run", "--nproc_per_node=2",
+            str(SCRIPTS_DIR / "bert_finetune.py"), "--device", "xla", *BERT_FLAGS]
+
+
+def test_precompile_and_profile_command_line(neuron_site, tmp_path):
+    spec = load_preset(find_preset(PRESET), ["precompile=true", "profile=true"])
+    plan = Runner.plan(spec, tmp_path)
+    python = str(NEURON_BIN / "python")
+    assert plan.argv == [python, "-u", str(SCRIPTS_DIR / "neuron_job.py"),
+                         "--precompile", str(NEURON_BIN / "neuron_parallel_compile"),
+                         "--profile", str(tmp_path / "profile"),
+                         "--neuron-profile", "neuron-profile",
+                         "--", *torchrun(python)]
+    assert plan.env == {"NEURON_RT_INSPECT_ENABLE": "1", "NEURON_RT_INSPECT_DEVICE_PROFILE": "1",
+                        "NEURON_RT_INSPECT_OUTPUT_DIR": str(tmp_path / "profile")}
+    assert plan.dialects == ["neuron_runtime", "neuron_profile"]
+
+
+def test_profile_preset_command_line(neuron_site, tmp_path):
+    spec = load_preset(find_preset("trainium-bert-padding-32-profile"))
+    plan = Runner.plan(spec, tmp_path)
+    python = str(NEURON_BIN / "python")
+    assert plan.argv == [python, "-u", str(SCRIPTS_DIR / "neuron_job.py"),
+                         "--profile", str(tmp_path / "profile"),
+                         "--neuron-profile", "neuron-profile",
+                         "--", *torchrun(python)]
+    assert plan.env["NEURON_RT_INSPECT_OUTPUT_DIR"] == str(tmp_path / "profile")
+    assert spec.env == {"NEURON_RT_STOCHASTIC_ROUNDING_EN": "0",
+                        "NEURON_CC_FLAGS": "--model-type=transformer"}
+
+
+def test_precompile_alone_and_the_tools_from_the_site(neuron_site, tmp_path):
+    neuron_site.config.write_text('[trainium]\npython = "/opt/neuron/bin/python"\n'
+                                  'neuron_profile = "/opt/aws/neuron/bin/neuron-profile"\n')
+    plan = Runner.plan(load_preset(find_preset(PRESET), ["precompile=true"]), tmp_path)
+    assert plan.argv == ["/opt/neuron/bin/python", "-u", str(SCRIPTS_DIR / "neuron_job.py"),
+                         "--precompile", "neuron_parallel_compile",  # none beside python: PATH's
+                         "--", *torchrun("/opt/neuron/bin/python")]
+    assert plan.env == {} and plan.dialects == ["neuron_runtime"]
+    plan = Runner.plan(load_preset(find_preset(PRESET), ["profile=true"]), tmp_path)
+    assert plan.argv[3:7] == ["--profile", str(tmp_path / "profile"), "--neuron-profile",
+                              "/opt/aws/neuron/bin/neuron-profile"]
+    plan = Runner.plan(load_preset(find_preset(PRESET)), tmp_path)
+    assert plan.argv == torchrun("/opt/neuron/bin/python") and plan.env == {}
+
+
+def test_neuron_knobs_are_refused_off_trainium(home, tmp_path):
+    spec = load_preset(find_preset("cpu-bert-finetune-tiny"), ["profile=true"])
+    with pytest.raises(UserError, match=r"^params.profile: a Neuron SDK knob, for accelerator "
+                                        r"'trainium' only$"):
+        Runner.plan(spec, tmp_path)
+
+
+def follow(runner, *overrides: str):
+    handle = runner.start(load_preset(find_preset(PRESET), list(overrides)))
+
+    async def collect():
+        return [e async for e in handle.events(poll=0.05)]
+    return asyncio.run(asyncio.wait_for(collect(), 60)), handle.info
+
+
+def calls(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_precompiled_and_profiled_run_with_stand_ins(neuron_site, runner):
+    events, info = follow(runner, "precompile=true", "profile=true")
+    assert events[-1].status == "done", events[-1].summary
+    capture = info.dir / "profile" / "i-0ade06f040a13f2bf_pid_210229"
+    neff = capture / "neff_14382885777943380728.neff"
+    phases = [(e.name, e.detail) for e in events if isinstance(e, Phase)]
+    assert phases[2:] == [
+        ("compiling",
+         "neuron_parallel_compile: the job's graphs compiled in parallel into the cache"),
+        ("completing", f"neuron-profile: summary of {neff.name}"),
+        ("done", "")]
+    precompile, job, view = calls(neuron_site.calls)
+    assert precompile["tool"] == job["tool"] == "torchrun"
+    assert precompile["args"] == job["args"] == torchrun("")[3:]
+    assert precompile["env"]["NEURON_PARALLEL_COMPILE"] == "1"
+    assert "NEURON_PARALLEL_COMPILE" not in job["env"]
+    assert job["env"]["NEURON_RT_INSPECT_OUTPUT_DIR"] == str(info.path("profile"))
+    assert view == {"tool": "neuron-profile", "args": [
+        "view", "--output-format", "summary-text", "-n", str(neff),
+        "-s", str(capture / "14382885777943380728_instid_0_vnc_0.ntff")]}
+    summary = events[-1].summary
+    engines = {k: v for k, v in summary["utilization"].items() if k in PROFILE_ENGINES}
+    assert engines == PROFILE_ENGINES
+    m = summary["metrics"]
+    assert m["profile.mfu_estimated_percent"] == 10.45
+    assert m["profile.hfu_estimated_percent"] == 12.65
+    assert m["profile.total_time"] == pytest.approx(0.05482)
+    assert m["profile.device_memory.Total"] == pytest.approx(5.473 * 2**30)
+    assert "diagnoses" not in summary
+
+
+PROFILE_ENGINES = {"tensor": 21.21, "vector": 40.17, "scalar": 32.9, "gpsimd": 3.49,
+                   "sync": 0.75, "dma": 81.95, "cc": 26.81}
+
+
+def test_profile_without_a_capture_says_why(neuron_site, runner):
+    events, _ = follow(runner, "profile=true", "env.NEURON_RT_INSPECT_DEVICE_PROFILE=0")
+    assert events[-1].status == "done"
+    [empty] = [e for e in events if e.kind == "diagnosis"]
+    assert empty.code == "profile_empty" and "NEURON_RT_INSPECT_DEVICE_PROFILE=1" in empty.hint
+    assert [c["tool"] for c in calls(neuron_site.calls)] == ["torchrun"]
+
+
+def test_missing_neuron_parallel_compile_fails_before_the_job(neuron_site, runner, tmp_path):
+    bare = tmp_path / "venv" / "bin"  # a Neuron virtualenv without torch-neuronx's tools
+    bare.mkdir(parents=True)
+    shutil.copy(NEURON_BIN / "python", bare / "python")
+    neuron_site.config.write_text(f'[trainium]\npython = "{bare / "python"}"\n')
+    events, _ = follow(runner, "precompile=true")
+    assert events[-1].status == "failed"
+    missing = next(e for e in events if e.kind == "diagnosis")
+    assert missing.code == "neuron_parallel_compile_missing"
+    assert not neuron_site.calls.exists()  # the job never started
+
+
+def test_failed_graph_compilations_are_diagnosed():
+    log = (FIXTURES / "recordings" / "neuron_parallel_compile.log").read_text()
+    assert not [e for line in log.splitlines() for e in NeuronRuntime("r").feed(line, 0)]
+    line = ("2024-10-24 18:49:49.000950: INFO ||NEURON_PARALLEL_COMPILE||: "
+            "Total failed compilations: 3")
+    [diagnosis] = NeuronRuntime("r").feed(line, 0)
+    assert diagnosis.code == "neuron_precompile_graphs_failed"

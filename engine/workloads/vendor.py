@@ -19,19 +19,50 @@ from engine.params import Param
 from engine.workloads import BERT_FINETUNE as _BERT
 from engine.workloads import MNIST_CNN, SCRIPTS_DIR, Context, Plan, Workload
 
+NEURON_KNOBS = (
+    Param("precompile", bool, False, "Trainium: run the job under neuron_parallel_compile first"
+          " (its graphs compiled in parallel into the Neuron cache)"),
+    Param("profile", bool, False, "Trainium: capture a device profile (NEURON_RT_INSPECT_*) and"
+          " import neuron-profile's summary (per-engine active time, MFU) as run metrics"),
+)
+
 
 def _bert(params: dict[str, Any], ctx: Context) -> Plan:
-    """Our BERT script; on Trainium under torchrun, one process per NeuronCore, on XLA."""
+    """Our BERT script; on Trainium under torchrun, one process per NeuronCore, on XLA,
+    through ``neuron_job.py`` when pre-compiling or profiling."""
     script = str(SCRIPTS_DIR / "bert_finetune.py")
     if ctx.accelerator != "trainium":
+        for knob in NEURON_KNOBS:
+            if params[knob.name]:
+                raise UserError(f"params.{knob.name}: a Neuron SDK knob, for accelerator"
+                                " 'trainium' only", hint=f"set {knob.name}=false")
         return Plan([ctx.python, "-u", script, "--device", ctx.device, *_BERT.flags(params)])
     nproc = int(site.value("trainium", "nproc_per_node", 2))
-    return Plan([ctx.python, "-m", "torch.distributed.run", f"--nproc_per_node={nproc}",
-                 script, "--device", "xla", *_BERT.flags(params)], dialects=["neuron_runtime"])
+    job = [ctx.python, "-m", "torch.distributed.run", f"--nproc_per_node={nproc}",
+           script, "--device", "xla", *_BERT.flags(params)]
+    if not (params["precompile"] or params["profile"]):
+        return Plan(job, dialects=["neuron_runtime"])
+    argv, env = [ctx.python, "-u", str(SCRIPTS_DIR / "neuron_job.py")], {}
+    if params["precompile"]:
+        argv += ["--precompile", _beside(ctx.python, "neuron_parallel_compile")]
+    if params["profile"]:
+        profile = str(ctx.run_dir / "profile")
+        argv += ["--profile", profile, "--neuron-profile",
+                 site.value("trainium", "neuron_profile", "neuron-profile")]
+        env = {"NEURON_RT_INSPECT_ENABLE": "1", "NEURON_RT_INSPECT_DEVICE_PROFILE": "1",
+               "NEURON_RT_INSPECT_OUTPUT_DIR": profile}
+    dialects = ["neuron_runtime", *(["neuron_profile"] if params["profile"] else [])]
+    return Plan([*argv, "--", *job], env=env, dialects=dialects)
 
 
-BERT_FINETUNE = dataclasses.replace(_BERT, accelerators=("cpu", "cuda", "trainium"),
-                                    recipe=_bert)
+def _beside(python: str, tool: str) -> str:
+    """``tool`` in the bin directory of ``python``'s virtualenv if there, else by name (PATH)."""
+    path = Path(python).parent / tool
+    return str(path) if "/" in python and path.is_file() else tool
+
+
+BERT_FINETUNE = dataclasses.replace(_BERT, accelerators=("cpu", "cuda", "trainium"), recipe=_bert,
+                                    params=(*_BERT.params, *NEURON_KNOBS))
 
 
 def _poptorch(params: dict[str, Any], ctx: Context) -> Plan:
