@@ -19,8 +19,8 @@ from tests.conftest import ROOT
 STANDINS = ROOT / "tests" / "standins"
 STEPS = ["Exporting PyTorch to ONNX", "Optimizing ONNX file", "Checking for Op support",
          "Converting to FP16", "Compiling model", "Assembling model"]
-WORDS = ("[PAD] [UNK] [CLS] [SEP] [MASK] the a film movie is was good great bad awful boring"
-         " fun , and an one").split()
+WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "movie", "is", "was",
+         "good", "great", "bad", "awful", "boring", "fun", ",", "and", "an", "one"]
 
 
 @pytest.fixture(scope="session")

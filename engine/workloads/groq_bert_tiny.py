@@ -50,7 +50,8 @@ def build_name(a: argparse.Namespace) -> str:
 
 
 def batched(examples: list[dict], size: int) -> list[dict]:
-    """``examples`` (inputs of batch 1) in batches of ``size``, the last topped up from the start."""
+    """``examples`` (inputs of batch 1) in batches of ``size``, the last one topped up with
+    the first examples."""
     padded = examples + examples[:(-len(examples)) % size]
     return [{name: torch.cat([x[name] for x in padded[i:i + size]]) for name in padded[i]}
             for i in range(0, len(padded), size)]
@@ -99,7 +100,8 @@ def batched_performance(groq_model, pytorch_model, tokenizer, a: argparse.Namesp
         cpu = logits([pytorch_model(**inputs).logits for inputs in batches])[:n]
     cpu_s = (time.perf_counter() - started) / len(batches)
     labels = np.asarray(dataset.y).reshape(-1)[:n]
-    rows = [row("cpu", cpu, labels, b, cpu_s, None), row("groq", groq, labels, b, groq_s, on_chip_s)]
+    rows = [row("cpu", cpu, labels, b, cpu_s, None),
+            row("groq", groq, labels, b, groq_s, on_chip_s)]
     print(table(rows), flush=True)
     return rows
 
@@ -111,7 +113,8 @@ def main() -> None:
         from groqflow import groqit
     except ImportError as exc:
         fail("groqflow_missing", f"this Python cannot import groqflow: {exc}",
-             hint="set [groq] python in accelbench's config.toml to the GroqFlow virtualenv's python")
+             hint="set [groq] python in accelbench's config.toml to the GroqFlow"
+                  " virtualenv's python")
     np.random.seed(1)
     torch.manual_seed(0)
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
