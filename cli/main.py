@@ -189,43 +189,24 @@ def _follow_experiment(exp, as_json: bool) -> int:
     """Show an experiment live (one row per variant) until it ends; Ctrl-C cancels it.
     Then its comparison. Exit 0 only if every run succeeded."""
     from rich.console import Console
-    from rich.live import Live
 
     from cli.live import comparison_table, render_experiment
     from engine.compare import compare
-    from engine.events import to_json
     from engine.state import RunState
 
     console = Console(stderr=as_json)
     states: dict[str, RunState] = {}
-    interrupted = []
 
-    def on_interrupt() -> None:
-        if not interrupted:
-            interrupted.append(True)
-            console.print(f"[yellow]Ctrl-C: cancelling experiment {exp.id} …[/]")
-            asyncio.get_running_loop().run_in_executor(None, exp.cancel)
+    def fold(event) -> None:
+        states.setdefault(event.run_id, RunState(event.run_id)).feed(event)
 
-    async def consume(on_batch: Callable[[list], None]) -> None:
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
-        async for batch in exp.batches():
-            for event in batch:
-                states.setdefault(event.run_id, RunState(event.run_id)).feed(event)
-            on_batch(batch)
-
-    if as_json:
-        def write(batch: list) -> None:
-            sys.stdout.write("".join(to_json(e) + "\n" for e in batch))
-            sys.stdout.flush()
-        asyncio.run(consume(write))
-    else:
-        with Live(render_experiment(exp, states), console=console, refresh_per_second=2) as live:
-            asyncio.run(consume(lambda batch: live.update(render_experiment(exp, states))))
+    interrupted = _watch(exp.batches(), fold, exp.cancel, f"experiment {exp.id}", as_json,
+                         console, lambda: render_experiment(exp, states))
+    if not as_json:
         console.print(comparison_table(compare(exp.runs()), exp.info.name))
-    status = exp.status()
     if interrupted:
-        console.print(f"[yellow]experiment {exp.id} was cancelled (Ctrl-C)[/]")
         return 130
+    status = exp.status()
     console.print(f"experiment {exp.id}: {status}")
     return 0 if status == "done" else 1
 
@@ -233,27 +214,43 @@ def _follow_experiment(exp, as_json: bool) -> int:
 def _follow(handle, name: str, as_json: bool) -> int:
     """Show the run live until it ends; Ctrl-C cancels it. Exit 0 only if it succeeded."""
     from rich.console import Console
-    from rich.live import Live
 
     from cli.live import render, summary_table
-    from engine.events import to_json
     from engine.state import RunState
 
     console = Console(stderr=as_json)
     state = RunState(handle.id)
+    interrupted = _watch(handle.batches(), state.feed, handle.cancel, f"run {handle.id}",
+                         as_json, console, lambda: render(state, name))
+    if not as_json:
+        console.print(summary_table(state, name))
+    if interrupted:
+        return 130
+    status = state.finished.status if state.finished else "lost"
+    return 0 if status == "done" else 1
+
+
+def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, console,
+           render: Callable) -> bool:
+    """Fold every event of ``batches`` and show them (JSON lines on stdout, or ``render()``
+    live) until they end; Ctrl-C calls ``cancel`` once. True if Ctrl-C was pressed."""
+    from rich.live import Live
+
+    from engine.events import to_json
+
     interrupted = []
 
     def on_interrupt() -> None:
         if not interrupted:
             interrupted.append(True)
-            console.print(f"[yellow]Ctrl-C: cancelling run {handle.id} …[/]")
-            asyncio.get_running_loop().run_in_executor(None, handle.cancel)
+            console.print(f"[yellow]Ctrl-C: cancelling {what} …[/]")
+            asyncio.get_running_loop().run_in_executor(None, cancel)
 
     async def consume(on_batch: Callable[[list], None]) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
-        async for batch in handle.batches():
+        async for batch in batches:
             for event in batch:
-                state.feed(event)
+                fold(event)
             on_batch(batch)
 
     if as_json:
@@ -262,15 +259,11 @@ def _follow(handle, name: str, as_json: bool) -> int:
             sys.stdout.flush()
         asyncio.run(consume(write))
     else:
-        with Live(render(state, name), console=console, refresh_per_second=4,
-                  transient=False) as live:
-            asyncio.run(consume(lambda batch: live.update(render(state, name))))
-        console.print(summary_table(state, name))
+        with Live(render(), console=console, refresh_per_second=4) as live:
+            asyncio.run(consume(lambda batch: live.update(render())))
     if interrupted:
-        console.print(f"[yellow]run {handle.id} was cancelled (Ctrl-C)[/]")
-        return 130
-    status = state.finished.status if state.finished else "lost"
-    return 0 if status == "done" else 1
+        console.print(f"[yellow]{what} was cancelled (Ctrl-C)[/]")
+    return bool(interrupted)
 
 
 _KEY_PARAMS = {"batch_size": "bs", "max_seq_length": "seq", "learning_rate": "lr",
