@@ -65,10 +65,15 @@ BERT_FINETUNE = dataclasses.replace(_BERT, accelerators=("cpu", "cuda", "trainiu
                                     params=(*_BERT.params, *NEURON_KNOBS))
 
 
+def _own_script(workload: Workload, params: dict[str, Any], ctx: Context, dialect: str) -> Plan:
+    """One of our standalone scripts under the system's own Python (its site ``python``)."""
+    return Plan([ctx.python, "-u", str(SCRIPTS_DIR / workload.script), *workload.flags(params)],
+                dialects=[dialect])
+
+
 def _poptorch(params: dict[str, Any], ctx: Context) -> Plan:
     """Our PopTorch MNIST script under the PopTorch virtualenv's Python ([ipu] python)."""
-    script = str(SCRIPTS_DIR / MNIST_POPTORCH.script)
-    return Plan([ctx.python, "-u", script, *MNIST_POPTORCH.flags(params)], dialects=["poptorch"])
+    return _own_script(MNIST_POPTORCH, params, ctx, "poptorch")
 
 
 MNIST_POPTORCH = Workload(
@@ -161,10 +166,10 @@ CEREBRAS_BERT = Workload(
     ),
 )
 
+
 def _groq(params: dict[str, Any], ctx: Context) -> Plan:
     """Our GroqFlow bert_tiny driver under the GroqFlow virtualenv's Python ([groq] python)."""
-    script = str(SCRIPTS_DIR / GROQ_BERT_TINY.script)
-    return Plan([ctx.python, "-u", script, *GROQ_BERT_TINY.flags(params)], dialects=["groq"])
+    return _own_script(GROQ_BERT_TINY, params, ctx, "groq")
 
 
 GROQ_BERT_TINY = Workload(
