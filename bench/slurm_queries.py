@@ -4,7 +4,8 @@ Submits --runs jobs (through the real `sbatch`) and follows them all at once for
 --seconds, as the TUI or several `attach` readers in one process would. A shim
 `squeue` on PATH counts the calls. Target: no more than one `squeue` call per
 poll interval in total, whatever the number of runs (a naive poller would make
-one per run per interval). Needs a Slurm cluster (tests/slurm/start-cluster.sh).
+one per run per interval). Needs a Slurm cluster: `python -m tests.slurm.cluster start DIR`
+starts a private one (as root) and prints the SLURM_CONF to export.
 
     python bench/slurm_queries.py [--runs 20] [--seconds 60] [--interval 5]
 """
@@ -32,7 +33,7 @@ def main() -> None:
         shim.mkdir()
         real = shutil.which("squeue")
         if real is None:
-            sys.exit("no squeue on PATH: start a cluster first (tests/slurm/start-cluster.sh)")
+            sys.exit("no squeue on PATH: start a cluster first (python -m tests.slurm.cluster)")
         (shim / "squeue").write_text(f'#!/bin/sh\necho x >> "{calls}"\nexec "{real}" "$@"\n')
         (shim / "squeue").chmod(0o755)
         os.environ["PATH"] = f"{shim}:{os.environ['PATH']}"

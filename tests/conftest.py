@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -63,14 +64,88 @@ def json_events(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
-CLUSTER = ROOT / "tests" / "slurm" / "start-cluster.sh"
+SLURM_TESTS_VAR = "ACCELBENCH_SLURM_TESTS"
+SLURM_SKIP_REASON = (f"Slurm tests run only with {SLURM_TESTS_VAR}=1 (they start a private "
+                     "one-node cluster: root and Debian's slurmctld, slurmd, slurm-client, munge)")
+SLURM_COMMANDS = ("sinfo", "sbatch", "squeue", "scontrol", "scancel", "srun", "salloc", "sacct")
+
+
+def slurm_tests_enabled() -> bool:
+    return os.environ.get(SLURM_TESTS_VAR) == "1"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the ``slurm`` tests, with the reason, unless ACCELBENCH_SLURM_TESTS=1."""
+    if slurm_tests_enabled():
+        return
+    for item in items:
+        if item.get_closest_marker("slurm"):
+            item.add_marker(pytest.mark.skip(reason=SLURM_SKIP_REASON))
+
+
+NO_SLURM_BIN = pytest.StashKey[Path]()
+
+
+def pytest_configure(config):
+    """Stand-in Slurm commands that fail at once, saying this test has no cluster."""
+    path = Path(tempfile.mkdtemp(prefix="accelbench-no-slurm-"))
+    for name in SLURM_COMMANDS:
+        (path / name).write_text(f"#!/bin/sh\necho '{name}: no Slurm cluster in this test "
+                                 "(only tests marked slurm have one)' >&2\nexit 1\n")
+        (path / name).chmod(0o755)
+    config.stash[NO_SLURM_BIN] = path
+
+
+def pytest_unconfigure(config):
+    if NO_SLURM_BIN in config.stash:
+        shutil.rmtree(config.stash[NO_SLURM_BIN], ignore_errors=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Tests not marked ``slurm`` never reach a Slurm cluster, the machine's or the private
+    one: Slurm's commands fail for them, and no GRES answer is cached across tests. (A hook,
+    not an autouse fixture: hypothesis refuses function-scoped fixtures around @given.)"""
+    from engine.accelerators.probe import slurm_gres
+
+    path = os.environ.get("PATH", "")
+    if not item.get_closest_marker("slurm"):
+        os.environ["PATH"] = f"{item.config.stash[NO_SLURM_BIN]}{os.pathsep}{path}"
+    slurm_gres.cache_clear()
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = path
+        slurm_gres.cache_clear()
 
 
 @pytest.fixture(scope="session")
-def cluster():
-    """A running one-node cluster (GRES rdu:8, ipu:4), started if need be (needs root)."""
-    if os.geteuid() != 0 and shutil.which("sinfo") is None:
-        pytest.skip("Slurm is not installed and only root can install it here")
-    out = subprocess.run(["bash", str(CLUSTER)], capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        pytest.fail(f"could not start the test cluster: {out.stderr[-2000:]}")
+def cluster(tmp_path_factory):
+    """A private one-node cluster (GRES rdu:8, ipu:4) for this session, under its own
+    temporary directory and on its own ports; SLURM_CONF points every Slurm command (the
+    tests' and the engine's) at it until the session ends, then its daemons are stopped."""
+    from tests.slurm.cluster import (SLURM_ENV_PREFIXES, ClusterError, PrivateCluster,
+                                     missing_tools)
+
+    if not slurm_tests_enabled():
+        pytest.skip(SLURM_SKIP_REASON)
+    if missing := missing_tools():
+        pytest.fail(f"{SLURM_TESTS_VAR}=1 but {', '.join(missing)} not installed: install "
+                    "Debian's slurmctld slurmd slurm-client munge (.ci/run does)", pytrace=False)
+    if os.geteuid() != 0:
+        pytest.fail(f"{SLURM_TESTS_VAR}=1 but not root: the private cluster's daemons run as "
+                    "root (SlurmUser=root)", pytrace=False)
+    env = pytest.MonkeyPatch()
+    for name in [k for k in os.environ if k.startswith(SLURM_ENV_PREFIXES)]:
+        env.delenv(name)
+    private = PrivateCluster(tmp_path_factory.mktemp("slurm"))
+    env.setenv("SLURM_CONF", str(private.conf))
+    try:
+        try:
+            private.start()
+        except ClusterError as error:
+            pytest.fail(f"could not start the private Slurm cluster: {error}", pytrace=False)
+        yield private
+    finally:
+        private.stop()
+        env.undo()

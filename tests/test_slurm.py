@@ -1,4 +1,4 @@
-"""Runs through a real one-node Slurm cluster (started by tests/slurm/start-cluster.sh)."""
+"""Runs through a private one-node Slurm cluster (the `cluster` fixture, tests/slurm/cluster.py)."""
 
 import asyncio
 import os

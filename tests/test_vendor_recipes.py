@@ -129,7 +129,8 @@ def test_sambanova_run_through_slurm_with_a_stand_in_script(site, runner, monkey
     assert summary["final_loss"] == pytest.approx(8.254524230957031)
 
 
-def test_sambanova_ntasks_32_is_refused_before_submitting(site, runner):
+@pytest.mark.slurm
+def test_sambanova_ntasks_32_is_refused_before_submitting(site, runner, cluster):
     spec = load_preset(find_preset("sambanova-bert-large-ntasks16"), ["slurm.ntasks=32"])
     with pytest.raises(UserError, match="Slurm rejects this as an invalid configuration"):
         runner.start(spec)
