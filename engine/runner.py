@@ -139,6 +139,10 @@ class Deriver:
         elif status == "lost":
             events.append(Diagnosis(run_id, ts, "lost", record["detail"],
                                     "the machine may have rebooted or the process was killed"))
+        elif status == "ended":
+            events.append(Diagnosis(run_id, ts, "exit_unknown",
+                                    f"the job ended, {record['detail']}",
+                                    "its output and telemetry until then are kept"))
         events.append(Phase(run_id, ts, status, record.get("detail", "")))
         self._keep(events)
         summary = self.state.summary()
@@ -202,7 +206,7 @@ class RunHandle:
         state, err, out, tel = tails
         events = []
         if not deriver.started:
-            wrapper = read_json(self.info.path(WRAPPER_FILE))  # written before the job starts
+            wrapper = read_json(self.info.path(WRAPPER_FILE))  # written as the job starts
             if wrapper:
                 events = deriver.job_started(wrapper)
         events += deriver.launcher_states(state.read_lines(chunk))
