@@ -23,20 +23,26 @@ from engine.store import EXIT_FILE, WRAPPER_FILE, read_json, write_json
 from tests.conftest import accelbench
 from tests.test_runner import command_spec, follow, wait_for
 
-# prints "up", then a line on each stream every 0.1 s for 2 s, then exits with code 3
-FINISHES = """
-import sys, time
-print("up", flush=True)
-for i in range(20):
-    print("out", i, flush=True)
-    print("err", i, file=sys.stderr, flush=True)
-    time.sleep(0.1)
-sys.exit(3)
-"""
 SLEEPS = "import time; print('up', flush=True); time.sleep(60)"
+
+
+def gated(code):
+    """A job that prints "up", waits until the test creates ``go`` in its directory,
+    then runs ``code``: so the test decides when it ends, whatever the machine's load."""
+    return ("import os, sys, time\nprint('up', flush=True)\n"
+            "while not os.path.exists('go'):\n    time.sleep(0.02)\n" + code)
+
+
+# after the gate: a line on each stream every 0.05 s for 0.5 s, then exit code 3
+FINISHES = gated("for i in range(10):\n    print('out', i, flush=True)\n"
+                 "    print('err', i, file=sys.stderr, flush=True)\n    time.sleep(0.05)\n"
+                 "sys.exit(3)\n")
 # stdout only: with its keeper gone, nothing reads the job's stderr pipe any more
-FINISHES_ON_STDOUT = "import time\nprint('up', flush=True)\nfor i in range(20):\n" \
-                     "    print('out', i, flush=True)\n    time.sleep(0.1)"
+FINISHES_ON_STDOUT = gated("for i in range(10):\n    print('out', i, flush=True)\n")
+
+
+def go(handle):
+    handle.info.path("go").touch()
 
 
 def started(runner, code):
@@ -86,12 +92,13 @@ def test_kill_9_of_the_wrapper_alone_leaves_a_running_job_that_cancel_stops(runn
 def test_orphaned_job_that_finishes_keeps_its_exit_status_and_output(runner):
     handle, wrapper = started(runner, FINISHES)
     kill_9(wrapper["pid"])
+    go(handle)
     events = follow(handle)
     assert events[-1].status == "failed" and events[-1].summary["exit_code"] == 3
     codes = [e.code for e in events if isinstance(e, Diagnosis)]
     assert codes == ["wrapper_died", "job_failed"]
     logs = handle.info.path("output.log").read_text().splitlines()
-    assert "out 19" in logs and "err 19" in logs  # written after the wrapper died
+    assert "out 9" in logs and "err 9" in logs  # written after the wrapper died
 
 
 def test_kill_9_of_the_job_alone_is_failed_by_sigkill(runner):
@@ -116,13 +123,14 @@ def test_job_whose_wrapper_and_keeper_died_ends_with_exit_status_unknown(runner,
     handle, wrapper = started(runner, FINISHES_ON_STDOUT)
     kill_9(wrapper["pid"], wrapper["keeper_pid"])
     assert runner.runs()[0].status == "running"  # the job goes on
+    go(handle)
     events = follow(handle)
     assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "running", "ended"]
     diag = next(e for e in events if isinstance(e, Diagnosis) and e.code == "exit_unknown")
     assert diag.message == ("the job ended, exit status unknown "
                             "(the job's wrapper and keeper died before it ended)")
     assert store.get(handle.id).status == "ended"
-    assert "out 19" in handle.info.path("output.log").read_text()
+    assert "out 9" in handle.info.path("output.log").read_text()
 
 
 def test_cancel_of_a_job_whose_wrapper_and_keeper_died_records_the_end(runner, store):
@@ -135,17 +143,19 @@ def test_cancel_of_a_job_whose_wrapper_and_keeper_died_records_the_end(runner, s
 
 
 def test_stopped_job_stays_running_and_finishes_after_sigcont(runner, store):
-    code = "import time\nprint('up', flush=True)\nfor _ in range(10): time.sleep(0.1)"
-    handle, wrapper = started(runner, code)
+    handle, wrapper = started(runner, gated("print('resumed', flush=True)\n"))
     os.killpg(wrapper["job_pid"], signal.SIGSTOP)
     try:
-        time.sleep(2)  # longer than the job would have run
+        go(handle)
+        time.sleep(1)  # the job would have ended at once
         assert runner.runs()[0].status == "running"
         assert listed(handle.id)["status"] == "running"
         assert read_exit(handle.info.path(EXIT_FILE)) is None
     finally:
         os.killpg(wrapper["job_pid"], signal.SIGCONT)
-    assert follow(handle)[-1].status == "done"
+    events = follow(handle)
+    assert [e.name for e in events if isinstance(e, Phase)] == ["queued", "running", "done"]
+    assert handle.info.path("output.log").read_text() == "up\nresumed\n"
 
 
 def test_group_liveness_tells_a_reused_pid_apart():
