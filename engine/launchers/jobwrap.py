@@ -111,6 +111,12 @@ def copy_stderr(pipe: int, out: BinaryIO, note: BinaryIO) -> bool:
     return no_space
 
 
+def _copy_to_logs(pipe: int, run_dir: Path, no_space: list[bool]) -> None:
+    with open(run_dir / OUTPUT_FILE, "ab", buffering=0) as out, \
+            open(run_dir / STDERR_FILE, "ab", buffering=0) as note:
+        no_space.append(copy_stderr(pipe, out, note))
+
+
 def _write_all(f: BinaryIO, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -187,14 +193,12 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
         running.set()
         _send(report, {"pid": job.pid, "created": psutil.Process(job.pid).create_time()})
         no_space: list[bool] = []
-        with open(run_dir / OUTPUT_FILE, "ab", buffering=0) as out, \
-                open(run_dir / STDERR_FILE, "ab", buffering=0) as note:
-            copier = threading.Thread(daemon=True, target=lambda: no_space.append(
-                copy_stderr(job.stderr.fileno(), out, note)))
-            copier.start()
-            returncode = job.wait()
-            running.clear()
-            copier.join(5)
+        copier = threading.Thread(target=_copy_to_logs, daemon=True,
+                                  args=(job.stderr.fileno(), run_dir, no_space))
+        copier.start()
+        returncode = job.wait()
+        running.clear()
+        copier.join(5)  # a child of the job may hold its stderr open: do not wait for it
         end = {"returncode": returncode, "no_space": any(no_space)}
     _send(report, end)
     gone.wait()
