@@ -10,11 +10,13 @@ from rich.table import Table
 from rich.text import Text
 
 from engine import format as fmt
+from engine.events import FINAL_STATUSES
 from engine.state import RunState
 
 PHASE_STYLE = {"queued": "yellow", "starting": "yellow", "loading": "cyan", "compiling": "magenta",
                "running": "bold green", "evaluating": "bold cyan", "done": "bold green",
-               "failed": "bold red", "cancelled": "bold yellow", "lost": "bold red"}
+               "failed": "bold red", "cancelled": "bold yellow", "ended": "bold yellow",
+               "lost": "bold red"}
 
 
 def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
@@ -67,7 +69,7 @@ def render_experiment(exp, states: dict[str, RunState]) -> RenderableType:
     status = {e.index: (states[e.run_id].phase if e.run_id in states else "starting")
               if e.run_id else ("skipped" if e.note else "pending") for e in entries}
     counts = {s: sum(1 for v in status.values() if v == s) for s in dict.fromkeys(status.values())}
-    ended = sum(counts.get(s, 0) for s in ("done", "failed", "cancelled", "lost", "skipped"))
+    ended = sum(counts.get(s, 0) for s in (*FINAL_STATUSES, "skipped"))
     head = Text.assemble((f"experiment {exp.info.name}", "bold"), (f"  {exp.id}", "dim"),
                          f"  {ended}/{len(entries)} ended  ",
                          ", ".join(f"{n} {s}" for s, n in counts.items()))

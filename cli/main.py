@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from engine import __version__
 from engine.errors import UserError
+from engine.events import FINAL_STATUSES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
 
     clean = sub.add_parser("clean", help="delete finished runs older than some days")
     clean.add_argument("--older-than", type=float, required=True, metavar="DAYS")
-    clean.add_argument("--status", default="failed,cancelled,lost,done",
+    clean.add_argument("--status", default=",".join(FINAL_STATUSES),
                        help="only runs that ended so (comma-separated; default: any end)")
     clean.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
     clean.set_defaults(func=_cmd_clean)

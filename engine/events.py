@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 PHASES = ("queued", "starting", "compiling", "loading", "running", "evaluating", "completing",
-          "done", "failed", "cancelled", "lost")
-FINAL_STATUSES = ("done", "failed", "cancelled", "lost")
+          "done", "failed", "cancelled", "ended", "lost")
+FINAL_STATUSES = ("done", "failed", "cancelled", "ended", "lost")  # ended: exit status unknown
 
 
 @dataclass(slots=True)

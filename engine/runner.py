@@ -8,6 +8,7 @@ a run watched live and one attached to later give the same events.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import sys
@@ -21,6 +22,7 @@ from engine import site
 from engine.accelerators import get_accelerator, require_available
 from engine.errors import UserError
 from engine.events import Diagnosis, Event, Finished, Log, Phase
+from engine.exitfile import read_exit, write_exit
 from engine.launchers import get_launcher
 from engine.parsers import get_dialect, machine
 from engine.spec import JobSpec
@@ -118,6 +120,8 @@ class Deriver:
         status, ts, run_id = record["status"], record.get("ended") or self.ts, self.run_id
         events: list[Event] = []
         rc = record.get("returncode")
+        if record.get("disk_full"):
+            events.append(_disk_full(run_id, ts, record["disk_full"]))
         if record.get("error"):
             events.append(Diagnosis(run_id, ts, "start_failed", record["error"],
                                     "check the command and the Python interpreter of the spec"))
@@ -135,6 +139,10 @@ class Deriver:
         elif status == "lost":
             events.append(Diagnosis(run_id, ts, "lost", record["detail"],
                                     "the machine may have rebooted or the process was killed"))
+        elif status == "ended":
+            events.append(Diagnosis(run_id, ts, "exit_unknown",
+                                    f"the job ended, {record['detail']}",
+                                    "its output and telemetry until then are kept"))
         events.append(Phase(run_id, ts, status, record.get("detail", "")))
         self._keep(events)
         summary = self.state.summary()
@@ -142,6 +150,17 @@ class Deriver:
         if status != "done":
             summary["log_tail"] = list(self.state.log_tail)
         return [*events, *self._keep([Finished(run_id, ts, status, summary)])]
+
+
+def _disk_full(run_id: str, ts: float, filesystem: dict[str, Any]) -> Diagnosis:
+    """The diagnosis of a run that met a full disk (``filesystem``: ``engine.disk``)."""
+    mount = filesystem.get("mount", "?")
+    kind = f" ({filesystem['fstype']})" if filesystem.get("fstype") else ""
+    return Diagnosis(run_id, ts, "disk_full",
+                     f"the filesystem of the run is full: {mount}{kind}, "
+                     f"{filesystem.get('free', 0) // 1024} KiB free",
+                     f"free space on {mount} (`accelbench rm RUN` deletes a run) or set "
+                     "ACCELBENCH_HOME to a larger filesystem, then run it again")
 
 
 class RunHandle:
@@ -167,26 +186,27 @@ class RunHandle:
     def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
               chunk: int = CHUNK) -> tuple[list[Event], bool]:
         """Read what is new; returns the events and whether the run has ended."""
-        record = read_json(self.info.path(EXIT_FILE))
+        record = read_exit(self.info.path(EXIT_FILE))
         if record is not None and record.get("verdict") and check_alive:
             self.launcher.poll(self.info)  # the launcher settles how the job really ended
-            record = read_json(self.info.path(EXIT_FILE))
+            record = read_exit(self.info.path(EXIT_FILE))
         if record is not None and record.get("verdict") and time.time() - record["ended"] < 180:
             record = None  # wait for the verdict (3 minutes at most), then take the record as is
         if record is None and check_alive:
             status = self.launcher.poll(self.info)  # may record the end itself
-            record = read_json(self.info.path(EXIT_FILE))
+            record = read_exit(self.info.path(EXIT_FILE))
             if record is None and status == "lost":  # record it, so every later reader agrees
                 record = {"status": "lost", "returncode": None, "ended": time.time(),
                           "detail": "the job's process vanished without recording an exit status"}
-                write_json(self.info.path(EXIT_FILE), record)
+                with contextlib.suppress(OSError):  # a full disk: this reader says it all the same
+                    write_exit(self.info.path(EXIT_FILE), record)
             elif record is None and status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
         state, err, out, tel = tails
         events = []
         if not deriver.started:
-            wrapper = read_json(self.info.path(WRAPPER_FILE))  # written before the job starts
+            wrapper = read_json(self.info.path(WRAPPER_FILE))  # written as the job starts
             if wrapper:
                 events = deriver.job_started(wrapper)
         events += deriver.launcher_states(state.read_lines(chunk))

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from engine.exitfile import read_exit
 from engine.store import EXIT_FILE, Store, read_json
 from tests.conftest import ROOT, accelbench, json_events
 
@@ -121,7 +122,7 @@ def test_sighup_of_the_tui_under_tmux_loses_nothing(home, tmp_path, baseline):
         time.sleep(1.5)  # in the middle of training
         pane_pid = int(subprocess.run(["tmux", "list-panes", "-t", session, "-F",
                                        "#{pane_pid}"], capture_output=True, text=True).stdout)
-        assert read_json(run.path(EXIT_FILE)) is None
+        assert read_exit(run.path(EXIT_FILE)) is None
     finally:  # the SSH link drops: the terminal hangs up on the app
         subprocess.run(["tmux", "kill-session", "-t", session], check=False)
     deadline = time.monotonic() + 10

@@ -3,7 +3,8 @@
 import asyncio
 import os
 import shlex
-import signal
+import socket
+import subprocess
 import sys
 import time
 
@@ -12,7 +13,7 @@ import pytest
 
 from engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
 from engine.spec import spec_from_dict
-from engine.store import WRAPPER_FILE, read_json
+from engine.store import WRAPPER_FILE, read_json, write_json
 
 
 def command_spec(code: str, **top):
@@ -141,17 +142,15 @@ def test_cancel_leaves_cancelled_and_no_orphans(runner, stubborn):
     assert wait_for(lambda: not group_members(pgid), timeout=5)
 
 
-def test_vanished_job_is_lost_not_running(runner, store):
-    handle = runner.start(command_spec("import time; print('up', flush=True); time.sleep(120)"))
-    assert wait_for(lambda: "up" in handle.info.path("output.log").read_text())
-    wrapper = read_json(handle.info.path(WRAPPER_FILE))
-    os.kill(wrapper["pid"], signal.SIGKILL)
-    os.killpg(wrapper["job_pid"], signal.SIGKILL)
-    assert wait_for(lambda: not psutil.pid_exists(wrapper["pid"])
-                    or psutil.Process(wrapper["pid"]).status() == psutil.STATUS_ZOMBIE)
+def test_wrapper_that_died_before_starting_its_job_is_lost_not_running(runner, store):
+    info = store.create(command_spec("print(1)"))
+    wrapper = subprocess.Popen(["true"])
+    wrapper.wait()
+    write_json(info.path(WRAPPER_FILE), {"pid": wrapper.pid, "host": socket.gethostname(),
+                                         "started": time.time()})
     infos = runner.runs()
-    assert infos[0].id == handle.id and infos[0].status == "lost"
-    events, state = runner.open(handle.id).replay()
+    assert infos[0].id == info.id and infos[0].status == "lost"
+    events, state = runner.open(info.id).replay()
     assert state.phase == "lost" and events[-1].status == "lost"
     assert any(isinstance(e, Diagnosis) and e.code == "lost" for e in events)
 

@@ -11,6 +11,7 @@ import pytest
 
 from engine.errors import UserError
 from engine.events import Diagnosis, Log, Phase
+from engine.exitfile import read_exit
 from engine.slurm import QUEUE, SlurmQueue, preflight
 from engine.spec import spec_from_dict
 from engine.store import EXIT_FILE
@@ -56,7 +57,7 @@ def test_run_completes_with_output_streamed(runner):
 
     def check(event):  # the first line arrives while the job still runs
         if isinstance(event, Log) and not streamed:
-            streamed.append(not handle.info.path(EXIT_FILE).exists())
+            streamed.append(read_exit(handle.info.path(EXIT_FILE)) is None)
 
     events = follow(handle, check)
     assert streamed == [True]

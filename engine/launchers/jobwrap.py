@@ -1,15 +1,24 @@
 """The small wrapper that owns a job: ``python jobwrap.py RUN_DIR``.
 
 It runs detached (its own session, no terminal), so the reader that started it
-may exit or lose its SSH link at any time. It starts the job from the run's
-``launch.json`` in a process group of its own with stdout and stderr going to
-``output.log``, samples telemetry beside it (this machine's, and the vendor tools'
-that ``launch.json``'s ``samplers`` name), forwards SIGTERM to the job's group, and
+may exit or lose its SSH link at any time. It reserves the space of ``exit.json``
+and forks a *keeper*, the job's parent: the keeper starts the job from the run's
+``launch.json`` in a process group of its own with stdout going to ``output.log``,
+copies its stderr there too, waits for it and reports how it ended. The wrapper
+samples telemetry beside it (this machine's, and the vendor tools' that
+``launch.json``'s ``samplers`` name), forwards SIGTERM to the job's group, and
 records the exit status in ``exit.json``.
+
+If the wrapper dies (kill -9), the keeper goes on: the job's stderr still reaches
+the log, the wrapper's death is noted in ``state.jsonl`` and the keeper records
+the job's end itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import json
 import os
 import signal
 import socket
@@ -17,13 +26,24 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
+from typing import Any, BinaryIO
 
 if __name__ == "__main__":  # run as a file: make the engine package importable
     sys.path[0] = str(Path(__file__).resolve().parents[2])
 
-from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, STDERR_FILE,
-                          TELEMETRY_FILE, WRAPPER_FILE, read_json, write_json)
+import psutil
+
+from engine import disk
+from engine.exitfile import read_exit, reserve, write_exit
+from engine.launchers.procs import group_alive
+from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, STATE_FILE,
+                          STDERR_FILE, TELEMETRY_FILE, WRAPPER_FILE, read_json, write_json)
+
+WRAPPER_DIED = {"diagnosis": "wrapper_died",
+                "message": "the job's wrapper died: telemetry stopped",
+                "hint": "the job goes on; `accelbench cancel RUN` stops it"}
 
 
 def exit_record(returncode: int | None, cancelled: bool, started: float, **extra) -> dict:
@@ -38,22 +58,127 @@ def exit_record(returncode: int | None, cancelled: bool, started: float, **extra
     return {**record, **extra}
 
 
-def copy_stderr(pipe, run_dir: Path) -> None:
-    """Append the job's stderr to ``output.log`` (keeping its place among stdout lines),
-    after noting each chunk in ``stderr.log``, so readers can tell the two apart."""
+def unknown_end(run_dir: Path, started: float, why: str) -> dict:
+    """The exit record of a job that ended with no one left to see how: ``ended``
+    (``cancelled`` if a cancel was asked for), exit status unknown."""
+    cancelled = (run_dir / CANCEL_FILE).exists()
+    return {"status": "cancelled" if cancelled else "ended", "returncode": None,
+            "started": started, "ended": time.time(), "detail": f"exit status unknown ({why})"}
+
+
+def record_end(run_dir: Path, end: dict[str, Any], started: float, cancelled: bool,
+               **extra) -> None:
+    """Write ``exit.json`` for the keeper's report ``end`` of how the job ended; a job
+    that failed on a full disk (or lost output to one) gets ``disk_full``."""
+    record = exit_record(end["returncode"], cancelled, started,
+                         **{k: end[k] for k in ("error",) if k in end}, **extra)
+    if end.get("no_space") or record["status"] == "failed":
+        filesystem = disk.filesystem(run_dir)
+        if end.get("no_space") or filesystem["full"]:
+            record["disk_full"] = filesystem
+    write_exit(run_dir / EXIT_FILE, record)
+
+
+def note_once(run_dir: Path, entry: dict[str, Any]) -> None:
+    """Append diagnosis ``entry`` to the run's state file unless it is there already."""
+    path = run_dir / STATE_FILE
+    try:
+        with open(path, "a+") as f:
+            f.seek(0)
+            if any(json.loads(line).get("diagnosis") == entry["diagnosis"]
+                   for line in f if line.strip()):
+                return
+            f.write(json.dumps({"t": round(time.time(), 3), **entry}) + "\n")
+    except (OSError, ValueError):
+        pass  # a full disk, a damaged line: the note is only a note
+
+
+def copy_stderr(pipe: int, out: BinaryIO, note: BinaryIO) -> bool:
+    """Copy the job's stderr to ``out`` (``output.log``, keeping its place among stdout
+    lines), after noting each chunk in ``note`` (``stderr.log``) so readers can tell
+    the two apart. A chunk that cannot be written is dropped, never left in the pipe
+    for the job to block on; returns whether one was, for want of space."""
+    no_space = False
+    while chunk := os.read(pipe, 65536):
+        noted = os.fstat(note.fileno()).st_size
+        try:
+            _write_all(note, chunk)
+            _write_all(out, chunk)
+        except OSError as exc:
+            no_space = no_space or exc.errno in (errno.ENOSPC, errno.EDQUOT)
+            with contextlib.suppress(OSError):
+                os.ftruncate(note.fileno(), noted)  # stderr.log holds only what output.log has
+    return no_space
+
+
+def _copy_to_logs(pipe: int, run_dir: Path, no_space: list[bool]) -> None:
     with open(run_dir / OUTPUT_FILE, "ab", buffering=0) as out, \
             open(run_dir / STDERR_FILE, "ab", buffering=0) as note:
-        while chunk := os.read(pipe.fileno(), 65536):
-            note.write(chunk)
-            out.write(chunk)
+        no_space.append(copy_stderr(pipe, out, note))
 
 
-def run(run_dir: Path) -> int:
-    """Start, watch and record the job of the run in ``run_dir``."""
-    launch = read_json(run_dir / LAUNCH_FILE)
-    started = time.time()
-    wrapper = {"pid": os.getpid(), "host": socket.gethostname(), "started": started}
-    write_json(run_dir / WRAPPER_FILE, wrapper)
+def _write_all(f: BinaryIO, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[f.write(view):]
+
+
+class Keeper:
+    """The wrapper's side of the keeper, a forked child that is the job's parent.
+
+    The keeper reports on one pipe (the job's pid, then its end, as JSON lines);
+    the wrapper holds the other open until it has recorded the end, so the keeper
+    knows when the wrapper is gone, whether it finished or was killed.
+    """
+
+    def __init__(self, run_dir: Path, launch: dict[str, Any], started: float) -> None:
+        report_r, report_w = os.pipe()
+        hold_r, hold_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(report_r)
+            os.close(hold_w)
+            code = 1
+            try:
+                keep(run_dir, launch, started, report_w, hold_r)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        os.close(report_w)
+        os.close(hold_r)
+        self.created = psutil.Process(self.pid).create_time()
+        self._report = os.fdopen(report_r, "rb")
+        self._hold = hold_w
+
+    def news(self) -> dict[str, Any] | None:
+        """The keeper's next report; None if it died before sending one."""
+        line = self._report.readline()
+        return json.loads(line) if line else None
+
+    def release(self) -> None:
+        """The end is recorded: let the keeper go, and reap it."""
+        os.close(self._hold)
+        os.waitpid(self.pid, 0)
+
+
+def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hold: int) -> None:
+    """The keeper: start the job, report it, copy its stderr, wait for it, report its
+    end; and record the end itself if the wrapper is gone without doing so."""
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda *_: None)  # meant for the job; the keeper must see its end
+    running, gone = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        while os.read(hold, 1):
+            pass
+        gone.set()
+        if running.is_set():
+            note_once(run_dir, WRAPPER_DIED)
+
+    threading.Thread(target=watch, daemon=True).start()
     with open(run_dir / OUTPUT_FILE, "ab") as out:
         try:
             job = subprocess.Popen(launch["argv"], cwd=launch["cwd"],
@@ -61,20 +186,54 @@ def run(run_dir: Path) -> int:
                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE,
                                    start_new_session=True)
         except OSError as exc:
-            write_json(run_dir / EXIT_FILE, exit_record(
-                127, False, started, error=f"cannot start {launch['argv'][0]!r}: {exc.strerror}"))
-            return 127
-    errors = threading.Thread(target=copy_stderr, args=(job.stderr, run_dir), daemon=True)
-    errors.start()
+            job = None
+            end = {"returncode": 127,
+                   "error": f"cannot start {launch['argv'][0]!r}: {exc.strerror}"}
+    if job is not None:
+        running.set()
+        _send(report, {"pid": job.pid, "created": psutil.Process(job.pid).create_time()})
+        no_space: list[bool] = []
+        copier = threading.Thread(target=_copy_to_logs, daemon=True,
+                                  args=(job.stderr.fileno(), run_dir, no_space))
+        copier.start()
+        returncode = job.wait()
+        running.clear()
+        copier.join(5)  # a child of the job may hold its stderr open: do not wait for it
+        end = {"returncode": returncode, "no_space": any(no_space)}
+    _send(report, end)
+    gone.wait()
+    if read_exit(run_dir / EXIT_FILE) is None:  # the wrapper died before recording it
+        record_end(run_dir, end, started, (run_dir / CANCEL_FILE).exists())
+
+
+def _send(pipe: int, message: dict[str, Any]) -> None:
+    with contextlib.suppress(BrokenPipeError):  # the wrapper is gone: the keeper will see
+        os.write(pipe, json.dumps(message).encode() + b"\n")
+
+
+def run(run_dir: Path) -> int:
+    """Start, watch and record the job of the run in ``run_dir``."""
+    launch = read_json(run_dir / LAUNCH_FILE)
+    started = time.time()
+    reserve(run_dir / EXIT_FILE)
+    keeper = Keeper(run_dir, launch, started)
+    news = keeper.news()
+    wrapper = {"pid": os.getpid(), "host": socket.gethostname(), "started": started,
+               "keeper_pid": keeper.pid, "keeper_started": keeper.created}
     if "SLURM_JOB_ID" in os.environ:
         wrapper["slurm_job_id"] = os.environ["SLURM_JOB_ID"]
-    write_json(run_dir / WRAPPER_FILE, {**wrapper, "job_pid": job.pid})
+    if news is None or "pid" not in news:  # the job did not start, or the keeper died
+        write_json(run_dir / WRAPPER_FILE, wrapper)
+        return _ended(run_dir, keeper, news, started)
+    job_pid = news["pid"]
+    write_json(run_dir / WRAPPER_FILE, {**wrapper, "job_pid": job_pid,
+                                        "job_started": news["created"]})
     terminated = []
 
     def forward(signum, frame):  # noqa: ARG001 - signal API
         terminated.append(signal.Signals(signum).name)  # scancel, a time limit, a shutdown
         try:
-            os.killpg(job.pid, signal.SIGTERM)
+            os.killpg(job_pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
 
@@ -89,17 +248,29 @@ def run(run_dir: Path) -> int:
 
         vendors = start_samplers(launch.get("samplers", []), interval, run_dir)
         threading.Thread(target=sample_until, daemon=True, args=(
-            stop, job.pid, interval, run_dir / TELEMETRY_FILE, vendors)).start()
-    returncode = job.wait()
-    errors.join(5)
+            stop, job_pid, interval, run_dir / TELEMETRY_FILE, vendors)).start()
+    end = keeper.news()
+    if end is None:  # the keeper was killed: wait for the job, then say what is known
+        while group_alive(job_pid, news["created"]):
+            time.sleep(0.5)
     stop.set()
     for vendor in vendors:
         vendor.close()
-    cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
     extra = {"detail": f"the job's wrapper received {terminated[0]}"} if terminated else {}
     if terminated and "SLURM_JOB_ID" in os.environ:
         extra["verdict"] = "slurm"  # scancel or a time limit? Slurm's final state will tell
-    write_json(run_dir / EXIT_FILE, exit_record(returncode, cancelled, started, **extra))
+    cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
+    return _ended(run_dir, keeper, end, started, cancelled, **extra)
+
+
+def _ended(run_dir: Path, keeper: Keeper, end: dict[str, Any] | None, started: float,
+           cancelled: bool = False, **extra) -> int:
+    """Record the end the keeper reported (or that it died first), and let it go."""
+    if end is None:
+        write_exit(run_dir / EXIT_FILE, unknown_end(run_dir, started, "the job's keeper died"))
+    else:
+        record_end(run_dir, end, started, cancelled, **extra)
+    keeper.release()
     return 0
 
 

@@ -9,9 +9,9 @@ import subprocess
 import sys
 import time
 
-import psutil
-
+from engine.exitfile import read_exit, write_exit
 from engine.launchers import jobwrap
+from engine.launchers.procs import alive, group_alive
 from engine.spec import JobSpec
 from engine.store import CANCEL_FILE, EXIT_FILE, WRAPPER_FILE, RunInfo, read_json, write_json
 
@@ -29,63 +29,59 @@ def start(run: RunInfo, spec: JobSpec) -> None:  # noqa: ARG001 - the launcher i
 def cancel(run: RunInfo, grace: float = 10.0) -> None:
     """SIGTERM to the job's process group, SIGKILL after ``grace`` seconds."""
     write_json(run.path(CANCEL_FILE), {"requested": time.time()})
-    pgid = _wait_for_job_pid(run)
-    if pgid is not None:
-        _signal(pgid, signal.SIGTERM)
+    job = _wait_for_job(run)
+    if job is not None:
+        _signal(job[0], signal.SIGTERM)
         deadline = time.monotonic() + grace
-        while _group_alive(pgid) and time.monotonic() < deadline:
+        while group_alive(*job) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if _group_alive(pgid):
-            _signal(pgid, signal.SIGKILL)
-    deadline = time.monotonic() + 5  # the wrapper records the exit within moments
-    while not run.path(EXIT_FILE).exists() and time.monotonic() < deadline:
+        if group_alive(*job):
+            _signal(job[0], signal.SIGKILL)
+    deadline = time.monotonic() + 5  # the wrapper (or keeper) records the exit within moments
+    while read_exit(run.path(EXIT_FILE)) is None and time.monotonic() < deadline:
         if poll(run) == "lost":  # the wrapper itself is gone: record the end for it
-            write_json(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
+            write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
             break
         time.sleep(0.05)
 
 
 def poll(run: RunInfo) -> str:
-    """``queued`` before the wrapper starts, ``running`` while it lives, else ``lost``.
+    """``queued`` before the wrapper starts, ``running`` while it or the job's process
+    group lives, else ``lost``.
 
     Callers read ``exit.json`` first: a wrapper that ended normally has written it.
+    When the wrapper was killed the job goes on, and its keeper records its end; if
+    the keeper died too, the end is recorded here, once the job's group is gone.
     """
     wrapper = read_json(run.path(WRAPPER_FILE))
     if wrapper is None:
         return "lost" if time.time() - run.created > WRAPPER_START_TIMEOUT else "queued"
     if wrapper["host"] != socket.gethostname() or alive(wrapper["pid"], wrapper["started"]):
         return "running"
-    return "lost"
+    if "job_started" not in wrapper:  # it died before the job started
+        return "lost"
+    if group_alive(wrapper["job_pid"], wrapper["job_started"]):
+        jobwrap.note_once(run.dir, jobwrap.WRAPPER_DIED)
+        return "running"
+    if not alive(wrapper["keeper_pid"], wrapper["keeper_started"]) \
+            and read_exit(run.path(EXIT_FILE)) is None:
+        try:
+            write_exit(run.path(EXIT_FILE), jobwrap.unknown_end(
+                run.dir, wrapper["started"], "the job's wrapper and keeper died before it ended"))
+        except OSError:
+            return "lost"  # no room to say more (a full disk with no space reserved)
+    return "running"
 
 
-def _wait_for_job_pid(run: RunInfo, timeout: float = 5.0) -> int | None:
+def _wait_for_job(run: RunInfo, timeout: float = 5.0) -> tuple[int, float] | None:
+    """The job's process group and its creation time, once the wrapper has started it."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not run.path(EXIT_FILE).exists():
+    while time.monotonic() < deadline and read_exit(run.path(EXIT_FILE)) is None:
         wrapper = read_json(run.path(WRAPPER_FILE)) or {}
         if "job_pid" in wrapper:
-            return wrapper["job_pid"]
+            return wrapper["job_pid"], wrapper.get("job_started", wrapper["started"])
         time.sleep(0.05)
     return None
-
-
-def alive(pid: int, started: float) -> bool:
-    """``pid`` runs and is the process that started at ``started``, not a reused pid."""
-    try:
-        proc = psutil.Process(pid)
-        return proc.status() != psutil.STATUS_ZOMBIE and proc.create_time() <= started + 1
-    except psutil.Error:
-        return False
-
-
-def _group_alive(pgid: int) -> bool:
-    """Some process of group ``pgid`` still runs (zombies do not count)."""
-    for proc in psutil.process_iter(["status"]):
-        try:
-            if os.getpgid(proc.pid) == pgid and proc.info["status"] != psutil.STATUS_ZOMBIE:
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def _signal(pgid: int, sig: int) -> None:

@@ -13,6 +13,7 @@ import shlex
 import sys
 import time
 
+from engine.exitfile import read_exit, write_exit
 from engine.launchers import jobwrap
 from engine.slurm import QUEUE, SlurmJob, job_name, preflight, resource_args, sbatch, scancel
 from engine.spec import JobSpec
@@ -80,12 +81,12 @@ def poll(run: RunInfo) -> str:
     ended_at = info.setdefault("final_seen", time.time())
     write_json(run.path(SLURM_FILE), info)
     started = run.path(WRAPPER_FILE).exists()
-    written = read_json(run.path(EXIT_FILE))
+    written = read_exit(run.path(EXIT_FILE))
     if written is not None and written.get("verdict") == "slurm":  # the wrapper was signalled
-        write_json(run.path(EXIT_FILE), {**exit_from_slurm(run, job),
+        write_exit(run.path(EXIT_FILE), {**exit_from_slurm(run, job),
                                          "returncode": written["returncode"]})
     elif written is None and (not started or time.time() - ended_at > FINAL_GRACE):
-        write_json(run.path(EXIT_FILE), exit_from_slurm(run, job))
+        write_exit(run.path(EXIT_FILE), exit_from_slurm(run, job))
     return "running"
 
 
@@ -124,8 +125,8 @@ def cancel(run: RunInfo, grace: float = 10.0) -> None:
     if job is not None:
         scancel(job.job_id)
     deadline = time.monotonic() + grace + 3 * QUEUE.interval
-    while not run.path(EXIT_FILE).exists() and time.monotonic() < deadline:
+    while read_exit(run.path(EXIT_FILE)) is None and time.monotonic() < deadline:
         if poll(run) == "lost":
-            write_json(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
+            write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
             return
         time.sleep(0.2)

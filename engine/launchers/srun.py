@@ -16,6 +16,7 @@ import time
 
 import psutil
 
+from engine.exitfile import read_exit, write_exit
 from engine.launchers import slurm
 from engine.slurm import QUEUE, job_name, preflight, resource_args, tool
 from engine.spec import JobSpec
@@ -41,9 +42,9 @@ def poll(run: RunInfo) -> str:
     info = read_json(run.path(slurm.SLURM_FILE)) or {}
     if "job_id" in info or QUEUE.find(name=job_name(run.id)) is not None or _srun_alive(info):
         return slurm.poll(run)
-    if not run.path(EXIT_FILE).exists():
+    if read_exit(run.path(EXIT_FILE)) is None:
         lines = [line for line in _srun_log(run).splitlines() if line.strip()]
-        write_json(run.path(EXIT_FILE), {
+        write_exit(run.path(EXIT_FILE), {
             "status": "failed", "returncode": None, "ended": time.time(),
             "error": lines[-1] if lines else "srun ended before its job started"})
     return "running"

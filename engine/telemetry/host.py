@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Sequence
@@ -86,12 +87,14 @@ def _nvml_sample(handles: list[Any]) -> list[dict[str, Any]]:
 def sample_until(stop: threading.Event, pid: int, interval: float, out: Path,
                  vendors: Sequence[ToolSampler] = ()) -> None:
     """Append a telemetry line to ``out`` every ``interval`` s until ``stop`` is set:
-    this machine's readings and the latest of each vendor sampler, in one record."""
+    this machine's readings and the latest of each vendor sampler, in one record.
+    A line the disk has no room for is skipped (a full disk must not stop the job)."""
     try:
         sampler = HostSampler(pid)
     except psutil.Error:
         return
-    with open(out, "a", buffering=1) as f:
+    with open(out, "ab", buffering=0) as f:
         while not stop.wait(interval):
             engines = sampler.sample() + [e for vendor in vendors for e in vendor.sample()]
-            f.write(record_line(time.time(), engines) + "\n")
+            with contextlib.suppress(OSError):
+                f.write((record_line(time.time(), engines) + "\n").encode())

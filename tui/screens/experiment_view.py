@@ -9,12 +9,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 from engine import format as fmt
+from engine.events import FINAL_STATUSES
 from engine.experiment import Experiment
 from tui.screens.run_view import PHASE_STYLE
 
 COLUMNS = ("#", "variant", "status", "progress", "samples/s", "loss", "acc %", "run")
 REFRESH_S = 1.0
-ENDED = ("done", "failed", "cancelled", "lost", "skipped")
+ENDED = (*FINAL_STATUSES, "skipped")
 
 
 class ExperimentView(Screen):

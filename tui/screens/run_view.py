@@ -24,7 +24,8 @@ QUIET_REDRAW_S = 1.0  # otherwise everything at once, once a second (one frame, 
 BUSY_LINES = 20  # pending log lines that make the run "busy"
 PHASE_STYLE = {"queued": "yellow", "starting": "yellow", "loading": "cyan",
                "compiling": "magenta", "running": "green", "evaluating": "cyan",
-               "done": "green", "failed": "red", "cancelled": "yellow", "lost": "red"}
+               "done": "green", "failed": "red", "cancelled": "yellow", "ended": "yellow",
+               "lost": "red"}
 _HEADLINE = ("accuracy", "eval_accuracy", "eval_loss", "test_loss", "final_loss",
              "train_samples_per_second", "train_runtime")
 
