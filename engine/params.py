@@ -95,8 +95,7 @@ class Param:
         return value
 
     def _check_text(self, value: str) -> None:
-        if "\0" in value:
-            raise UserError(f"a NUL character is not allowed, got {shown(value)}")
+        check_text(value)
         if self.words:
             try:
                 shlex.split(value)
@@ -104,3 +103,14 @@ class Param:
                 raise UserError(f"cannot split {shown(value)} like a shell would: {exc}",
                                 hint="quote it as a shell would, e.g. "
                                      "echo \"two words\"") from None
+
+
+def check_text(value: str) -> None:
+    """Refuse text that no file or environment can hold: NUL, or bytes that were not UTF-8
+    (lone surrogates, as Python decodes such command-line arguments)."""
+    if "\0" in value:
+        raise UserError(f"a NUL character is not allowed, got {shown(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserError(f"not UTF-8 text, got {shown(value)}") from None

@@ -20,7 +20,7 @@ from engine import tomlfile
 from engine.accelerators import get_accelerator
 from engine.errors import UserError, lookup, shown, shown_key
 from engine.launchers import LAUNCHERS
-from engine.params import Param
+from engine.params import Param, check_text
 from engine.workloads import get_workload
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
@@ -176,14 +176,19 @@ def _env(given: dict[str, Any], where) -> dict[str, str]:
     """The ``[env]`` table checked: variable names, and values that an environment can hold."""
     env = {}
     for key, value in given.items():
-        if not key or "=" in key or "\0" in key:
-            raise UserError(f"{where('env', key)}: not a variable name (empty, or holds"
-                            " '=' or a NUL character)", hint="e.g. env.OMP_NUM_THREADS=4")
+        try:
+            check_text(key)
+        except UserError as exc:
+            raise exc.prefixed(f"{where('env', key)}: not a variable name") from None
+        if not key or "=" in key:
+            raise UserError(f"{where('env', key)}: not a variable name (empty, or holds '=')",
+                            hint="e.g. env.OMP_NUM_THREADS=4")
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             raise UserError(f"{where('env', key)}: expected a string, got {shown(value)}")
-        if "\0" in str(value):
-            raise UserError(f"{where('env', key)}: a NUL character is not allowed,"
-                            f" got {shown(value)}")
+        try:
+            check_text(str(value))
+        except UserError as exc:
+            raise exc.prefixed(where("env", key)) from None
         env[key] = str(value)
     return env
 

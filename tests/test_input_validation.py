@@ -60,7 +60,8 @@ def test_forty_axes_of_two_values_are_refused_at_once(tmp_path, home):
 def test_max_variants_raises_the_limit(tmp_path):
     path = tmp_path / "six.toml"
     path.write_text('name = "six"\nworkload = "command"\n[params]\ncommand = "true"\n[sweep]\n'
-                    'max_variants = 5\nenv.A = [1, 2, 3]\nvariants = [{env.B = "x"}, {env.B = "y"}]\n')
+                    'max_variants = 5\nenv.A = [1, 2, 3]\n'
+                    'variants = [{env.B = "x"}, {env.B = "y"}]\n')
     with pytest.raises(UserError, match=r"sweep: 6 variants, more than the limit of 5$"):
         load_preset(path)
     spec = load_preset(path, ["sweep.max_variants=6"])
@@ -87,7 +88,7 @@ def test_nan_learning_rate_in_a_preset_and_on_the_cli(tmp_path, home):
     assert caught.value.message == (f"{path}:2: telemetry_interval: expected a number in [0, 3600]"
                                     " (a finite number), got nan")
     path.write_text('workload = "mnist_cnn"\n[params]\nlearning_rate = nan\n')
-    with pytest.raises(UserError, match=r":3: params.learning_rate: .* \(a finite number\), got nan"):
+    with pytest.raises(UserError, match=r":3: params.learning_rate: .*finite number\), got nan"):
         load_preset(path)
     out = accelbench("run", "cpu-mnist", "--set", "learning_rate=nan")  # trained and ended done
     assert one_line_error(out) == ("accelbench: error: --set params.learning_rate: expected a"
@@ -99,10 +100,12 @@ def test_nan_learning_rate_in_a_preset_and_on_the_cli(tmp_path, home):
     ("name=a\0b", "--set name: a NUL character is not allowed, got 'a\\x00b'"),
     ("data=auto\0", "--set params.data: a NUL character is not allowed, got 'auto\\x00'"),
     ("env.X=1\0", "spec: env.X: a NUL character is not allowed, got '1\\x00'"),
-    ("env.X\0=1", "spec: env.'X\\x00': not a variable name (empty, or holds '=' or a NUL"
-                  " character)"),
+    ("env.X\0=1", "spec: env.'X\\x00': not a variable name: a NUL character is not allowed,"
+                  " got 'X\\x00'"),
     ("env.A=B=1", None),  # the first '=' splits key and value: A = "B=1" is fine
-    ("env.=1", "spec: env.'': not a variable name (empty, or holds '=' or a NUL character)"),
+    ("env.=1", "spec: env.'': not a variable name (empty, or holds '=')"),
+    ("name=\udcff", "--set name: not UTF-8 text, got '\\udcff'"),  # the argument b"\xff"
+    ("env.X=\udcff", "spec: env.X: not UTF-8 text, got '\\udcff'"),
     ("python=py\0", "--set python: a NUL character is not allowed, got 'py\\x00'"),
 ])
 def test_nul_characters_and_bad_env_names(override, message):
