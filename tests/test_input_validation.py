@@ -100,8 +100,8 @@ def test_nan_learning_rate_in_a_preset_and_on_the_cli(tmp_path, home):
     ("name=a\0b", "--set name: a NUL character is not allowed, got 'a\\x00b'"),
     ("data=auto\0", "--set params.data: a NUL character is not allowed, got 'auto\\x00'"),
     ("env.X=1\0", "spec: env.X: a NUL character is not allowed, got '1\\x00'"),
-    ("env.X\0=1", "spec: env.'X\\x00': not a variable name: a NUL character is not allowed,"
-                  " got 'X\\x00'"),
+    ("env.X\0=1", ("spec: env.'X\\x00': not a variable name: a NUL character is not allowed,"
+                   " got 'X\\x00'")),
     ("env.A=B=1", None),  # the first '=' splits key and value: A = "B=1" is fine
     ("env.=1", "spec: env.'': not a variable name (empty, or holds '=')"),
     ("name=\udcff", "--set name: not UTF-8 text, got '\\udcff'"),  # the argument b"\xff"
@@ -178,11 +178,11 @@ def test_vendor_script_paths_are_never_options(home, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("overrides, message", [
     (["slurm.ntasks=32", "slurm.ntasks_per_node=16"],
-     "cpu-mnist.toml: slurm.ntasks=32 is more than slurm.ntasks_per_node=16 × slurm.nodes=1:"
-     " Slurm rejects this as an invalid configuration"),
+     ("cpu-mnist.toml: slurm.ntasks=32 is more than slurm.ntasks_per_node=16 × slurm.nodes=1:"
+      " Slurm rejects this as an invalid configuration")),
     (["slurm.extra=--comment \"open"],
-     "--set slurm.extra: cannot split '--comment \"open' like a shell would: No closing"
-     " quotation"),
+     ("--set slurm.extra: cannot split '--comment \"open' like a shell would: No closing"
+      " quotation")),
     (["slurm.nodes=0"], "--set slurm.nodes: expected an integer in [1, 100000], got 0"),
 ])
 def test_slurm_values_are_checked_with_a_local_launcher(overrides, message):

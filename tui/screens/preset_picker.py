@@ -32,9 +32,8 @@ class PresetPicker(ModalScreen[JobSpec | None]):
         if entry.spec is None:
             return Option(Content.assemble((f"✗ {entry.name}", "red"), "  ",
                                            (entry.origin, "dim")), id=entry.name)
-        return Option(Content.assemble(entry.name, "  ", (f"{entry.origin} · "
-                                                          f"{entry.spec.description}", "dim")),
-                      id=entry.name)
+        about = f"{entry.origin} · {entry.spec.description}"
+        return Option(Content.assemble(entry.name, "  ", (about, "dim")), id=entry.name)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         entry = self.entries[event.option.id]
