@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
@@ -17,6 +17,12 @@ PHASE_STYLE = {"queued": "yellow", "starting": "yellow", "loading": "cyan", "com
                "running": "bold green", "evaluating": "bold cyan", "done": "bold green",
                "failed": "bold red", "cancelled": "bold yellow", "ended": "bold yellow",
                "lost": "bold red"}
+
+
+def console(**options) -> Console:
+    """A console that never reads a string as markup or emoji codes: run names, metrics and
+    log lines print as they are; styles come from ``Text`` and ``style=``."""
+    return Console(markup=False, emoji=False, **options)
 
 
 def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:

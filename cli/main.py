@@ -189,42 +189,38 @@ def _cmd_attach(args: argparse.Namespace) -> int:
 def _follow_experiment(exp, as_json: bool) -> int:
     """Show an experiment live (one row per variant) until it ends; Ctrl-C cancels it.
     Then its comparison. Exit 0 only if every run succeeded."""
-    from rich.console import Console
-
-    from cli.live import comparison_table, render_experiment
+    from cli.live import comparison_table, console, render_experiment
     from engine.compare import compare
     from engine.state import RunState
 
-    console = Console(stderr=as_json)
+    out = console(stderr=as_json)
     states: dict[str, RunState] = {}
 
     def fold(event) -> None:
         states.setdefault(event.run_id, RunState(event.run_id)).feed(event)
 
     interrupted = _watch(exp.batches(), fold, exp.cancel, f"experiment {exp.id}", as_json,
-                         console, lambda: render_experiment(exp, states))
+                         out, lambda: render_experiment(exp, states))
     if not as_json:
-        console.print(comparison_table(compare(exp.runs()), exp.info.name))
+        out.print(comparison_table(compare(exp.runs()), exp.info.name))
     if interrupted:
         return 130
     status = exp.status()
-    console.print(f"experiment {exp.id}: {status}")
+    out.print(f"experiment {exp.id}: {status}")
     return 0 if status == "done" else 1
 
 
 def _follow(handle, name: str, as_json: bool) -> int:
     """Show the run live until it ends; Ctrl-C cancels it. Exit 0 only if it succeeded."""
-    from rich.console import Console
-
-    from cli.live import render, summary_table
+    from cli.live import console, render, summary_table
     from engine.state import RunState
 
-    console = Console(stderr=as_json)
+    out = console(stderr=as_json)
     state = RunState(handle.id)
     interrupted = _watch(handle.batches(), state.feed, handle.cancel, f"run {handle.id}",
-                         as_json, console, lambda: render(state, name))
+                         as_json, out, lambda: render(state, name))
     if not as_json:
-        console.print(summary_table(state, name))
+        out.print(summary_table(state, name))
     if interrupted:
         return 130
     status = state.finished.status if state.finished else "lost"
@@ -244,7 +240,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
     def on_interrupt() -> None:
         if not interrupted:
             interrupted.append(True)
-            console.print(f"[yellow]Ctrl-C: cancelling {what} …[/]")
+            console.print(f"Ctrl-C: cancelling {what} …", style="yellow")
             asyncio.get_running_loop().run_in_executor(None, cancel)
 
     async def consume(on_batch: Callable[[list], None]) -> None:
@@ -263,7 +259,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
         with Live(render(), console=console, refresh_per_second=4) as live:
             asyncio.run(consume(lambda batch: live.update(render())))
     if interrupted:
-        console.print(f"[yellow]{what} was cancelled (Ctrl-C)[/]")
+        console.print(f"{what} was cancelled (Ctrl-C)", style="yellow")
     return bool(interrupted)
 
 
@@ -289,9 +285,9 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                            "params": i.params, "summary": i.summary} for i in infos], indent=1))
         return 0
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
+    from cli.live import console
     from engine import format as fmt
 
     table = Table(title=f"{len(infos)} runs (ids start with the date and time)",
@@ -308,7 +304,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
         table.add_row(i.id, i.status, f"{i.workload}@{i.accelerator}", key,
                       fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
                       "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}")
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+    console(width=None if sys.stdout.isatty() else 160).print(table)
     return 0
 
 
@@ -323,9 +319,9 @@ def _list_experiments(form: str) -> int:
     if form == "json":
         print(json.dumps(rows, indent=1))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
+    from cli.live import console
     from engine import format as fmt
 
     table = Table(title=f"{len(rows)} experiments")
@@ -334,7 +330,7 @@ def _list_experiments(form: str) -> int:
     for row in rows:
         table.add_row(row["id"], row["name"], row["status"], str(row["variants"]),
                       str(sum(1 for r in row["runs"] if r)), fmt.when(row["created"]))
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -364,14 +360,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             runner.open(info.id).replay()
     cmp = compare([runner.store.get(info.id) for info in runs])
     if args.format == "table":
-        from rich.console import Console
+        from cli.live import comparison_table, console
 
-        from cli.live import comparison_table
-
-        console = Console(width=None if sys.stdout.isatty() else 200)
-        console.print(comparison_table(cmp, args.experiment or "comparison"))
+        out = console(width=None if sys.stdout.isatty() else 200)
+        out.print(comparison_table(cmp, args.experiment or "comparison"))
         if args.plot:
-            _print_plots(console, runner, cmp)
+            _print_plots(out, runner, cmp)
         return 0
     text = {"csv": cmp.to_csv, "markdown": cmp.to_markdown, "json": cmp.to_json}[args.format]()
     if args.output:
@@ -434,9 +428,9 @@ def _cmd_clean(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from rich.text import Text
 
-    from cli.live import summary_table
+    from cli.live import console, summary_table
     from engine import format as fmt
     from engine.store import OUTPUT_FILE, SPEC_FILE
 
@@ -445,22 +439,22 @@ def _cmd_show(args: argparse.Namespace) -> int:
         sys.stdout.write(handle.info.path(OUTPUT_FILE).read_text(errors="replace"))
         return 0
     _, state = handle.replay()
-    console = Console()
-    console.print(f"[bold]{handle.id}[/]  {handle.info.status}  started {fmt.when(handle.info.created)}"
-                  f"  dir {handle.info.dir}")
-    console.rule("spec")
-    console.print(handle.info.path(SPEC_FILE).read_text(), highlight=False, markup=False)
-    console.rule("summary")
-    console.print(summary_table(state, handle.info.name))
+    out = console()
+    out.print(Text.assemble((handle.id, "bold"), f"  {handle.info.status}  started"
+                            f" {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
+    out.rule("spec")
+    out.print(handle.info.path(SPEC_FILE).read_text(), highlight=False)
+    out.rule("summary")
+    out.print(summary_table(state, handle.info.name))
     for diag in state.diagnoses:
-        console.print(f"[yellow]! {diag.code}: {diag.message}[/]" + (f" (hint: {diag.hint})"
-                                                                      if diag.hint else ""))
-    console.rule("metrics (last value)")
+        out.print(Text.assemble((f"! {diag.code}: {diag.message}", "yellow"),
+                                f" (hint: {diag.hint})" if diag.hint else ""))
+    out.rule("metrics (last value)")
     for name, value in state.metrics.items():
-        console.print(f"  {name:32} {fmt.number(value, 6)}")
-    console.rule("log (last lines)")
+        out.print(f"  {name:32} {fmt.number(value, 6)}")
+    out.rule("log (last lines)")
     for line in state.log_tail:
-        console.print(line, highlight=False, markup=False)
+        out.print(line, highlight=False)
     return 0
 
 
@@ -489,9 +483,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         for section in sections:
             sys.stdout.write("".join(to_json(e) + "\n" for e in section.events))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
+    from cli.live import console
     from engine import format as fmt
     from engine.state import RunState
 
@@ -506,7 +500,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         table.add_row(section.title or "(top)", ", ".join(section.dialects) or "-",
                       str(len(section.events)), fmt.number(summary.get("samples_per_s")),
                       fmt.number(summary.get("final_loss")), fmt.number(summary.get("accuracy")))
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -525,9 +519,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from cli.live import console
     from engine.presets import list_presets
 
     table = Table(title="presets")
@@ -535,18 +530,19 @@ def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform sig
         table.add_column(column)
     for entry in list_presets():
         if entry.spec is None:
-            table.add_row(entry.name, "", "", "", f"[red]{entry.error}[/]")
+            table.add_row(entry.name, "", "", "", Text(entry.error, style="red"))
         else:
             s = entry.spec
             table.add_row(entry.name, s.accelerator, s.workload, s.launcher, s.description)
-    Console().print(table)
+    console().print(table)
     return 0
 
 
 def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
-    from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from cli.live import console
     from engine.accelerators import ACCELERATORS
     from engine.workloads import WORKLOADS
 
@@ -556,10 +552,11 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - unifor
     for acc in ACCELERATORS.values():
         found = acc.detect()
         table.add_row(acc.name, acc.title,
-                      "[green]available[/]" if found.available else "[red]not detected[/]",
+                      Text("available", style="green") if found.available
+                      else Text("not detected", style="red"),
                       found.detail if found.available else found.reason,
                       ", ".join(w.name for w in WORKLOADS.values() if w.runs_on(acc.name)))
-    Console().print(table)
+    console().print(table)
     return 0
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import reprlib
+from typing import Any
+
 
 class UserError(Exception):
     """A problem the user can fix: a clear message and, where it helps, a hint."""
@@ -24,5 +27,23 @@ def lookup(table: dict, name: str, what: str):
     try:
         return table[name]
     except KeyError:
-        raise UserError(f"unknown {what} {name!r}",
+        raise UserError(f"unknown {what} {shown(name)}",
                         hint=f"known {what}s: " + ", ".join(table)) from None
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlevel, _REPR.fillvalue = 3, "…"
+
+
+def shown(value: Any) -> str:
+    """A user's value for a one-line message: its repr (newlines, NUL... escaped), long
+    strings and deep or long lists cut with an ellipsis."""
+    return _REPR.repr(value)
+
+
+def shown_key(key: Any) -> str:
+    """A key or a path as typed when it is printable and short (not empty), else as
+    :func:`shown`."""
+    text = str(key)
+    return text if text and text.isprintable() and len(text) <= 300 else shown(text)

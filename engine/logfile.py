@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import UserError
+from engine.errors import UserError, shown
 from engine.events import Event
 from engine.parsers import DIALECTS, get_dialect
 
@@ -95,7 +95,7 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
     if dialect != "auto" and dialect not in DIALECTS:
-        raise UserError(f"unknown dialect {dialect!r}",
+        raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(DIALECTS))
     sections = []
     for section in split_sections(text):

@@ -20,17 +20,11 @@ accelbench itself never needs a vendor SDK: it runs the job with that interprete
 from __future__ import annotations
 
 import os
-import re
-import sys
 from pathlib import Path
 from typing import Any
 
-from engine.errors import UserError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from engine import tomlfile
+from engine.errors import UserError, shown, shown_key
 
 KEYS: dict[str, dict[str, str]] = {
     "cpu": {"python": "the job's interpreter"},
@@ -60,24 +54,22 @@ def load() -> dict[str, dict[str, Any]]:
     """The site configuration, checked (a missing file is an empty configuration)."""
     path = config_path()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
-    except tomllib.TOMLDecodeError as exc:
-        line = re.search(r"line (\d+)", str(exc))
-        raise UserError(f"{path}{':' + line.group(1) if line else ''}: invalid TOML: {exc}") from None
+    data = tomlfile.parse(text, path)
     for system, table in data.items():
         if system not in KEYS:
-            raise UserError(f"{path}: [{system}]: unknown system",
+            raise UserError(f"{path}: [{shown_key(system)}]: unknown system",
                             hint="systems: " + ", ".join(KEYS))
         if not isinstance(table, dict):
             raise UserError(f"{path}: {system}: expected a table ([{system}])")
         for key, value in table.items():
             if key not in KEYS[system]:
-                raise UserError(f"{path}: {system}.{key}: unknown key",
+                raise UserError(f"{path}: {system}.{shown_key(key)}: unknown key",
                                 hint=f"keys of [{system}]: " + ", ".join(KEYS[system]))
             if not isinstance(value, str | int) or isinstance(value, bool):
-                raise UserError(f"{path}: {system}.{key}: expected a string, got {value!r}")
+                raise UserError(f"{path}: {system}.{key}: expected a string, got {shown(value)}")
     return data
 
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import UserError
+from engine.errors import UserError, shown
 from engine.params import Param
 
 SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
@@ -29,7 +29,7 @@ SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("time", str, "", "time limit, e.g. 30 or 1:00:00 (--time)"),
     Param("account", str, "", "account to charge (--account)"),
     Param("qos", str, "", "quality of service (--qos)"),
-    Param("extra", str, "", "more sbatch/srun arguments, split like a shell would"),
+    Param("extra", str, "", "more sbatch/srun arguments, split like a shell would", words=True),
 )}
 _FLAGS = {"partition": "--partition", "nodes": "--nodes", "ntasks": "--ntasks",
           "ntasks_per_node": "--ntasks-per-node", "cpus_per_task": "--cpus-per-task",
@@ -64,8 +64,9 @@ def _run(argv: list[str], timeout: float = 30) -> subprocess.CompletedProcess:
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
 
-def preflight(slurm: dict[str, Any]) -> None:
-    """Refuse what sbatch would refuse, with a clear reason (the seeds' ntasks 32 case)."""
+def check(slurm: dict[str, Any]) -> None:
+    """Refuse what sbatch refuses on any cluster (the seeds' ntasks 32 case): checked when a
+    spec loads, whatever its launcher."""
     nodes = slurm.get("nodes", 1)
     ntasks, per_node = slurm.get("ntasks", 1), slurm.get("ntasks_per_node", 0)
     if per_node and ntasks > per_node * nodes:
@@ -74,6 +75,11 @@ def preflight(slurm: dict[str, Any]) -> None:
             f"slurm.nodes={nodes}: Slurm rejects this as an invalid configuration",
             hint=f"lower ntasks to {per_node * nodes} or raise nodes to "
                  f"{-(-ntasks // per_node)}")
+
+
+def preflight(slurm: dict[str, Any]) -> None:
+    """Refuse what sbatch would refuse here, with a clear reason (asks ``sinfo``)."""
+    check(slurm)
     try:
         out = _run([tool("sinfo"), "-h", "-o", "%R|%G"], timeout=15)
     except subprocess.TimeoutExpired:
@@ -91,17 +97,18 @@ def preflight(slurm: dict[str, Any]) -> None:
                 gres[name] = max(gres.get(name, 0), int(count))
     partition = slurm.get("partition", "")
     if partition and partition not in partitions:
-        raise UserError(f"slurm.partition={partition!r}: no such partition",
+        raise UserError(f"slurm.partition={shown(partition)}: no such partition",
                         hint="partitions here: " + ", ".join(sorted(partitions)))
     for item in filter(None, slurm.get("gres", "").split(",")):
         name, _, count = item.partition(":")
         count = count.rpartition(":")[2] or "1"
         if name not in gres:
-            raise UserError(f"slurm.gres={item!r}: no node here has GRES {name!r}",
+            raise UserError(f"slurm.gres={shown(item)}: no node here has GRES {shown(name)}",
                             hint="GRES here: " + (", ".join(f"{k}:{v}" for k, v in gres.items())
                                                   or "none"))
         if count.isdigit() and int(count) > gres[name]:
-            raise UserError(f"slurm.gres={item!r}: nodes here have at most {name}:{gres[name]}")
+            raise UserError(f"slurm.gres={shown(item)}: nodes here have at most"
+                            f" {name}:{gres[name]}")
 
 
 def sbatch(script: str, options: list[str], cwd: str) -> tuple[int, list[str]]:

@@ -8,25 +8,20 @@ from __future__ import annotations
 
 import difflib
 import re
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from engine import slurm as slurms
 from engine import sweep as sweeps
+from engine import tomlfile
 from engine.accelerators import get_accelerator
-from engine.errors import UserError, lookup
+from engine.errors import UserError, lookup, shown, shown_key
 from engine.launchers import LAUNCHERS
-from engine.params import Param
-from engine.slurm import SLURM_PARAMS
+from engine.params import Param, check_text
 from engine.workloads import get_workload
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
     Param("name", str, "run", "a short name for runs of this spec"),
@@ -87,17 +82,12 @@ def load_preset(path: str | Path, overrides: list[str] = ()) -> JobSpec:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UserError(f"{path}: no such preset file",
+        raise UserError(f"{shown_key(path)}: no such preset file",
                         hint="run `accelbench presets` to list the presets") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read preset: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = re.search(r"line (\d+)", str(exc))
-        where = f"{path}:{line.group(1)}" if line else str(path)
-        raise UserError(f"{where}: invalid TOML: {exc}") from None
-    return spec_from_dict(data, overrides, source=str(path), text=text)
+        raise UserError(f"{shown_key(path)}: cannot read preset: {exc}") from None
+    return spec_from_dict(tomlfile.parse(text, path), overrides, source=shown_key(path),
+                          text=text)
 
 
 def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str = "spec",
@@ -108,7 +98,7 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
 
     def where(table: str, key: str) -> str:
         line = _line_of(text, table, key) if text else None
-        dotted = f"{table}.{key}" if table else key
+        dotted = f"{table}.{shown_key(key)}" if table else shown_key(key)
         return f"{source}:{line}: {dotted}" if line else f"{source}: {dotted}"
 
     for key in data:
@@ -116,7 +106,8 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
             raise UserError(f"{where('', key)}: unknown key" + _suggest(key, [*_TOP_LEVEL, *_TABLES]))
     for table in _TABLES:
         if not isinstance(data.get(table, {}), dict):
-            raise UserError(f"{where('', table)}: expected a table ([{table}]), got {data[table]!r}")
+            raise UserError(f"{where('', table)}: expected a table ([{table}]),"
+                            f" got {shown(data[table])}")
 
     top: dict[str, Any] = {}
     for name, param in _TOP_LEVEL.items():
@@ -158,43 +149,69 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
         try:
             params[key] = workload.param(key).parse(value)
         except UserError as exc:
-            raise exc.prefixed(f"--set params.{key}") from None
+            raise exc.prefixed(f"--set params.{shown_key(key)}") from None
 
-    env = {}
-    for key, value in {**data.get("env", {}), **parsed["env"]}.items():
-        if not isinstance(value, str | int | float) or isinstance(value, bool):
-            raise UserError(f"{where('env', key)}: expected a string, got {value!r}")
-        env[key] = str(value)
+    env = _env({**data.get("env", {}), **parsed["env"]}, where)
     slurm = {}
     given = [(key, value, False) for key, value in data.get("slurm", {}).items()]
     given += [(key, value, True) for key, value in parsed["slurm"].items()]
     for key, value, from_set in given:
         try:
-            param = lookup(SLURM_PARAMS, key, "slurm setting")
+            param = lookup(slurms.SLURM_PARAMS, key, "slurm setting")
             slurm[key] = param.parse(value) if from_set else param.check(value)
         except UserError as exc:
-            raise exc.prefixed(f"--set slurm.{key}" if from_set else where("slurm", key)) from None
+            raise exc.prefixed(f"--set slurm.{shown_key(key)}" if from_set
+                               else where("slurm", key)) from None
+    try:  # whatever the launcher: a preset switched to Slurm later must not fail then
+        slurms.check(slurm)
+    except UserError as exc:
+        raise exc.prefixed(source) from None
     spec = JobSpec(params=params, env=env, slurm=slurm, **top)
     if "sweep" in data or parsed["sweep"]:
         spec.sweep = _sweep(data, parsed, overrides, where, source)
     return spec
 
 
+def _env(given: dict[str, Any], where) -> dict[str, str]:
+    """The ``[env]`` table checked: variable names, and values that an environment can hold."""
+    env = {}
+    for key, value in given.items():
+        try:
+            check_text(key)
+        except UserError as exc:
+            raise exc.prefixed(f"{where('env', key)}: not a variable name") from None
+        if not key or "=" in key:
+            raise UserError(f"{where('env', key)}: not a variable name (empty, or holds '=')",
+                            hint="e.g. env.OMP_NUM_THREADS=4")
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise UserError(f"{where('env', key)}: expected a string, got {shown(value)}")
+        try:
+            check_text(str(value))
+        except UserError as exc:
+            raise exc.prefixed(where("env", key)) from None
+        env[key] = str(value)
+    return env
+
+
 def _sweep(data: dict[str, Any], parsed: dict[str, dict[str, str]], overrides: list[str],
            where, source: str) -> dict[str, Any]:
     """The checked ``[sweep]`` (with ``--set sweep.x`` options); every variant is checked."""
-    sweep = sweeps.check(data.get("sweep", {}) if "sweep" in data else {"variants": []},
-                         lambda key: where("sweep", key) if key else where("", "sweep"))
+    def at(key: str) -> str:
+        return where("sweep", key) if key else where("", "sweep")
+
+    sweep = sweeps.check(data.get("sweep", {}) if "sweep" in data else {"variants": []}, at)
     for key, value in parsed["sweep"].items():
         try:
             sweep[key] = lookup(sweeps.OPTIONS, key, "sweep option").parse(value)
         except UserError as exc:
-            raise exc.prefixed(f"--set sweep.{key}") from None
+            raise exc.prefixed(f"--set sweep.{shown_key(key)}") from None
+    sweeps.check_count(sweep, at)
     given = {*parsed[""], *parsed["params"], *(f"{t}.{k}" for t in ("env", "slurm")
                                                 for k in parsed[t])}
     for key in sorted(sweeps.keys(sweep)):
         if key.removeprefix("params.") in given:
-            raise UserError(f"--set {key.removeprefix('params.')}: the preset sweeps this key",
+            raise UserError(f"--set {shown_key(key.removeprefix('params.'))}: the preset sweeps"
+                            " this key",
                             hint="drop it from --set, or from the preset's [sweep]")
     base = {k: v for k, v in data.items() if k != "sweep"}
     plain = [o for o in overrides if not o.startswith("sweep.")]
@@ -225,12 +242,13 @@ def _split_overrides(overrides: list[str]) -> dict[str, dict[str, str]]:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise UserError(f"--set {item}: expected key=value", hint="e.g. --set epochs=2")
+            raise UserError(f"--set {shown_key(item)}: expected key=value",
+                            hint="e.g. --set epochs=2")
         table, dot, rest = key.partition(".")
         if dot and table in _TABLES:
             out[table][rest] = value
         elif dot:
-            raise UserError(f"--set {item}: unknown table {table!r}",
+            raise UserError(f"--set {shown_key(key)}: unknown table {shown(table)}",
                             hint="dotted keys start with: " + ", ".join(_TABLES))
         elif key in _TOP_LEVEL:
             out[""][key] = value

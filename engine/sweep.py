@@ -9,6 +9,7 @@
     max_parallel = 2                      # local runs at once (Slurm runs are all submitted)
     stop_on_failure = false               # a failed run stops the rest only when true
     experiment = "padding"                # the experiment's name (default: the preset's)
+    max_variants = 1000                   # more variants than this is refused (a typo's guard)
 
 Explicit ``variants`` form one more axis: with a grid too, every variant is run at
 every grid point. Every variant is checked when the preset loads, before anything runs.
@@ -17,9 +18,10 @@ every grid point. Every variant is checked when the preset loads, before anythin
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
-from engine.errors import UserError
+from engine.errors import UserError, shown, shown_key
 from engine.params import Param
 
 OPTIONS: dict[str, Param] = {p.name: p for p in (
@@ -27,8 +29,11 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
           min=1, max=256),
     Param("stop_on_failure", bool, False, "a failed run stops the sweep"),
     Param("experiment", str, "", "the experiment's name (empty: the preset's name)"),
+    Param("max_variants", int, 1000, "refuse a sweep of more variants than this",
+          min=1, max=1_000_000),
 )}
 FIXED = ("name", "description", "workload")  # what a sweep may not vary
+TABLES = ("params", "env", "slurm")  # what a dotted key may reach
 
 
 def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -48,7 +53,7 @@ def check(raw: Any, where) -> dict[str, Any]:
     ``where(key)`` names the place of a key in the preset for error messages.
     """
     if not isinstance(raw, dict):
-        raise UserError(f"{where('')}: expected a table ([sweep]), got {raw!r}")
+        raise UserError(f"{where('')}: expected a table ([sweep]), got {shown(raw)}")
     sweep: dict[str, Any] = {}
     for name, param in OPTIONS.items():
         try:
@@ -63,13 +68,16 @@ def check(raw: Any, where) -> dict[str, Any]:
     axes = flatten({k: v for k, v in raw.items() if k not in OPTIONS and k != "variants"})
     for key, values in axes.items():
         if not isinstance(values, list) or not values:
-            raise UserError(f"{where(key)}: expected a non-empty list of values, got {values!r}",
-                            hint=f"e.g. {key} = [16, 32]")
+            raise UserError(f"{where(key)}: expected a non-empty list of values,"
+                            f" got {shown(values)}", hint=f"e.g. {shown_key(key)} = [16, 32]")
         sweep[key] = values
     for key in [*axes, *(k for v in sweep["variants"] for k in v)]:
         if key in FIXED:
             raise UserError(f"{where(key)}: {key} cannot be swept",
                             hint="sweep knobs such as max_seq_length, batch_size or slurm.ntasks")
+        if "." in key and key.partition(".")[0] not in TABLES:
+            raise UserError(f"{where(key)}: a dotted key must start with "
+                            + ", ".join(f"{t}." for t in TABLES), hint="e.g. slurm.ntasks")
     if not axes and not sweep["variants"]:
         raise UserError(f"{where('')}: nothing to sweep",
                         hint="add a list, e.g. max_seq_length = [16, 32], or variants = [...]")
@@ -81,6 +89,19 @@ def axes(sweep: dict[str, Any]) -> dict[str, list[Any]]:
     return {k: v for k, v in sweep.items() if k not in OPTIONS and k != "variants"}
 
 
+def count(sweep: dict[str, Any]) -> int:
+    """How many variants the sweep expands into (without expanding it)."""
+    return math.prod(len(v) for v in axes(sweep).values()) * max(1, len(sweep["variants"]))
+
+
+def check_count(sweep: dict[str, Any], where) -> None:
+    """Refuse a sweep of more than ``max_variants`` variants, before any is expanded."""
+    found, limit = count(sweep), sweep["max_variants"]
+    if found > limit:
+        raise UserError(f"{where('')}: {found:,} variants, more than the limit of {limit:,}",
+                        hint="sweep fewer values, or raise max_variants in [sweep]")
+
+
 def variants(sweep: dict[str, Any]) -> list[dict[str, Any]]:
     """Every variant: the grid's product, times the explicit variants, in order."""
     grid = axes(sweep)
@@ -90,7 +111,7 @@ def variants(sweep: dict[str, Any]) -> list[dict[str, Any]]:
 
 def keys(sweep: dict[str, Any]) -> set[str]:
     """Every key some variant sets."""
-    return {k for v in variants(sweep) for k in v}
+    return {*axes(sweep), *(k for v in sweep["variants"] for k in v)}
 
 
 def apply(data: dict[str, Any], variant: dict[str, Any], top_level: set[str]) -> dict[str, Any]:
@@ -109,4 +130,4 @@ def apply(data: dict[str, Any], variant: dict[str, Any], top_level: set[str]) ->
 
 def label(variant: dict[str, Any]) -> str:
     """A variant in a few words: ``max_seq_length=16 slurm.ntasks=8``."""
-    return " ".join(f"{k}={v}" for k, v in variant.items())
+    return " ".join(f"{shown_key(k)}={shown_key(v)}" for k, v in variant.items())

@@ -33,9 +33,9 @@ def test_preset_command_line_and_srun_argv(home, runner, tmp_path, monkeypatch):
     plan = Runner.plan(spec, tmp_path)
     assert plan.argv == [
         "/opt/poptorch33_env/bin/python", "-u", str(SCRIPTS_DIR / "mnist_poptorch.py"),
-        "--learning-rate", "0.03", "--epochs", "10", "--batch-size", "8",
-        "--test-batch-size", "80", "--device-iterations", "50", "--data", "auto",
-        "--data-dir", "", "--train-samples", "0", "--test-samples", "0", "--seed", "0"]
+        "--learning-rate=0.03", "--epochs=10", "--batch-size=8", "--test-batch-size=80",
+        "--device-iterations=50", "--data=auto", "--data-dir=", "--train-samples=0",
+        "--test-samples=0", "--seed=0"]
     assert plan.dialects == ["poptorch"]
 
     fake = tmp_path / "bin"  # stand-in srun and sinfo: the argv is what is checked

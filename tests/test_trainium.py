@@ -107,10 +107,9 @@ def test_neuron_parallel_compile_pass_only_compiles_and_reports_no_figures(watch
 
 # ---- neuron_parallel_compile and neuron-profile ----------------------------------------
 
-BERT_FLAGS = ["--model", "bert-base-uncased", "--dataset", "glue/sst2", "--max-seq-length", "32",
-              "--batch-size", "32", "--epochs", "3", "--learning-rate", "5e-05",
-              "--train-samples", "0", "--eval-samples", "0", "--precision", "fp32",
-              "--logging-steps", "10", "--seed", "42"]
+BERT_FLAGS = ["--model=bert-base-uncased", "--dataset=glue/sst2", "--max-seq-length=32",
+              "--batch-size=32", "--epochs=3", "--learning-rate=5e-05", "--train-samples=0",
+              "--eval-samples=0", "--precision=fp32", "--logging-steps=10", "--seed=42"]
 
 
 @pytest.fixture

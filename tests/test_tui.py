@@ -125,7 +125,7 @@ async def test_real_run_reaches_done_and_shows_in_runs(runner):
         await pilot.press("f3")
         await wait_until(pilot, lambda: app.screen.query(DataTable)
                          and app.screen.query_one(DataTable).row_count == 1)
-        row = app.screen.query_one(DataTable).get_row_at(0)
+        row = [str(cell) for cell in app.screen.query_one(DataTable).get_row_at(0)]
         assert row[0] == "done" and row[2] == "mnist_cnn"
 
 

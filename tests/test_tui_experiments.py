@@ -79,7 +79,7 @@ async def test_live_runs_are_listed_first_on_opening(runner):
             await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
             table = app.screen.query_one(DataTable)
             await wait_until(pilot, lambda: table.row_count == 2)
-            assert table.get_row_at(0)[1] == live.id and table.get_row_at(1)[1] == done.id
+            assert [str(table.get_row_at(i)[1]) for i in (0, 1)] == [live.id, done.id]
             assert live.id in app.followers  # followed live from the start
     finally:
         live.cancel()

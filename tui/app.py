@@ -100,8 +100,9 @@ class AccelbenchApp(App):
                     return
                 handle = self.runner.start(spec)
             except UserError as exc:
-                self.call_from_thread(self.notify, exc.message + (f"\n{exc.hint}" if exc.hint else ""),
-                                      title="cannot start the run", severity="error")
+                message = exc.message + (f"\n{exc.hint}" if exc.hint else "")
+                self.call_from_thread(self.notify, message, title="cannot start the run",
+                                      severity="error", markup=False)
                 return
             self.call_from_thread(self._show, handle)
 
@@ -112,7 +113,7 @@ class AccelbenchApp(App):
         try:
             self.push_screen(ExperimentView(experiment.Experiment.open(self.runner, ref)))
         except UserError as exc:
-            self.notify(exc.message, severity="error")
+            self.notify(exc.message, severity="error", markup=False)
 
     def compare(self, run_ids: list[str], title: str) -> None:
         """Show the runs side by side, with their plots."""
@@ -127,7 +128,7 @@ class AccelbenchApp(App):
         try:
             return self.runner.open(run_id)
         except UserError as exc:
-            self.notify(exc.message, severity="error")
+            self.notify(exc.message, severity="error", markup=False)
             return None
 
     def open_run(self, run_id: str) -> None:

@@ -6,6 +6,7 @@ import asyncio
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 from engine.accelerators import ACCELERATORS
 from engine.presets import list_presets
@@ -18,17 +19,19 @@ class AccelbenchCommands(Provider):
         self.entries = await asyncio.to_thread(self._entries)
 
     def _entries(self) -> list[tuple[str, object, str]]:
+        """(text, callback, help) per command; the texts escaped (names are the user's)."""
         app = self.app
         entries = []
         for preset in list_presets():
             if preset.spec is not None:
-                entries.append((f"Load preset: {preset.name}", partial(app.load_spec, preset.spec),
-                                preset.spec.description))
+                entries.append((f"Load preset: {escape(preset.name)}",
+                                partial(app.load_spec, preset.spec),
+                                escape(preset.spec.description)))
         for info in app.runner.store.list(limit=200):
             entries.append((f"Open run: {info.id}", partial(app.open_run, info.id),
                             f"{info.status} · {info.workload} on {info.accelerator}"))
         for exp in app.runner.store.experiments()[:50]:
-            entries.append((f"Open experiment: {exp.name} ({exp.id})",
+            entries.append((f"Open experiment: {escape(exp.name)} ({exp.id})",
                             partial(app.open_experiment, exp.id),
                             f"{exp.status} · {exp.total} variants"))
         for acc in ACCELERATORS.values():

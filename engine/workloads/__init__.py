@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.errors import UserError, lookup
+from engine.errors import UserError, lookup, shown
 from engine.params import Param
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
@@ -70,7 +70,7 @@ class Workload:
             if p.name == name:
                 return p
         known = ", ".join(p.name for p in self.params)
-        raise UserError(f"unknown parameter {name!r} for workload {self.name!r}",
+        raise UserError(f"unknown parameter {shown(name)} for workload {self.name!r}",
                         hint=f"known parameters: {known}")
 
     def defaults(self) -> dict[str, Any]:
@@ -93,11 +93,12 @@ class Workload:
                      *self.flags(params)])
 
     def flags(self, params: dict[str, Any]) -> list[str]:
-        """``--knob value`` for every knob, as the workload scripts take them."""
+        """``--knob=value`` for every knob, as the workload scripts take them (one argv item
+        each, so that a value such as ``-h`` is never read as an option)."""
         argv = []
         for p in self.params:
             value = params[p.name]
-            argv += [p.flag, ("true" if value else "false") if p.type is bool else str(value)]
+            argv.append(f"{p.flag}={('true' if value else 'false') if p.type is bool else value}")
         return argv
 
 
@@ -154,7 +155,8 @@ COMMAND = Workload(
     title="Your command",
     description="Any command line, run as an argument list (never through a shell).",
     accelerators=("*",),
-    params=(Param("command", str, "", "the command line to run, split like a shell would"),),
+    params=(Param("command", str, "", "the command line to run, split like a shell would",
+                  words=True),),
 )
 
 IMPORTED_NAME = "imported"

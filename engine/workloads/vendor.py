@@ -55,6 +55,11 @@ def _bert(params: dict[str, Any], ctx: Context) -> Plan:
     return Plan([*argv, "--", *job], env=env, dialects=dialects)
 
 
+def _file_arg(path: str) -> str:
+    """A program's file argument that cannot be read as an option: ``-c`` → ``./-c``."""
+    return f"./{path}" if path.startswith("-") else path
+
+
 def _beside(python: str, tool: str) -> str:
     """``tool`` in the bin directory of ``python``'s virtualenv if there, else by name (PATH)."""
     path = Path(python).parent / tool
@@ -98,7 +103,8 @@ MNIST_POPTORCH = Workload(
 def _sambanova(params: dict[str, Any], ctx: Context) -> Plan:  # noqa: ARG001
     """The vendor's BertLarge_run.sh, run inside the sbatch allocation ([slurm] sets it)."""
     script = params["script"] or site.required("sambanova", "bert_large_script")
-    return Plan(["bash", script, *shlex.split(params["args"])], dialects=["sambanova"])
+    return Plan(["bash", _file_arg(script), *shlex.split(params["args"])],
+                dialects=["sambanova"])
 
 
 SAMBANOVA_BERT_LARGE = Workload(
@@ -110,7 +116,7 @@ SAMBANOVA_BERT_LARGE = Workload(
     recipe=_sambanova,
     params=(
         Param("script", str, "", "BertLarge_run.sh (empty: the site configuration's)"),
-        Param("args", str, "", "arguments for the script, split like a shell would"),
+        Param("args", str, "", "arguments for the script, split like a shell would", words=True),
     ),
 )
 
@@ -143,7 +149,7 @@ def _cerebras(params: dict[str, Any], ctx: Context) -> Plan:
         text = override_yaml(text, "runconfig", "max_steps", params["max_steps"])
     run_py = Path(params["run_py"]).expanduser() if params["run_py"] else (
         source.parent.parent / "run.py")
-    argv = [ctx.python, str(run_py), "CSX", "--params", str(ctx.run_dir / "params.yaml"),
+    argv = [ctx.python, _file_arg(str(run_py)), "CSX", "--params", str(ctx.run_dir / "params.yaml"),
             "--mode", params["mode"], "--model_dir", str(ctx.run_dir / "model_dir"),
             "--num_csx", str(params["num_csx"])]
     return Plan(argv, files={"params.yaml": text}, dialects=["cerebras"])

@@ -51,13 +51,13 @@ class CompareScreen(Screen):
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_column("run")
-        for param in cmp.params:
-            table.add_column(param)
+        for param in cmp.params:  # keys and values are the runs' own: Text, never markup
+            table.add_column(Text(param))
         for column in cmp.columns:
-            table.add_column(column.title)
+            table.add_column(Text(column.title))
         for i, run in enumerate(cmp.runs):
             cells: list = [run.id.rsplit("-", 1)[-1]]
-            cells += [str(cmp.values[i].get(p, "-")) for p in cmp.params]
+            cells += [Text(str(cmp.values[i].get(p, "-"))) for p in cmp.params]
             for column in cmp.columns:
                 text = fmt.number(cmp.values[i].get(column.key))
                 cells.append(Text(f"{text} ★", style="bold green") if cmp.is_best(i, column.key)

@@ -68,9 +68,9 @@ class ExperimentView(Screen):
                 status = "skipped" if e.note else "pending"
             statuses.append(status)
             accuracy = state.metrics.get("accuracy") if state else None
-            table.add_row(str(e.index + 1), e.label,
+            table.add_row(str(e.index + 1), Text(e.label),
                           Text(status, style=PHASE_STYLE.get(status, "dim")),
-                          f"{state.step}/{state.total}" if state and state.total else e.note,
+                          f"{state.step}/{state.total}" if state and state.total else Text(e.note),
                           fmt.number(state.samples_per_s()) if state else "-",
                           fmt.number(state.metrics.get("loss")) if state else "-",
                           "-" if accuracy is None else f"{accuracy:.2f}", e.run_id or "",

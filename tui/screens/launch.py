@@ -6,6 +6,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -122,13 +123,13 @@ class LaunchScreen(Screen):
         door = self.base.launcher
         if self.base.slurm:
             door += " " + " ".join(resource_args(self.base.slurm))
-        sweep = ""
+        # Content, not markup: the [slurm] and [sweep] values are the user's
+        help_text = Content.assemble(workload.description, "\n", ("launcher", "bold"), f": {door}")
         if self.base.sweep and self.base.workload == self.workload:
             grid = ", ".join(f"{k}={v}" for k, v in sweeps.axes(self.base.sweep).items())
-            count = len(sweeps.variants(self.base.sweep))
-            sweep = f"\n[b]sweep[/]: {grid or 'variants'} → {count} runs (an experiment)"
-        self.query_one("#workload-help", Static).update(
-            f"{workload.description}\n[b]launcher[/]: {door}{sweep}")
+            help_text += Content.assemble("\n", ("sweep", "bold"), f": {grid or 'variants'} →"
+                                          f" {sweeps.count(self.base.sweep)} runs (an experiment)")
+        self.query_one("#workload-help", Static).update(help_text)
         self.query_one(ParamForm).set_params([NAME, *workload.params], values)
         self._update_run_button()
 
@@ -139,8 +140,9 @@ class LaunchScreen(Screen):
             status.update("detecting…")
         else:
             title = ACCELERATORS[self.accelerator].title
-            status.update(f"[b]{title}[/]\n[green]available[/]: {avail.detail}" if avail.available
-                          else f"[b]{title}[/]\n[red]not detected[/]: {avail.reason}")
+            found, why = (("available", "green"), avail.detail) if avail.available else (
+                ("not detected", "red"), avail.reason)
+            status.update(Content.assemble((title, "bold"), "\n", found, f": {why}"))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         choice = event.option.id
@@ -168,7 +170,7 @@ class LaunchScreen(Screen):
         elif avail is not None and not avail.available:
             problem = f"{self.accelerator} is not available here: {avail.reason}"
         self.query_one("#run", Button).disabled = bool(problem)
-        self.query_one("#form-status", Static).update(f"[red]{problem}[/]" if problem else "")
+        self.query_one("#form-status", Static).update(Content.styled(problem, "red"))
 
     def current_spec(self) -> JobSpec:
         """The spec the form describes (``UserError`` if it does not validate)."""
@@ -191,12 +193,12 @@ class LaunchScreen(Screen):
     def action_run(self) -> None:
         if self.query_one("#run", Button).disabled:
             self.notify(str(self.query_one("#form-status", Static).content) or "cannot run yet",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         try:
             spec = self.current_spec()
         except UserError as exc:
-            self.notify(str(exc), title="cannot run", severity="error")
+            self.notify(str(exc), title="cannot run", severity="error", markup=False)
             return
         self.app.start_run(spec)
 
@@ -206,7 +208,7 @@ class LaunchScreen(Screen):
         def loaded(spec: JobSpec | None) -> None:
             if spec is not None:
                 self.load_spec(spec)
-                self.notify(f"preset {spec.name} loaded")
+                self.notify(f"preset {spec.name} loaded", markup=False)
 
         self.app.push_screen(PresetPicker(), loaded)
 
@@ -216,6 +218,6 @@ class LaunchScreen(Screen):
         try:
             spec = self.current_spec()
         except UserError as exc:
-            self.notify(str(exc), title="cannot save", severity="error")
+            self.notify(str(exc), title="cannot save", severity="error", markup=False)
             return
         self.app.push_screen(SavePreset(spec))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -27,19 +28,23 @@ class PresetPicker(ModalScreen[JobSpec | None]):
             yield Static(id="preset-detail")
 
     def _option(self, entry: PresetEntry) -> Option:
+        """A preset's line (its name and description are the user's: Content, never markup)."""
         if entry.spec is None:
-            return Option(f"[red]✗ {entry.name}[/]  [dim]{entry.origin}[/]", id=entry.name)
-        return Option(f"{entry.name}  [dim]{entry.origin} · {entry.spec.description}[/]",
-                      id=entry.name)
+            return Option(Content.assemble((f"✗ {entry.name}", "red"), "  ",
+                                           (entry.origin, "dim")), id=entry.name)
+        about = f"{entry.origin} · {entry.spec.description}"
+        return Option(Content.assemble(entry.name, "  ", (about, "dim")), id=entry.name)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         entry = self.entries[event.option.id]
         self.query_one("#preset-detail", Static).update(
-            f"[red]{entry.error}[/]" if entry.error else f"[dim]{entry.path}[/]")
+            Content.styled(entry.error, "red") if entry.error
+            else Content.styled(str(entry.path), "dim"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         entry = self.entries[event.option.id]
         if entry.spec is None:
-            self.notify(entry.error, title="cannot load this preset", severity="error")
+            self.notify(entry.error, title="cannot load this preset", severity="error",
+                        markup=False)
             return
         self.dismiss(entry.spec)

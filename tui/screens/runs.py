@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -88,10 +89,10 @@ class RunsScreen(Screen):
         table.clear()
         for rid in order:
             status, _, workload, accel, params, rate, loss, accuracy, started = raw[rid]
-            table.add_row(status, f"● {rid}" if rid in self.marked else rid, workload, accel,
-                          params, fmt.number(rate),
-                          fmt.number(loss), "-" if accuracy is None else f"{accuracy:.2f}",
-                          started, key=rid)
+            cells = (status, f"● {rid}" if rid in self.marked else rid, workload, accel, params,
+                     fmt.number(rate), fmt.number(loss),
+                     "-" if accuracy is None else f"{accuracy:.2f}", started)
+            table.add_row(*map(Text, cells), key=rid)  # Text: never read as markup
         if selected in raw:
             table.move_cursor(row=table.get_row_index(selected))
 

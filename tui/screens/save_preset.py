@@ -7,6 +7,7 @@ import re
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -28,7 +29,7 @@ class SavePreset(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Save as a preset in {user_dir()}", classes="dialog-title")
+            yield Label(Content(f"Save as a preset in {user_dir()}"), classes="dialog-title")
             yield Input(self.spec.name, placeholder="preset name", id="preset-name")
             yield Input(self.spec.description, placeholder="description (one line)",
                         id="preset-description")
@@ -55,5 +56,5 @@ class SavePreset(ModalScreen[str | None]):
         description = self.query_one("#preset-description", Input).value.strip()
         self.spec.name, self.spec.description = name, description
         path = save_preset(self.spec, user_dir() / f"{name}.toml")
-        self.notify(f"saved {path}")
+        self.notify(f"saved {path}", markup=False)
         self.dismiss(str(path))

@@ -53,6 +53,6 @@ class EngineBars(Static):
             figure = (f"{sample.value:,.0f} {sample.unit}" if sample.unit
                       else f"{sample.percent:5.1f}%")
             history = list(state.util_history.get(name, ()))
-            table.add_row(name, bar(sample.percent, bar_width), figure,
+            table.add_row(Text(name), bar(sample.percent, bar_width), figure,
                           history_line(history, hist_width))
         self.update(table, layout=relayout)

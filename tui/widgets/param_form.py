@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, Switch
 
@@ -73,10 +74,10 @@ class ParamForm(VerticalScroll):
         try:
             param.parse(text)
             self.errors.pop(name, None)
-            message, invalid = param.help, False
-        except UserError as exc:
+            message, invalid = Content(param.help), False
+        except UserError as exc:  # the message holds what the user typed: never markup
             self.errors[name] = str(exc)
-            message, invalid = f"✗ {exc}", True
+            message, invalid = Content(f"✗ {exc}"), True
         help_line = self.query_one(f"#help-{name}", Static)
         help_line.update(message)
         help_line.set_class(invalid, "-invalid")
