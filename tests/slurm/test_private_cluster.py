@@ -8,8 +8,8 @@ import sys
 from tests.conftest import ROOT, SLURM_SKIP_REASON, SLURM_TESTS_VAR
 from tests.slurm.cluster import PrivateCluster
 
-ONE_SLURM_TEST = ("tests/test_vendor_recipes.py::"
-                  "test_sambanova_ntasks_32_is_refused_before_submitting")
+ONE_SLURM_TEST = ("tests/test_slurm.py::"
+                  "test_preflight_refuses_what_slurm_would")
 
 
 def pytest_in_a_subprocess(*args: str, **env: str) -> subprocess.CompletedProcess:
