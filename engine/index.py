@@ -63,8 +63,10 @@ class Finding:
 
 
 # ``sync(db, previous)`` brings the tables of ``db`` in line with the directories, inside
-# the caller's transaction; ``previous`` maps table -> id -> row of an index being rebuilt.
-Sync = Callable[[sqlite3.Connection, dict[str, dict[str, dict[str, Any]]]], list[Finding]]
+# the caller's transaction; ``previous`` maps table -> id -> row of an index being rebuilt
+# (None when the tables are only caught up).
+Rows = dict[str, dict[str, dict[str, Any]]]
+Sync = Callable[[sqlite3.Connection, "Rows | None"], list[Finding]]
 
 
 class _Rebuild(Exception):
@@ -176,14 +178,14 @@ class Index:
             db.execute("COMMIT")
         self._note_rebuild(why, found, previous, fixed=True)
 
-    def _fill(self, db: sqlite3.Connection, previous: dict) -> list[Finding]:
+    def _fill(self, db: sqlite3.Connection, previous: Rows) -> list[Finding]:
         for table in TABLES:
             db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA:
             db.execute(statement)
         return self._sync(db, previous)
 
-    def _note_rebuild(self, why: str, found: list[Finding], previous: dict,
+    def _note_rebuild(self, why: str, found: list[Finding], previous: Rows,
                       fixed: bool) -> None:
         runs = sum(1 for f in found if f.kind == "missing_row" and f.target.startswith("runs/"))
         rest = [f for f in found if f.kind not in ("missing_row", "orphan_row")]
@@ -201,7 +203,7 @@ class Index:
     def _reconcile(self) -> None:
         with closing(self._connect()) as db:
             db.execute("BEGIN IMMEDIATE")
-            found = self._sync(db, {})
+            found = self._sync(db, None)
             db.execute("COMMIT")
         self._note_sync(found, fixed=True)
 
@@ -236,7 +238,7 @@ class Index:
             memory = _memory()
         self._memory = memory
         if not why:
-            self._note_sync(self._sync(memory, {}), fixed=False)
+            self._note_sync(self._sync(memory, None), fixed=False)
             return
         previous = _rows_of(memory)
         self._note_rebuild(why, self._fill(memory, previous), previous, fixed=False)
@@ -345,7 +347,7 @@ def _outdated(db: sqlite3.Connection) -> str:
     return "" if set(TABLES) <= tables else "had lost its tables"
 
 
-def _rows_of(db: sqlite3.Connection) -> dict[str, dict[str, dict[str, Any]]]:
+def _rows_of(db: sqlite3.Connection) -> Rows:
     """Every row of the tables ``db`` has, by table and id."""
     have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     return {table: {row["id"]: dict(row) for row in db.execute(f"SELECT * FROM {table}")}

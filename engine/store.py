@@ -24,7 +24,7 @@ from typing import Any
 from engine import fs
 from engine.errors import UserError
 from engine.events import FINAL_STATUSES
-from engine.index import Finding, Index
+from engine.index import Finding, Index, Rows
 from engine.launchers import LAUNCHERS
 from engine.spec import JobSpec, spec_from_dict, tomllib
 
@@ -140,11 +140,11 @@ class Store:
         """Set the index file aside and rebuild it from the directories."""
         self._index.repair(problem)
 
-    def _sync(self, db: sqlite3.Connection, previous: dict[str, dict]) -> list[Finding]:
+    def _sync(self, db: sqlite3.Connection, previous: Rows | None) -> list[Finding]:
         """Bring the index's rows in line with the run and experiment directories."""
-        return (_sync_table(db, "runs", self.runs_dir, _run_row, previous.get("runs", {}))
+        return (_sync_table(db, "runs", self.runs_dir, _run_row, previous)
                 + _sync_table(db, "experiments", self.experiments_dir, _experiment_row,
-                              previous.get("experiments", {})))
+                              previous))
 
     def create(self, spec: JobSpec, experiment: str | None = None,
                variant: dict[str, Any] | None = None) -> RunInfo:
@@ -390,9 +390,11 @@ Reader = Callable[[Path, "dict[str, Any] | None"], "dict[str, Any] | str | None"
 
 
 def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader,
-                previous: dict[str, dict[str, Any]]) -> list[Finding]:
+                previous: Rows | None) -> list[Finding]:
     """Delete the rows of ``table`` whose directory under ``parent`` is gone, and add the
-    rows (read by ``reader``) of the directories it lacks."""
+    rows (read by ``reader``) of the directories it lacks: every one when the table is
+    being rebuilt (``previous``: its old rows), else those old enough not to be still
+    in the making (their row follows within moments)."""
     dirs = _dir_names(parent)
     if dirs is None:
         return []
@@ -403,7 +405,9 @@ def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader
         found.append(Finding("orphan_row", f"{parent.name}/{gone}",
                              "an index row whose directory is gone"))
     for new in sorted(dirs - have):
-        row = reader(parent / new, previous.get(new))
+        if previous is None and _young(parent / new):
+            continue
+        row = reader(parent / new, previous.get(table, {}).get(new) if previous else None)
         if isinstance(row, dict):
             db.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(row)}) VALUES"
                        f" ({', '.join('?' * len(row))})", tuple(row.values()))

@@ -20,6 +20,7 @@ def troubled_store(home):
     unindexed, orphan, stale, vanished = (store.create(SPEC) for _ in range(4))
     with sqlite3.connect(home / "index.sqlite") as db:
         db.execute("DELETE FROM runs WHERE id = ?", (unindexed.id,))
+    os.utime(unindexed.dir, (1, 1))  # not a directory still being made
     shutil.rmtree(orphan.dir)
     write_json(stale.path(EXIT_FILE), {"status": "done", "returncode": 0, "ended": 5.0})
     temp = stale.path(f".{EXIT_FILE}.{DEAD_PID}.tmp")

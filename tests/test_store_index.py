@@ -87,6 +87,14 @@ def test_damaged_pages_found_by_a_query_are_rebuilt_at_once(store, caplog):
     assert "was unreadable" in caplog.text and list(store.home.glob("index.sqlite.corrupt-*"))
 
 
+def test_an_index_deleted_while_a_store_is_open_is_rebuilt_on_its_next_use(store):
+    info = store.create(SPEC)
+    (store.home / "index.sqlite").unlink()
+    assert [r.id for r in store.list()] == [info.id]
+    store.update(info.id, "running")
+    assert Store(store.home).get(info.id).status == "running"
+
+
 def test_old_schema_is_rebuilt_keeping_the_summaries_it_had(home):
     store = Store(home)
     done = store.create(SPEC)
@@ -120,6 +128,7 @@ def test_runs_with_no_row_or_no_directory_are_caught_up_on_open(store, caplog):
     kept, gone = store.create(SPEC), store.create(SPEC)
     with sqlite3.connect(store.home / "index.sqlite") as db:
         db.execute("DELETE FROM runs WHERE id = ?", (kept.id,))
+    os.utime(kept.dir, (1, 1))  # not a directory still being made
     shutil.rmtree(gone.dir)
     assert [r.id for r in Store(store.home).list()] == [kept.id]
     assert ("added 1 directory it lacked and dropped 1 row whose directory is gone"
@@ -127,8 +136,9 @@ def test_runs_with_no_row_or_no_directory_are_caught_up_on_open(store, caplog):
 
 
 def test_a_directory_being_made_is_left_alone_and_an_old_broken_one_is_reported(store, caplog):
-    making = store.runs_dir / "20990101-000000-new-abcdef"
-    making.mkdir()  # no meta.json yet: another process is making it
+    making = store.create(SPEC)  # as if its row were not written yet: another process
+    with sqlite3.connect(store.home / "index.sqlite") as db:  # is making it
+        db.execute("DELETE FROM runs WHERE id = ?", (making.id,))
     broken = store.runs_dir / "20200101-000000-broken-abcdef"
     broken.mkdir()
     (broken / "spec.toml").write_text("not [ toml")
