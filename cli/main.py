@@ -433,13 +433,13 @@ def _print_plots(console, runner, cmp) -> None:
 def _cmd_rm(args: argparse.Namespace) -> int:
     runner = _runner()
     runs = _selected_runs(runner, args.runs, args.experiment)
-    live = [info.id for info in runs if not info.final]
+    live = [info.id for info in runs if _live(info)]
     if live and not args.force:
         raise UserError(f"run {live[0]} is live" + (f" (and {len(live) - 1} more)" if live[1:]
                                                      else ""),
                         hint="cancel it first, or use --force to cancel and delete")
     for info in runs:
-        if not info.final:
+        if info.id in live:
             runner.open(info.id).cancel()
         runner.store.remove(info.id)
         print(f"removed {info.id}")
@@ -448,6 +448,20 @@ def _cmd_rm(args: argparse.Namespace) -> int:
         runner.store.remove_experiment(exp.id)
         print(f"removed experiment {exp.id}")
     return 0
+
+
+def _live(info) -> bool:
+    """The run's job may still run: it has not ended, even if the index lags (a job whose
+    process vanished, on a full disk where that cannot be recorded, is not live)."""
+    from engine.launchers import get_launcher
+    from engine.store import EXIT_FILE
+
+    if info.final or info.path(EXIT_FILE).exists():
+        return False
+    try:
+        return get_launcher(info.launcher).poll(info) != "lost"
+    except OSError:
+        return True
 
 
 def _cmd_clean(args: argparse.Namespace) -> int:

@@ -44,6 +44,7 @@ END_FILE = "end.json"  # how an experiment ended (written by engine.experiment)
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
 log = logging.getLogger(__name__)
 
+
 def default_home() -> Path:
     """``$ACCELBENCH_HOME``, else the platform's per-user data directory."""
     env = os.environ.get("ACCELBENCH_HOME")
@@ -151,7 +152,7 @@ class Store:
         """Make a new run's directory and index row (status ``queued``)."""
         self._writable("start a run")
         now = time.time()
-        run_id, run_dir = self._make_dir(self.runs_dir, spec.name, now)
+        run_id, run_dir = self._make_dir(self.runs_dir, spec.name, now, "start a run")
         info = RunInfo(id=run_id, dir=run_dir, created=now, name=spec.name,
                        workload=spec.workload, accelerator=spec.accelerator,
                        launcher=spec.launcher, status="queued", params=dict(spec.params),
@@ -175,10 +176,10 @@ class Store:
         """Make a new experiment's directory and index row (status ``running``)."""
         self._writable("start an experiment")
         now = time.time()
-        exp_id, exp_dir = self._make_dir(self.experiments_dir, name, now)
+        exp_id, exp_dir = self._make_dir(self.experiments_dir, name, now, "start an experiment")
         try:
-            write_json(exp_dir / META_FILE, {"id": exp_id, "created": now,
-                                                        "name": name, "total": total})
+            write_json(exp_dir / META_FILE, {"id": exp_id, "created": now, "name": name,
+                                             "total": total})
         except OSError as exc:
             self._abandon(exp_dir, "start an experiment", exc)
         self._insert(exp_dir, "start an experiment", "INSERT OR REPLACE INTO experiments"
@@ -191,12 +192,12 @@ class Store:
             raise UserError(f"cannot {what}: the run store {self.home} cannot be written"
                             f" ({self.readonly})", hint=self.readonly_hint)
 
-    def _make_dir(self, parent: Path, name: str, now: float) -> tuple[str, Path]:
+    def _make_dir(self, parent: Path, name: str, now: float, what: str) -> tuple[str, Path]:
         try:
             parent.mkdir(mode=0o700, exist_ok=True)
             return _new_dir(parent, name, now)
         except OSError as exc:
-            raise _write_error(parent, f"cannot create a directory in {parent}", exc) from None
+            raise _write_error(parent, f"cannot {what}", exc) from None
 
     def _abandon(self, made: Path, what: str, exc: OSError) -> None:
         """Remove a directory being made, and raise why it could not be."""

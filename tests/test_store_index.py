@@ -8,15 +8,17 @@ import shutil
 import sqlite3
 import stat
 import subprocess
+import time
 from contextlib import closing
 
+import psutil
 import pytest
 
 from engine.errors import UserError
 from engine.index import SCHEMA_VERSION
 from engine.runner import Runner
 from engine.spec import spec_from_dict
-from engine.store import EXIT_FILE, SUMMARY_FILE, Store, write_json
+from engine.store import EXIT_FILE, SUMMARY_FILE, WRAPPER_FILE, Store, read_json, write_json
 from tests.conftest import accelbench
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
@@ -284,6 +286,25 @@ def test_full_disk_keeps_runs_show_attach_and_rm_working(small_fs):
     assert [r["id"] for r in json.loads(out.stdout)] == [before[1]["id"]]
     one_line_notice(out.stderr, "dropped 1 row whose directory is gone")
     assert accelbench("runs").stderr == ""
+
+
+def test_rm_frees_the_space_a_run_filled_although_its_end_could_not_be_recorded(small_fs):
+    out = accelbench("run", "cpu-mnist", "--detach", "--set", "workload=command", "--set",
+                     "command=python3 -c \"open('big', 'wb').write(b'0' * 10**8)\"")
+    run_id = out.stdout.strip()
+    run_dir = small_fs / "home" / "runs" / run_id
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the job fills the disk, then it and its wrapper end
+        wrapper = read_json(run_dir / WRAPPER_FILE)
+        if wrapper and not psutil.pid_exists(wrapper["pid"]):
+            break
+        time.sleep(0.2)
+    assert shutil.disk_usage(small_fs).free == 0
+    out = accelbench("rm", run_id)
+    assert (out.returncode, out.stdout) == (0, f"removed {run_id}\n"), out.stderr
+    one_line_notice(out.stderr, "no space left on the file system at")
+    assert shutil.disk_usage(small_fs).free > 3_000_000 and not run_dir.exists()
+    assert listing() == []
 
 
 def test_full_disk_with_the_index_deleted_still_lists_every_run(small_fs):
