@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import signal
 import sys
 from collections.abc import Callable
@@ -21,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.command:
             return _open_tui(args)
+        _NOTICES.show()
         return args.func(args)
     except UserError as exc:
         print(f"accelbench: error: {exc.message}", file=sys.stderr)
@@ -31,6 +33,32 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `accelbench runs | head`
         return 0
+
+
+class _Notices(logging.Handler):
+    """The engine's notices (its logged warnings) on stderr: one line each, each once."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.shown: set[str] = set()
+        self.muted = False
+
+    def show(self) -> None:
+        """Show the notices of this command (and none of an earlier one's)."""
+        engine = logging.getLogger("engine")
+        if self not in engine.handlers:
+            engine.addHandler(self)
+        self.shown.clear()
+        self.muted = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = " ".join(record.getMessage().split())
+        if not self.muted and text not in self.shown:
+            self.shown.add(text)
+            print(f"accelbench: {text}", file=sys.stderr)
+
+
+_NOTICES = _Notices()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -120,6 +148,12 @@ def _parser() -> argparse.ArgumentParser:
 
     accelerators = sub.add_parser("accelerators", help="what is available here, and why not")
     accelerators.set_defaults(func=_cmd_accelerators)
+
+    doctor = sub.add_parser("doctor", help="check the run store against its run directories"
+                            " and repair it")
+    doctor.add_argument("--dry-run", action="store_true", help="only report, change nothing")
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.set_defaults(func=_cmd_doctor)
     return parser
 
 
@@ -394,13 +428,13 @@ def _print_plots(console, runner, cmp) -> None:
 def _cmd_rm(args: argparse.Namespace) -> int:
     runner = _runner()
     runs = _selected_runs(runner, args.runs, args.experiment)
-    live = [info.id for info in runs if not info.final]
+    live = [info.id for info in runs if _live(info)]
     if live and not args.force:
         raise UserError(f"run {live[0]} is live" + (f" (and {len(live) - 1} more)" if live[1:]
                                                      else ""),
                         hint="cancel it first, or use --force to cancel and delete")
     for info in runs:
-        if not info.final:
+        if info.id in live:
             runner.open(info.id).cancel()
         runner.store.remove(info.id)
         print(f"removed {info.id}")
@@ -409,6 +443,20 @@ def _cmd_rm(args: argparse.Namespace) -> int:
         runner.store.remove_experiment(exp.id)
         print(f"removed experiment {exp.id}")
     return 0
+
+
+def _live(info) -> bool:
+    """The run's job may still run: it has not ended, even if the index lags (a job whose
+    process vanished, on a full disk where that cannot be recorded, is not live)."""
+    from engine.launchers import get_launcher
+    from engine.store import EXIT_FILE
+
+    if info.final or info.path(EXIT_FILE).exists():
+        return False
+    try:
+        return get_launcher(info.launcher).poll(info) != "lost"
+    except OSError:
+        return True
 
 
 def _cmd_clean(args: argparse.Namespace) -> int:
@@ -558,6 +606,26 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - unifor
                       ", ".join(w.name for w in WORKLOADS.values() if w.runs_on(acc.name)))
     console().print(table)
     return 0
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    """Exit 0 when the store is healthy (or was repaired), 1 when problems remain."""
+    from engine.doctor import examine
+
+    _NOTICES.muted = True  # the report tells what the notices would
+    report = examine(dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=1))
+        return 0 if report.healthy else 1
+    for finding in report.findings:
+        print(f"{'fixed' if finding.fixed else 'found'}: {finding.target}: {finding.detail}")
+    fixed = sum(f.fixed for f in report.findings)
+    if not report.findings:
+        print(f"{report.home}: healthy")
+    else:
+        print(f"{report.home}: {len(report.findings)} problems found, {fixed} fixed,"
+              f" {len(report.findings) - fixed} remain" + (" (dry run)" if args.dry_run else ""))
+    return 0 if report.healthy else 1
 
 
 if __name__ == "__main__":

@@ -28,12 +28,18 @@ from engine.events import Event
 from engine.launchers.local import alive
 from engine.runner import RunHandle, Runner
 from engine.spec import JobSpec, spec_from_dict
-from engine.store import ExperimentInfo, RunInfo, Store, read_json, write_json
+from engine.store import (
+    END_FILE,
+    PLAN_FILE,
+    ExperimentInfo,
+    RunInfo,
+    Store,
+    read_json,
+    write_json,
+)
 
-PLAN_FILE = "plan.json"
 JOURNAL_FILE = "journal.jsonl"
 DRIVER_FILE = "driver.json"
-END_FILE = "end.json"
 CANCEL_FILE = "cancel.json"
 QUEUED_LAUNCHERS = ("slurm", "srun", "appliance")  # a scheduler queues these: submit them all
 POLL_S = 0.5

@@ -224,7 +224,7 @@ class RunHandle:
 
     def _record_end(self, finished: Finished) -> None:
         if self.info.status != finished.status:
-            self.store.update(self.id, finished.status, finished.summary, finished.ts)
+            self.store.record_end(self.id, finished.status, finished.summary, finished.ts)
             self.info.status, self.info.summary = finished.status, finished.summary
 
     def replay(self) -> tuple[list[Event], RunState]:

@@ -1,27 +1,32 @@
 """The run store: one private directory per run, and an SQLite index of runs.
 
 The files in a run's directory are the truth (spec, raw output, telemetry, exit
-status); the index (WAL mode, safe for several processes) is a fast catalogue
-that any reader can bring up to date from those files.
+status, and ``summary.json`` once it has ended); the index (``engine.index``) is a
+fast catalogue rebuilt from those files whenever it is missing, unreadable or old.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import secrets
 import shutil
 import sqlite3
+import stat
 import time
-from contextlib import closing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine import fs
 from engine.errors import UserError
 from engine.events import FINAL_STATUSES
-from engine.spec import JobSpec, spec_from_dict
+from engine.index import Finding, Index, Rows
+from engine.launchers import LAUNCHERS
+from engine.spec import JobSpec, spec_from_dict, tomllib
 
 SPEC_FILE = "spec.toml"
 META_FILE = "meta.json"
@@ -33,32 +38,11 @@ EXIT_FILE = "exit.json"
 CANCEL_FILE = "cancel.json"
 STATE_FILE = "state.jsonl"
 STDERR_FILE = "stderr.log"  # the job's stderr again, to tell its lines in output.log apart
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    name TEXT NOT NULL,
-    workload TEXT NOT NULL,
-    accelerator TEXT NOT NULL,
-    launcher TEXT NOT NULL,
-    status TEXT NOT NULL,
-    ended REAL,
-    params TEXT NOT NULL,
-    summary TEXT NOT NULL DEFAULT '{}',
-    experiment TEXT,
-    variant TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE IF NOT EXISTS experiments (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    name TEXT NOT NULL,
-    status TEXT NOT NULL,
-    total INTEGER NOT NULL,
-    ended REAL
-);
-"""
-_ADDED_COLUMNS = {"experiment": "TEXT", "variant": "TEXT NOT NULL DEFAULT '{}'"}
+SUMMARY_FILE = "summary.json"  # how the run ended and its summary (what a rebuilt index reads)
+PLAN_FILE = "plan.json"  # an experiment's variants (written by engine.experiment)
+END_FILE = "end.json"  # how an experiment ended (written by engine.experiment)
+YOUNG_S = 60.0  # a directory younger than this without its files is still being made
+log = logging.getLogger(__name__)
 
 
 def default_home() -> Path:
@@ -100,8 +84,6 @@ class RunInfo:
 
     def spec(self) -> JobSpec:
         """The spec the run was started with."""
-        import tomllib
-
         return spec_from_dict(tomllib.loads(self.path(SPEC_FILE).read_text()),
                               source=str(self.path(SPEC_FILE)))
 
@@ -127,87 +109,129 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 class Store:
-    """Runs under ``home``: ``home/runs/<id>/`` plus ``home/index.sqlite``."""
+    """Runs under ``home``: ``home/runs/<id>/`` plus ``home/index.sqlite``.
 
-    def __init__(self, home: Path | str | None = None) -> None:
+    ``writable=False`` opens the index as a read-only copy (what ``doctor --dry-run``
+    looks at); a store whose index cannot be written is opened so anyway.
+    """
+
+    def __init__(self, home: Path | str | None = None, writable: bool = True) -> None:
         self.home = Path(home) if home else default_home()
         self.runs_dir = self.home / "runs"
-        try:
-            self.runs_dir.mkdir(parents=True, exist_ok=True)
-            os.chmod(self.home, 0o700)
-            os.chmod(self.runs_dir, 0o700)
-        except OSError as exc:
-            raise UserError(f"cannot use run store {self.home}: {exc.strerror}",
-                            hint="set ACCELBENCH_HOME to a writable directory") from None
         self.experiments_dir = self.home / "experiments"
-        self._db = self.home / "index.sqlite"
-        with closing(self._connect()) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            have = {row["name"] for row in db.execute("PRAGMA table_info(runs)")}
-            for column, kind in _ADDED_COLUMNS.items():  # an index made by an older version
-                if column not in have:
-                    db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
-            db.commit()
+        if writable:
+            _private_dirs(self.home, self.runs_dir)
+        self._index = Index(self.home / "index.sqlite", self._sync, writable)
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self._db, timeout=30)
-        db.row_factory = sqlite3.Row
-        return db
+    @property
+    def readonly(self) -> str:
+        """Why the index is not written ("" while it is)."""
+        return self._index.readonly
+
+    @property
+    def readonly_hint(self) -> str:
+        """What to do about the index not being written."""
+        return self._index.hint
+
+    @property
+    def findings(self) -> list[Finding]:
+        """What opening the index found (and repaired, if it is written)."""
+        return self._index.findings
+
+    def check_index(self) -> str:
+        """What is wrong inside the index file ("" when it is sound)."""
+        return self._index.check()
+
+    def repair_index(self, problem: str) -> None:
+        """Set the index file aside and rebuild it from the directories."""
+        self._index.repair(problem)
+
+    def _sync(self, db: sqlite3.Connection, previous: Rows | None) -> list[Finding]:
+        """Bring the index's rows in line with the run and experiment directories."""
+        return (_sync_table(db, "runs", self.runs_dir, _run_row, previous)
+                + _sync_table(db, "experiments", self.experiments_dir, _experiment_row,
+                              previous))
 
     def create(self, spec: JobSpec, experiment: str | None = None,
                variant: dict[str, Any] | None = None) -> RunInfo:
         """Make a new run's directory and index row (status ``queued``)."""
+        self._writable("start a run")
         now = time.time()
-        run_id, run_dir = _new_dir(self.runs_dir, spec.name, now)
-        (run_dir / SPEC_FILE).write_text(spec.to_toml())
-        (run_dir / OUTPUT_FILE).touch()
+        run_id, run_dir = self._make_dir(self.runs_dir, spec.name, now, "start a run")
         info = RunInfo(id=run_id, dir=run_dir, created=now, name=spec.name,
                        workload=spec.workload, accelerator=spec.accelerator,
                        launcher=spec.launcher, status="queued", params=dict(spec.params),
                        experiment=experiment, variant=dict(variant or {}))
-        write_json(run_dir / META_FILE, {"id": run_id, "created": now, "experiment": experiment,
-                                         "variant": info.variant})
-        with closing(self._connect()) as db:
-            db.execute(
-                "INSERT INTO runs (id, created, name, workload, accelerator, launcher, status,"
-                " params, experiment, variant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, now, spec.name, spec.workload, spec.accelerator, spec.launcher,
-                 "queued", json.dumps(info.params), experiment, json.dumps(info.variant)))
-            db.commit()
+        try:
+            (run_dir / SPEC_FILE).write_text(spec.to_toml())
+            (run_dir / OUTPUT_FILE).touch()
+            write_json(run_dir / META_FILE, {"id": run_id, "created": now,
+                                             "experiment": experiment,
+                                             "variant": info.variant})
+        except OSError as exc:
+            self._abandon(run_dir, "start a run", exc)
+        self._insert(run_dir, "start a run", "INSERT OR REPLACE INTO runs (id, created, name,"
+                     " workload, accelerator, launcher, status, params, experiment, variant)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (run_id, now, spec.name, spec.workload, spec.accelerator, spec.launcher,
+                      "queued", _dumps(info.params), experiment, _dumps(info.variant)))
         return info
 
     def create_experiment(self, name: str, total: int) -> ExperimentInfo:
         """Make a new experiment's directory and index row (status ``running``)."""
+        self._writable("start an experiment")
         now = time.time()
-        self.experiments_dir.mkdir(mode=0o700, exist_ok=True)
-        exp_id, exp_dir = _new_dir(self.experiments_dir, name, now)
-        with closing(self._connect()) as db:
-            db.execute("INSERT INTO experiments (id, created, name, status, total)"
-                       " VALUES (?, ?, ?, ?, ?)", (exp_id, now, name, "running", total))
-            db.commit()
+        exp_id, exp_dir = self._make_dir(self.experiments_dir, name, now, "start an experiment")
+        try:
+            write_json(exp_dir / META_FILE, {"id": exp_id, "created": now, "name": name,
+                                             "total": total})
+        except OSError as exc:
+            self._abandon(exp_dir, "start an experiment", exc)
+        self._insert(exp_dir, "start an experiment", "INSERT OR REPLACE INTO experiments"
+                     " (id, created, name, status, total) VALUES (?, ?, ?, ?, ?)",
+                     (exp_id, now, name, "running", total))
         return ExperimentInfo(exp_id, exp_dir, now, name, "running", total)
+
+    def _writable(self, what: str) -> None:
+        if self.readonly:
+            raise UserError(f"cannot {what}: the run store {self.home} cannot be written"
+                            f" ({self.readonly})", hint=self.readonly_hint)
+
+    def _make_dir(self, parent: Path, name: str, now: float, what: str) -> tuple[str, Path]:
+        try:
+            parent.mkdir(mode=0o700, exist_ok=True)
+            return _new_dir(parent, name, now)
+        except OSError as exc:
+            raise _write_error(parent, f"cannot {what}", exc) from None
+
+    def _abandon(self, made: Path, what: str, exc: OSError) -> None:
+        """Remove a directory being made, and raise why it could not be."""
+        shutil.rmtree(made, ignore_errors=True)
+        raise _write_error(made, f"cannot {what}", exc) from None
+
+    def _insert(self, made: Path, what: str, sql: str, params: tuple) -> None:
+        if why := self._index.write(sql, params, quiet=True):
+            shutil.rmtree(made, ignore_errors=True)
+            raise UserError(f"cannot {what}: the run index cannot be written ({why})",
+                            hint=fs.trouble(made.parent).hint)
 
     def update_experiment(self, exp_id: str, status: str, ended: float | None = None) -> None:
         """Record an experiment's new status."""
-        with closing(self._connect()) as db:
-            db.execute("UPDATE experiments SET status = ?, ended = COALESCE(?, ended)"
-                       " WHERE id = ?", (status, ended, exp_id))
-            db.commit()
+        self._index.write("UPDATE experiments SET status = ?, ended = COALESCE(?, ended)"
+                          " WHERE id = ?", (status, ended, exp_id))
 
     def experiments(self) -> list[ExperimentInfo]:
         """Experiments, newest first."""
-        with closing(self._connect()) as db:
-            rows = db.execute("SELECT * FROM experiments ORDER BY created DESC").fetchall()
+        rows = self._index.rows("SELECT * FROM experiments ORDER BY created DESC")
         return [self._experiment(row) for row in rows]
 
     def get_experiment(self, ref: str) -> ExperimentInfo:
         """The experiment with id (or unique id prefix/suffix) ``ref``, else the newest one
         named ``ref``."""
-        with closing(self._connect()) as db:
-            rows = db.execute("SELECT * FROM experiments WHERE id = ? OR id LIKE ? ESCAPE '\\'"
-                              " OR id LIKE ? ESCAPE '\\' OR name = ? ORDER BY created DESC",
-                              (ref, _like(ref) + "%", "%" + _like(ref), ref)).fetchall()
+        _require_ref(ref, "experiment")
+        rows = self._index.rows("SELECT * FROM experiments WHERE id = ? OR id LIKE ? ESCAPE"
+                                " '\\' OR id LIKE ? ESCAPE '\\' OR name = ? ORDER BY created"
+                                " DESC", (ref, _like(ref) + "%", "%" + _like(ref), ref))
         exact = [r for r in rows if r["id"] == ref] or [r for r in rows if r["name"] == ref]
         if exact or len(rows) == 1:
             return self._experiment((exact or rows)[0])
@@ -219,47 +243,51 @@ class Store:
 
     def experiment_runs(self, exp_id: str) -> list[RunInfo]:
         """An experiment's runs, in the order they were started."""
-        with closing(self._connect()) as db:
-            rows = db.execute("SELECT * FROM runs WHERE experiment = ? ORDER BY created",
-                              (exp_id,)).fetchall()
+        rows = self._index.rows("SELECT * FROM runs WHERE experiment = ? ORDER BY created",
+                                (exp_id,))
         return [self._info(row) for row in rows]
 
     def remove_experiment(self, exp_id: str) -> None:
         """Delete an experiment's record (its runs are removed one by one with ``remove``)."""
-        shutil.rmtree(self.experiments_dir / exp_id, ignore_errors=True)
-        with closing(self._connect()) as db:
-            db.execute("DELETE FROM experiments WHERE id = ?", (exp_id,))
-            db.commit()
+        _delete_dir(self.experiments_dir / exp_id)
+        self._index.write("DELETE FROM experiments WHERE id = ?", (exp_id,))
 
     def update(self, run_id: str, status: str, summary: dict[str, Any] | None = None,
                ended: float | None = None) -> None:
-        """Record a run's new status (and, when it ends, its summary)."""
-        with closing(self._connect()) as db:
-            db.execute("UPDATE runs SET status = ?, summary = COALESCE(?, summary),"
-                       " ended = COALESCE(?, ended) WHERE id = ?",
-                       (status, None if summary is None else json.dumps(summary), ended, run_id))
-            db.commit()
+        """Record a run's new status (and, when it ends, its summary) in the index."""
+        self._index.write("UPDATE runs SET status = ?, summary = COALESCE(?, summary),"
+                          " ended = COALESCE(?, ended) WHERE id = ?",
+                          (status, None if summary is None else _dumps(summary), ended, run_id))
+
+    def record_end(self, run_id: str, status: str, summary: dict[str, Any],
+                   ended: float | None) -> None:
+        """Record how a run ended: ``summary.json`` in its directory (which a rebuilt index
+        reads), then its index row."""
+        path = self.runs_dir / run_id / SUMMARY_FILE
+        try:
+            write_json(path, {"status": status, "ended": ended, "summary": summary})
+        except (OSError, ValueError) as exc:
+            log.warning("cannot write %s (%s)", path, getattr(exc, "strerror", None) or exc)
+        self.update(run_id, status, summary, ended)
 
     def remove(self, run_id: str) -> None:
-        """Delete a run: its directory and its index row."""
-        shutil.rmtree(self.runs_dir / run_id, ignore_errors=True)
-        with closing(self._connect()) as db:
-            db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
-            db.commit()
+        """Delete a run: its directory, then its index row (a row that cannot be deleted
+        now, on a full disk, goes when the index is next brought in line)."""
+        _delete_dir(self.runs_dir / run_id)
+        self._index.write("DELETE FROM runs WHERE id = ?", (run_id,))
 
     def list(self, limit: int | None = None) -> list[RunInfo]:
         """Runs, newest first."""
         sql = "SELECT * FROM runs ORDER BY created DESC" + (" LIMIT ?" if limit else "")
-        with closing(self._connect()) as db:
-            rows = db.execute(sql, (limit,) if limit else ()).fetchall()
+        rows = self._index.rows(sql, (limit,) if limit else ())
         return [self._info(row) for row in rows]
 
     def get(self, ref: str) -> RunInfo:
         """The run whose id is ``ref``, or the one run whose id starts or ends with it."""
-        with closing(self._connect()) as db:
-            rows = db.execute("SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\'"
-                              " OR id LIKE ? ESCAPE '\\'",
-                              (ref, _like(ref) + "%", "%" + _like(ref))).fetchall()
+        _require_ref(ref, "run")
+        rows = self._index.rows("SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\'"
+                                " OR id LIKE ? ESCAPE '\\'",
+                                (ref, _like(ref) + "%", "%" + _like(ref)))
         exact = [r for r in rows if r["id"] == ref]
         if exact or len(rows) == 1:
             return self._info((exact or rows)[0])
@@ -301,6 +329,195 @@ class ExperimentInfo:
     def path(self, name: str) -> Path:
         """A file in the experiment's directory."""
         return self.dir / name
+
+
+def _private_dirs(home: Path, runs_dir: Path) -> None:
+    """Make the store's directories, private (0700); an existing home is used as is, with
+    a warning when others can read it."""
+    try:
+        made = _make_dirs(home)
+    except OSError as exc:
+        raise UserError(f"cannot use run store {home}: {exc.strerror}",
+                        hint="set ACCELBENCH_HOME to a writable directory") from None
+    if not home.is_dir():
+        raise UserError(f"cannot use run store {home}: not a directory",
+                        hint="set ACCELBENCH_HOME to a directory")
+    mode = stat.S_IMODE(home.stat().st_mode)
+    if not made and mode & 0o044:
+        log.warning("the run store %s can be read by other users (mode %o): it is used as is;"
+                    " the runs in it stay private", home, mode)
+    try:
+        _make_dirs(runs_dir)
+    except OSError:
+        pass  # a store that cannot be written: opening its index tells why
+
+
+def _make_dirs(path: Path) -> bool:
+    """Make ``path`` and its missing parents with mode 0700; True if it was missing."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for new in reversed(missing):
+        try:
+            new.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # made by another process meanwhile
+        new.chmod(0o700)  # whatever the umask
+    return bool(missing)
+
+
+def _require_ref(ref: str, what: str) -> None:
+    if not ref.strip():  # '' is a prefix of every id
+        raise UserError(f"no {what} id given: an empty id would match every {what}",
+                        hint=f"give the id of one {what} (see `accelbench runs"
+                             f"{' --experiments' if what == 'experiment' else ''}`)")
+
+
+def _delete_dir(path: Path) -> None:
+    """Delete a directory tree; a ``UserError`` if it stays."""
+    try:
+        shutil.rmtree(path)
+    except OSError as exc:
+        if path.exists():
+            raise _write_error(path, f"cannot delete {path}", exc) from None
+
+
+def _write_error(path: Path, what: str, exc: BaseException) -> UserError:
+    reason, hint = fs.trouble(path, exc)
+    return UserError(f"{what}: {reason}", hint=hint)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=str)
+
+
+Reader = Callable[[Path, "dict[str, Any] | None"], "dict[str, Any] | str | None"]
+
+
+def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader,
+                previous: Rows | None) -> list[Finding]:
+    """Delete the rows of ``table`` whose directory under ``parent`` is gone, and add the
+    rows (read by ``reader``) of the directories it lacks: every one when the table is
+    being rebuilt (``previous``: its old rows), else those old enough not to be still
+    in the making (their row follows within moments)."""
+    dirs = _dir_names(parent)
+    if dirs is None:
+        return []
+    have = {row[0] for row in db.execute(f"SELECT id FROM {table}")}
+    found = []
+    for gone in sorted(have - dirs):
+        db.execute(f"DELETE FROM {table} WHERE id = ?", (gone,))
+        found.append(Finding("orphan_row", f"{parent.name}/{gone}",
+                             "an index row whose directory is gone"))
+    for new in sorted(dirs - have):
+        if previous is None and _young(parent / new):
+            continue
+        row = reader(parent / new, previous.get(table, {}).get(new) if previous else None)
+        if isinstance(row, dict):
+            db.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(row)}) VALUES"
+                       f" ({', '.join('?' * len(row))})", tuple(row.values()))
+            found.append(Finding("missing_row", f"{parent.name}/{new}",
+                                 "a directory missing from the index"))
+        elif row:
+            found.append(Finding("unindexable", f"{parent.name}/{new}", row))
+    return found
+
+
+def _dir_names(parent: Path) -> set[str] | None:
+    """The directories in ``parent`` (none if it is missing; None if it cannot be read)."""
+    try:
+        with os.scandir(parent) as entries:
+            return {e.name for e in entries
+                    if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)}
+    except FileNotFoundError:
+        return set()
+    except OSError:
+        return None
+
+
+def _run_row(run_dir: Path, previous: dict[str, Any] | None) -> dict[str, Any] | str | None:
+    """A run's index row, read from its directory (``previous``: its row in an index being
+    rebuilt, for the end of a run that has no ``summary.json``); else why it cannot be
+    read, or None while the directory is being made."""
+    meta = _read(run_dir / META_FILE, json.loads)
+    spec = _read(run_dir / SPEC_FILE, tomllib.loads)
+    for name, content in ((META_FILE, meta), (SPEC_FILE, spec)):
+        if not isinstance(content, dict):
+            return None if _young(run_dir) else f"{name} is missing or unreadable"
+    if not _number(meta.get("created")):
+        return f"{META_FILE} has no creation time"
+    row = {"id": run_dir.name, "created": meta["created"],
+           "name": _text(spec.get("name"), run_dir.name),
+           "workload": _text(spec.get("workload"), ""),
+           "accelerator": _text(spec.get("accelerator"), JobSpec.accelerator),
+           "launcher": _text(spec.get("launcher"), JobSpec.launcher),
+           "status": "queued",  # until a reader brings it up to date from the run's files
+           "ended": None, "params": _dumps(_mapping(spec.get("params"))), "summary": "{}",
+           "experiment": _text(meta.get("experiment"), None),
+           "variant": _dumps(_mapping(meta.get("variant")))}
+    if row["launcher"] not in LAUNCHERS:
+        return f"{SPEC_FILE} names an unknown launcher {row['launcher']!r}"
+    end = _read(run_dir / SUMMARY_FILE, json.loads)
+    if isinstance(end, dict) and end.get("status") in FINAL_STATUSES:
+        row.update(status=end["status"], summary=_dumps(_mapping(end.get("summary"))),
+                   ended=end["ended"] if _number(end.get("ended")) else None)
+    elif previous and previous.get("status") in FINAL_STATUSES:
+        row.update({key: previous.get(key) for key in ("status", "summary", "ended")})
+    return row
+
+
+def _experiment_row(exp_dir: Path, previous: dict[str, Any] | None
+                    ) -> dict[str, Any] | str | None:
+    """An experiment's index row, read from its directory (see ``_run_row``)."""
+    meta, plan = _read(exp_dir / META_FILE, json.loads), _read(exp_dir / PLAN_FILE, json.loads)
+    if isinstance(meta, dict) and _number(meta.get("created")):
+        created, name, total = meta["created"], meta.get("name"), meta.get("total")
+    elif isinstance(plan, dict) and isinstance(plan.get("spec"), dict):
+        spec = plan["spec"]  # an experiment made before meta.json: its plan says as much
+        sweep = _mapping(spec.get("sweep"))
+        created = (exp_dir / PLAN_FILE).stat().st_mtime
+        name = sweep.get("experiment") or spec.get("name")
+        total = len(plan["variants"]) if isinstance(plan.get("variants"), list) else 0
+    else:
+        return None if _young(exp_dir) else f"{META_FILE} and {PLAN_FILE} are missing or unreadable"
+    row = {"id": exp_dir.name, "created": created, "name": _text(name, exp_dir.name),
+           "status": "running",  # until a reader looks at its driver
+           "total": total if isinstance(total, int) else 0, "ended": None}
+    end = _read(exp_dir / END_FILE, json.loads)
+    if isinstance(end, dict) and end.get("status") in FINAL_STATUSES:
+        row.update(status=end["status"], ended=end["ended"] if _number(end.get("ended")) else None)
+    elif previous and previous.get("status") in FINAL_STATUSES:
+        row.update(status=previous["status"], ended=previous.get("ended"))
+    return row
+
+
+def _read(path: Path, parse: Callable[[str], Any]) -> Any:
+    """A small file parsed, or None if it cannot be read or parsed."""
+    try:
+        return parse(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _young(path: Path) -> bool:
+    """``path`` is being made (or is already gone)."""
+    try:
+        return time.time() - path.stat().st_mtime < YOUNG_S
+    except FileNotFoundError:
+        return True
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _text(value: Any, default: str | None) -> str | None:
+    return value if isinstance(value, str) else default
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _new_dir(parent: Path, name: str, now: float) -> tuple[str, Path]:

@@ -1,0 +1,52 @@
+"""The file system under a path: where it is mounted, and why it refuses writes."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+FREE_SPACE_HINT = ("free some space there (`accelbench rm RUN`, `accelbench clean --older-than"
+                   " DAYS`), or set ACCELBENCH_HOME to another file system")
+ELSEWHERE_HINT = "set ACCELBENCH_HOME to a directory you can write"
+
+
+class Trouble(NamedTuple):
+    """Why a path cannot be written, as one line, and what to do about it."""
+
+    reason: str
+    hint: str
+
+
+def mount_point(path: Path) -> Path:
+    """The mount point of the file system that holds ``path`` (or its nearest parent)."""
+    path = Path(os.path.abspath(path))
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    while not os.path.ismount(path):
+        path = path.parent
+    return path
+
+
+def trouble(path: Path, exc: BaseException | None = None) -> Trouble:
+    """Why writing under ``path`` failed with ``exc``: a full or read-only file system
+    (named by its mount point), a missing permission, or else the error itself."""
+    mount = mount_point(path)
+    code = getattr(exc, "errno", None)
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    try:
+        vfs = os.statvfs(mount)
+        read_only, full = bool(vfs.f_flag & os.ST_RDONLY), vfs.f_bavail == 0
+    except OSError:
+        read_only = full = False
+    if read_only or code == errno.EROFS:
+        return Trouble(f"the file system at {mount} is read-only", ELSEWHERE_HINT)
+    if full or code == errno.ENOSPC or name == "SQLITE_FULL" or "disk is full" in str(exc):
+        return Trouble(f"no space left on the file system at {mount}", FREE_SPACE_HINT)
+    if code == errno.EDQUOT:
+        return Trouble(f"disk quota exceeded on the file system at {mount}", FREE_SPACE_HINT)
+    if code in (errno.EACCES, errno.EPERM) or name.startswith("SQLITE_READONLY"):
+        return Trouble(f"no permission to write in {path}", ELSEWHERE_HINT)
+    detail = getattr(exc, "strerror", None) or exc or "cannot write"
+    return Trouble(f"{detail} (file system at {mount})", ELSEWHERE_HINT)
