@@ -15,16 +15,11 @@ import csv
 import io
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 from engine.store import SPEC_FILE, RunInfo
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from engine.tomlfile import tomllib
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,11 @@ import psutil
 
 from engine.errors import UserError
 from engine.events import FINAL_STATUSES
+from engine.exitfile import read_exit
 from engine.index import Finding
 from engine.launchers import get_launcher
 from engine.runner import RunHandle
-from engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store, read_json
+from engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store
 
 TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")  # what write_json leaves
 
@@ -86,7 +87,7 @@ def _runs(store: Store, dry_run: bool) -> list[Finding]:
 def _exit_record(info: RunInfo) -> dict[str, Any] | None:
     """The run's final exit record (None while it has none, or awaits Slurm's verdict)."""
     try:
-        record = read_json(info.path(EXIT_FILE))
+        record = read_exit(info.path(EXIT_FILE))
     except (OSError, ValueError):
         return None
     if (not isinstance(record, dict) or record.get("status") not in FINAL_STATUSES

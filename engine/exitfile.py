@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine import disk
+from engine import fs
 from engine.store import read_json, write_json
 
 RESERVED = 4096
@@ -47,7 +47,7 @@ def write_exit(path: Path, record: dict[str, Any]) -> None:
     except OSError as exc:
         if exc.errno not in _NO_SPACE:
             raise
-        record = {**record, "disk_full": record.get("disk_full") or disk.filesystem(path.parent)}
+        record = {**record, "disk_full": record.get("disk_full") or fs.filesystem(path.parent)}
         _overwrite(path, record, exc)
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import psutil
 
 FREE_SPACE_HINT = ("free some space there (`accelbench rm RUN`, `accelbench clean --older-than"
                    " DAYS`), or set ACCELBENCH_HOME to another file system")
 ELSEWHERE_HINT = "set ACCELBENCH_HOME to a directory you can write"
+FULL_BELOW = 1 << 20  # less free space than this (bytes) counts as a full disk
 
 
 class Trouble(NamedTuple):
@@ -27,6 +30,23 @@ def mount_point(path: Path) -> Path:
     while not os.path.ismount(path):
         path = path.parent
     return path
+
+
+def filesystem(path: Path | str) -> dict[str, Any]:
+    """``{"mount", "fstype", "free", "full"}`` for the file system holding ``path``.
+
+    ``free`` is what this user may still write (root may use the blocks reserved for
+    it); the disk is ``full`` when that is under ``FULL_BELOW`` or no inode is left.
+    """
+    real = os.path.realpath(path)
+    mount = str(mount_point(Path(real)))
+    st = os.statvfs(real)
+    root = os.geteuid() == 0
+    free = (st.f_bfree if root else st.f_bavail) * st.f_frsize
+    no_inodes = st.f_files > 0 and (st.f_ffree if root else st.f_favail) == 0
+    found = [p.fstype for p in psutil.disk_partitions(all=True) if p.mountpoint == mount]
+    return {"mount": mount, "fstype": found[-1] if found else "", "free": free,
+            "full": free < FULL_BELOW or no_inodes}
 
 
 def trouble(path: Path, exc: BaseException | None = None) -> Trouble:

@@ -153,7 +153,7 @@ class Deriver:
 
 
 def _disk_full(run_id: str, ts: float, filesystem: dict[str, Any]) -> Diagnosis:
-    """The diagnosis of a run that met a full disk (``filesystem``: ``engine.disk``)."""
+    """The diagnosis of a run that met a full disk (``filesystem``: ``engine.fs.filesystem``)."""
     mount = filesystem.get("mount", "?")
     kind = f" ({filesystem['fstype']})" if filesystem.get("fstype") else ""
     return Diagnosis(run_id, ts, "disk_full",

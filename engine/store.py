@@ -26,7 +26,8 @@ from engine.errors import UserError
 from engine.events import FINAL_STATUSES
 from engine.index import Finding, Index, Rows
 from engine.launchers import LAUNCHERS
-from engine.spec import JobSpec, spec_from_dict, tomllib
+from engine.spec import JobSpec, spec_from_dict
+from engine.tomlfile import tomllib
 
 SPEC_FILE = "spec.toml"
 META_FILE = "meta.json"

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from engine import disk, exitfile
+from engine import exitfile, fs
 from engine.events import Diagnosis
 from engine.exitfile import RESERVED, read_exit, reserve, write_exit
 from engine.launchers import jobwrap
@@ -86,7 +86,7 @@ def test_the_end_is_written_over_the_reservation_when_the_disk_is_full(tmp_path,
     write_exit(path, {"status": "failed", "returncode": 1, "ended": 5.0, "error": "e" * 9999})
     record = read_exit(path)
     assert (record["status"], record["returncode"]) == ("failed", 1)
-    assert record["disk_full"]["mount"] == disk.filesystem(tmp_path)["mount"]
+    assert record["disk_full"]["mount"] == fs.filesystem(tmp_path)["mount"]
     assert record["error"] == "e" * 600 + "…"
     assert path.stat().st_size == RESERVED
 
@@ -118,7 +118,7 @@ def test_stderr_the_disk_has_no_room_for_is_drained_not_fatal(tmp_path):
 
 def test_failed_job_on_a_full_filesystem_gets_the_disk_full_diagnosis(tmp_path, monkeypatch):
     full = {"mount": "/scratch", "fstype": "ext4", "free": 4096, "full": True}
-    monkeypatch.setattr(disk, "filesystem", lambda path: full)
+    monkeypatch.setattr(fs, "filesystem", lambda path: full)
     reserve(tmp_path / EXIT_FILE)
     jobwrap.record_end(tmp_path, {"returncode": 1}, 1.0, cancelled=False)
     record = read_exit(tmp_path / EXIT_FILE)
@@ -132,7 +132,7 @@ def test_failed_job_on_a_full_filesystem_gets_the_disk_full_diagnosis(tmp_path, 
 
 
 def test_a_job_failing_on_a_disk_with_room_has_no_disk_full(tmp_path):
-    assert not disk.filesystem(tmp_path)["full"]
+    assert not fs.filesystem(tmp_path)["full"]
     reserve(tmp_path / EXIT_FILE)
     jobwrap.record_end(tmp_path, {"returncode": 1}, 1.0, cancelled=False)
     assert "disk_full" not in read_exit(tmp_path / EXIT_FILE)

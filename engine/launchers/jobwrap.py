@@ -35,7 +35,7 @@ if __name__ == "__main__":  # run as a file: make the engine package importable
 
 import psutil
 
-from engine import disk
+from engine import fs
 from engine.exitfile import read_exit, reserve, write_exit
 from engine.launchers.procs import group_alive
 from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, STATE_FILE,
@@ -73,7 +73,7 @@ def record_end(run_dir: Path, end: dict[str, Any], started: float, cancelled: bo
     record = exit_record(end["returncode"], cancelled, started,
                          **{k: end[k] for k in ("error",) if k in end}, **extra)
     if end.get("no_space") or record["status"] == "failed":
-        filesystem = disk.filesystem(run_dir)
+        filesystem = fs.filesystem(run_dir)
         if end.get("no_space") or filesystem["full"]:
             record["disk_full"] = filesystem
     write_exit(run_dir / EXIT_FILE, record)
