@@ -285,7 +285,9 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                            "accelerator": i.accelerator, "launcher": i.launcher,
                            "status": i.status, "created": i.created, "ended": i.ended,
                            "experiment": i.experiment, "variant": i.variant,
-                           "params": i.params, "summary": i.summary} for i in infos], indent=1))
+                           "params": i.params, "summary": i.summary,
+                           **({"reason": i.reason} if i.reason else {})} for i in infos],
+                         indent=1))
         return 0
     from rich import box
     from rich.console import Console
@@ -307,7 +309,11 @@ def _cmd_runs(args: argparse.Namespace) -> int:
         table.add_row(i.id, i.status, f"{i.workload}@{i.accelerator}", key,
                       fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
                       "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}")
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    console.print(table)
+    for i in infos:
+        if i.reason:
+            console.print(f"{i.id} is {i.status}: {i.reason}", markup=False, highlight=False)
     return 0
 
 
@@ -357,11 +363,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from engine.compare import compare
 
     runner = _runner()
-    runs = _selected_runs(runner, args.runs, args.experiment)
-    for info in runs:  # bring live runs' figures up to date
-        if not info.final:
-            runner.open(info.id).replay()
-    cmp = compare([runner.store.get(info.id) for info in runs])
+    cmp = compare(runner.refresh(_selected_runs(runner, args.runs, args.experiment)))
     if args.format == "table":
         from rich.console import Console
 
@@ -389,7 +391,8 @@ def _print_plots(console, runner, cmp) -> None:
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")
     console.print(plot.bars(throughput(cmp), width=width, unit="samples/s"))
-    histories = [runner.open(info.id).replay()[1].metric_history for info in cmp.runs]
+    states = [runner.open(info.id).state() for info in cmp.runs]
+    histories = [state.metric_history if state else {} for state in states]
     curves = loss_curves(cmp, histories)
     if curves:
         console.rule("loss")
@@ -441,14 +444,26 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     handle = _runner().open(args.run)
     if args.log:
-        sys.stdout.write(handle.info.path(OUTPUT_FILE).read_text(errors="replace"))
+        import shutil
+
+        with open(handle.info.path(OUTPUT_FILE), "rb") as log:
+            shutil.copyfileobj(log, sys.stdout.buffer)
         return 0
-    _, state = handle.replay()
+    state = handle.state()  # one streaming pass, whatever the size of the log
     console = Console()
     console.print(f"[bold]{handle.id}[/]  {handle.info.status}  started {fmt.when(handle.info.created)}"
                   f"  dir {handle.info.dir}")
+    if state is None:
+        console.print(f"{handle.info.status}: {handle.info.reason}", markup=False,
+                      highlight=False)
     console.rule("spec")
-    console.print(handle.info.path(SPEC_FILE).read_text(), highlight=False, markup=False)
+    try:
+        spec = handle.info.path(SPEC_FILE).read_text(errors="replace")
+    except OSError as exc:
+        spec = f"({SPEC_FILE} cannot be read: {exc.strerror})"
+    console.print(spec, highlight=False, markup=False)
+    if state is None:
+        return 0
     console.rule("summary")
     console.print(summary_table(state, handle.info.name))
     for diag in state.diagnoses:
@@ -474,8 +489,8 @@ def _cmd_cancel(args: argparse.Namespace) -> int:
     if handle.info.final:
         raise UserError(f"run {handle.id} has already ended ({handle.info.status})")
     handle.cancel(args.grace)
-    _, state = handle.replay()
-    print(f"run {handle.id}: {state.phase}")
+    state = handle.state()
+    print(f"run {handle.id}: {state.phase if state else handle.info.status}")
     return 0
 
 
