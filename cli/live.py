@@ -48,7 +48,8 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
     for diag in state.diagnoses:
         parts.append(Text(f"! {diag.message}" + (f" ({diag.hint})" if diag.hint else ""),
                           style="yellow"))
-    for line in list(state.log_tail)[-log_lines:]:
+    lines = [*state.log_tail, state.redraw] if state.redraw else list(state.log_tail)
+    for line in lines[-log_lines:]:
         parts.append(Text(line, style="dim", overflow="ellipsis", no_wrap=True))
     return Group(*parts)
 

@@ -316,7 +316,9 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                            "accelerator": i.accelerator, "launcher": i.launcher,
                            "status": i.status, "created": i.created, "ended": i.ended,
                            "experiment": i.experiment, "variant": i.variant,
-                           "params": i.params, "summary": i.summary} for i in infos], indent=1))
+                           "params": i.params, "summary": i.summary,
+                           **({"reason": i.reason} if i.reason else {})} for i in infos],
+                         indent=1))
         return 0
     from rich import box
     from rich.table import Table
@@ -338,7 +340,11 @@ def _cmd_runs(args: argparse.Namespace) -> int:
         table.add_row(i.id, i.status, f"{i.workload}@{i.accelerator}", key,
                       fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
                       "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}")
-    console(width=None if sys.stdout.isatty() else 160).print(table)
+    out = console(width=None if sys.stdout.isatty() else 160)
+    out.print(table)
+    for i in infos:
+        if i.reason:
+            out.print(f"{i.id} is {i.status}: {i.reason}")
     return 0
 
 
@@ -388,11 +394,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from engine.compare import compare
 
     runner = _runner()
-    runs = _selected_runs(runner, args.runs, args.experiment)
-    for info in runs:  # bring live runs' figures up to date
-        if not info.final:
-            runner.open(info.id).replay()
-    cmp = compare([runner.store.get(info.id) for info in runs])
+    cmp = compare(runner.refresh(_selected_runs(runner, args.runs, args.experiment)))
     if args.format == "table":
         from cli.live import comparison_table, console
 
@@ -418,7 +420,8 @@ def _print_plots(console, runner, cmp) -> None:
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")
     console.print(plot.bars(throughput(cmp), width=width, unit="samples/s"))
-    histories = [runner.open(info.id).replay()[1].metric_history for info in cmp.runs]
+    states = [runner.open(info.id).state() for info in cmp.runs]
+    histories = [state.metric_history if state else {} for state in states]
     curves = loss_curves(cmp, histories)
     if curves:
         console.rule("loss")
@@ -448,10 +451,11 @@ def _cmd_rm(args: argparse.Namespace) -> int:
 def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
+    from engine.exitfile import read_exit
     from engine.launchers import get_launcher
     from engine.store import EXIT_FILE
 
-    if info.final or info.path(EXIT_FILE).exists():
+    if info.final or read_exit(info.path(EXIT_FILE)) is not None:
         return False
     try:
         return get_launcher(info.launcher).poll(info) != "lost"
@@ -484,14 +488,25 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     handle = _runner().open(args.run)
     if args.log:
-        sys.stdout.write(handle.info.path(OUTPUT_FILE).read_text(errors="replace"))
+        import shutil
+
+        with open(handle.info.path(OUTPUT_FILE), "rb") as log:
+            shutil.copyfileobj(log, sys.stdout.buffer)
         return 0
-    _, state = handle.replay()
+    state = handle.state()  # one streaming pass, whatever the size of the log
     out = console()
     out.print(Text.assemble((handle.id, "bold"), f"  {handle.info.status}  started"
                             f" {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
+    if state is None:
+        out.print(f"{handle.info.status}: {handle.info.reason}")
     out.rule("spec")
-    out.print(handle.info.path(SPEC_FILE).read_text(), highlight=False)
+    try:
+        spec = handle.info.path(SPEC_FILE).read_text(errors="replace")
+    except OSError as exc:
+        spec = f"({SPEC_FILE} cannot be read: {exc.strerror})"
+    out.print(spec, highlight=False)
+    if state is None:
+        return 0
     out.rule("summary")
     out.print(summary_table(state, handle.info.name))
     for diag in state.diagnoses:
@@ -517,8 +532,8 @@ def _cmd_cancel(args: argparse.Namespace) -> int:
     if handle.info.final:
         raise UserError(f"run {handle.id} has already ended ({handle.info.status})")
     handle.cancel(args.grace)
-    _, state = handle.replay()
-    print(f"run {handle.id}: {state.phase}")
+    state = handle.state()
+    print(f"run {handle.id}: {state.phase if state else handle.info.status}")
     return 0
 
 

@@ -52,7 +52,7 @@ def spec_values(info: RunInfo) -> dict[str, Any]:
     """A run's settings as flat keys: workload knobs bare, then ``env.X``, ``slurm.x``, ..."""
     try:
         data = tomllib.loads(info.path(SPEC_FILE).read_text())
-    except (OSError, tomllib.TOMLDecodeError):
+    except (OSError, ValueError, RecursionError):  # damaged: the index's copy of the knobs
         data = {"params": info.params}
     out: dict[str, Any] = dict(data.get("params", {}))
     for key, value in data.items():

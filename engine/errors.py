@@ -39,7 +39,10 @@ _REPR.maxlevel, _REPR.fillvalue = 3, "…"
 def shown(value: Any) -> str:
     """A user's value for a one-line message: its repr (newlines, NUL... escaped), long
     strings and deep or long lists cut with an ellipsis."""
-    return _REPR.repr(value)
+    try:
+        return _REPR.repr(value)
+    except ValueError:  # an integer too long to print
+        return f"an integer of {value.bit_length()} bits"
 
 
 def shown_key(key: Any) -> str:

@@ -4,17 +4,31 @@ Events are derived from a run's files by deterministic parsers, so the TUI, the
 CLI and ``attach`` after a disconnect all see the same sequence. Every event
 carries the run id and a timestamp (seconds since the epoch) and round-trips
 through :func:`to_json` / :func:`from_json`.
+
+Events built from what a job or a file says go through :func:`build`, which checks
+every field against the type the dataclass declares (finite numbers within
+``MAX_NUMBER``, integers within 64 bits, strings, ``PHASES`` for a phase's name, ...),
+so a damaged value is refused where it enters, never met later in arithmetic.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from dataclasses import asdict, dataclass, field, fields
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, ClassVar
+
+from engine.errors import shown
 
 PHASES = ("queued", "starting", "compiling", "loading", "running", "evaluating", "completing",
           "done", "failed", "cancelled", "ended", "lost")
 FINAL_STATUSES = ("done", "failed", "cancelled", "ended", "lost")  # ended: exit status unknown
+UNREADABLE = "unreadable"  # a reader's verdict on a run whose files it cannot read; never recorded
+MAX_NUMBER = 1e100  # larger figures would overflow the sums and rates folded from them
+MAX_INT = 2 ** 63
 
 
 @dataclass(slots=True)
@@ -30,7 +44,7 @@ class Event:
 class Phase(Event):
     """The run entered a phase (``PHASES``); ``detail`` says more (queue reason, ...)."""
 
-    name: str
+    name: str = field(metadata={"choices": PHASES})
     detail: str = ""
     kind: ClassVar[str] = "phase"
 
@@ -102,14 +116,27 @@ class Diagnosis(Event):
 class Finished(Event):
     """The run ended with ``status`` (``FINAL_STATUSES``) and summary figures."""
 
-    status: str
+    status: str = field(metadata={"choices": FINAL_STATUSES})
     summary: dict[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = "finished"
 
 
+@dataclass(slots=True)
+class Redraw(Event):
+    """The newest state of a line the job keeps redrawing (a progress bar on ``\\r``).
+
+    Live only: a reader sees one when it reads while the line is unfinished, and the
+    next replaces it; the line's final state comes as a :class:`Log` for every reader.
+    """
+
+    text: str
+    kind: ClassVar[str] = "redraw"
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
-    for cls in (Phase, Progress, Metric, Throughput, Utilization, Log, Diagnosis, Finished)
+    for cls in (Phase, Progress, Metric, Throughput, Utilization, Log, Diagnosis, Finished,
+                Redraw)
 }
 
 
@@ -118,17 +145,111 @@ def to_dict(event: Event) -> dict[str, Any]:
     return {"type": event.kind, **asdict(event)}
 
 
-def from_dict(data: dict[str, Any]) -> Event:
-    """Rebuild an event from :func:`to_dict` output; unknown keys are an error."""
-    data = dict(data)
-    cls = EVENT_TYPES.get(data.pop("type", None))
-    if cls is None:
-        raise ValueError(f"unknown event type in {data!r}")
-    names = {f.name for f in fields(cls)}
-    extra = set(data) - names
+
+def _check_str(value: Any, choices: tuple[str, ...] = ()) -> str:
+    if isinstance(value, str) and (not choices or value in choices):
+        return value
+    if choices and isinstance(value, str):
+        raise ValueError(f"expected one of {', '.join(choices)}, got {shown(value)}")
+    raise ValueError(f"expected a string, got {shown(value)}")
+
+
+def finite(value: Any) -> bool:
+    """True for a number (not a bool) within ±``MAX_NUMBER`` (so not NaN or infinite)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return abs(float(value)) <= MAX_NUMBER  # False for NaN
+    except OverflowError:
+        return False
+
+
+def _check_float(value: Any) -> float:
+    if type(value) is float and -MAX_NUMBER <= value <= MAX_NUMBER or finite(value):
+        return value
+    raise ValueError(f"expected a finite number within ±{MAX_NUMBER:g}, got {shown(value)}")
+
+
+def _check_int(value: Any) -> int:
+    if type(value) is int and -MAX_INT < value < MAX_INT:
+        return value
+    if type(value) is float and value.is_integer() and -MAX_INT < value < MAX_INT:
+        return int(value)  # 10.0 from a JSON writer that knows only floats
+    raise ValueError(f"expected an integer within 64 bits, got {shown(value)}")
+
+
+def _check_dict(value: Any) -> dict:
+    if isinstance(value, dict):
+        return value
+    raise ValueError(f"expected an object, got {shown(value)}")
+
+
+_CHECKS = {str: _check_str, float: _check_float, int: _check_int, dict: _check_dict}
+Check = Callable[[Any], Any]
+
+
+def _checker(hint: Any, metadata: typing.Mapping[str, Any]) -> Check:
+    """The check of a field declared ``hint`` (``T`` or ``T | None``)."""
+    args = typing.get_args(hint) if isinstance(hint, types.UnionType) else ()
+    base = next(a for a in args if a is not type(None)) if args else hint
+    check = _CHECKS[typing.get_origin(base) or base]
+    if "choices" in metadata:
+        check = functools.partial(check, choices=metadata["choices"])
+    if type(None) not in args:
+        return check
+
+    def optional(value: Any) -> Any:
+        return None if value is None else check(value)
+    return optional
+
+
+def _schema(cls: type[Event]) -> dict[str, Check]:
+    """The check of each field of ``cls``."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: _checker(hints[f.name], f.metadata) for f in fields(cls)}
+
+
+def build(cls: type[Event], data: dict[str, Any]) -> Event:
+    """An event of ``cls`` from ``data``, each field checked against its declared type.
+
+    Raises ``ValueError`` with a one-line message naming the event type and field.
+    """
+    schema = _SCHEMAS[cls]
+    try:
+        if data.keys() <= schema.keys():
+            return cls(**{name: schema[name](value) for name, value in data.items()})
+    except (ValueError, TypeError):  # a bad value, a missing field: _fault says which
+        pass
+    raise ValueError(_fault(cls, data))
+
+
+def _fault(cls: type[Event], data: dict[str, Any]) -> str:
+    """What is wrong with ``data`` for an event of ``cls``, in one line."""
+    schema = _SCHEMAS[cls]
+    extra = [name for name in data if name not in schema]
     if extra:
-        raise ValueError(f"unknown field(s) {sorted(extra)} for {cls.kind} event")
-    return cls(**data)
+        return f"{cls.kind}: unknown field(s) {', '.join(map(shown, extra[:5]))}"
+    for name, value in data.items():
+        try:
+            schema[name](value)
+        except ValueError as exc:
+            return f"{cls.kind}.{name}: {exc}"
+    missing = [f.name for f in fields(cls) if f.name not in data
+               and f.default is MISSING and f.default_factory is MISSING]
+    return f"{cls.kind}: missing field {', '.join(map(repr, missing))}"
+
+
+def from_dict(data: Any) -> Event:
+    """Rebuild an event from :func:`to_dict` output; a wrong type, key or value is a
+    ``ValueError`` (see :func:`build`)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"an event is a JSON object, got {shown(data)}")
+    data = dict(data)
+    kind = data.pop("type", None)
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown event type {shown(kind)}")
+    return build(cls, data)
 
 
 def to_json(event: Event) -> str:
@@ -136,6 +257,17 @@ def to_json(event: Event) -> str:
     return json.dumps(to_dict(event), separators=(",", ":"))
 
 
+def loads(text: str) -> Any:
+    """``json.loads``, with nesting too deep for it a ``ValueError`` like any damage."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
 def from_json(text: str) -> Event:
-    """Parse a line written by :func:`to_json`."""
-    return from_dict(json.loads(text))
+    """Parse a line written by :func:`to_json` (``ValueError`` if it is damaged)."""
+    return from_dict(loads(text))
+
+
+_SCHEMAS = {cls: _schema(cls) for cls in EVENT_TYPES.values()}

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import fs
+from engine.errors import shown
+from engine.events import FINAL_STATUSES, finite, loads
 from engine.store import read_json, write_json
 
 RESERVED = 4096
@@ -38,6 +40,25 @@ def read_exit(path: Path) -> dict[str, Any] | None:
     if not isinstance(record, dict) or record.get("status") == PENDING["status"]:
         return None
     return record
+
+
+def check_exit(path: Path) -> None:
+    """``ValueError`` naming the damage if ``path`` holds something other than an exit
+    record (none at all, or the reservation, is fine: the run has not ended)."""
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return
+    try:
+        record = loads(text)
+    except ValueError as exc:
+        raise ValueError(f"exit.json: not JSON: {exc}") from None
+    if isinstance(record, dict) and record.get("status") == PENDING["status"]:
+        return
+    ok = isinstance(record, dict) and record.get("status") in FINAL_STATUSES
+    ended, rc = (record.get("ended", 0), record.get("returncode")) if ok else (0, None)
+    if not (ok and finite(ended) and (rc is None or isinstance(rc, int))):
+        raise ValueError(f"exit.json: not an exit record: {shown(record)}")
 
 
 def write_exit(path: Path, record: dict[str, Any]) -> None:

@@ -151,6 +151,6 @@ def import_file(store, path: str | Path, dialect: str = "auto",
                                           "ended": info.created,
                                           "detail": f"imported from {path.name}"})
         handle = RunHandle(store, info)
-        handle.replay()
+        handle.fold()
         runs.append(handle.info)
     return runs

@@ -2,7 +2,10 @@
 
 Events are derived from the run's files (``output.log``, ``telemetry.jsonl``,
 ``exit.json``) by the same deterministic code whoever reads them and whenever:
-a run watched live and one attached to later give the same events.
+a run watched live and one attached to later give the same events (but for
+``Redraw``, the live state of a line being redrawn). Nothing a job prints can
+break a reader: damaged machine lines become log lines plus one diagnosis, and a
+run whose files cannot be read is reported ``unreadable`` with the reason.
 """
 
 from __future__ import annotations
@@ -10,32 +13,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import sys
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from engine import site
 from engine.accelerators import get_accelerator, require_available
 from engine.errors import UserError
-from engine.events import Diagnosis, Event, Finished, Log, Phase
-from engine.exitfile import read_exit, write_exit
+from engine.events import (UNREADABLE, Diagnosis, Event, Finished, Log, Phase,
+                           Redraw, build, loads)
+from engine.exitfile import check_exit, read_exit, write_exit
 from engine.launchers import get_launcher
 from engine.parsers import get_dialect, machine
 from engine.spec import JobSpec
 from engine.state import RunState
 from engine.store import (EXIT_FILE, LAUNCH_FILE, META_FILE, OUTPUT_FILE, STATE_FILE, STDERR_FILE,
                           TELEMETRY_FILE, WRAPPER_FILE, RunInfo, Store, read_json, write_json)
-from engine.tail import CHUNK, FileTail
+from engine.tail import CHUNK, FileTail, Redrawn
 from engine.telemetry import events_from_line
 from engine.workloads import Context, Plan, get_workload
 from engine.workloads.emit import PREFIX
 
 POLL_INTERVAL = 0.1
 LIVENESS_EVERY = 2.0
+FOLD_CHUNK = 256 * 1024  # bytes per file per step of a streaming pass: bounds its memory
+MAX_STDERR_PENDING = 10_000  # stderr lines waiting to be met in output.log
+BAD_LINE_SHOWN = 200  # characters of a damaged machine line quoted in its diagnosis
+REDRAW_EVERY = 0.25  # seconds between two Redraw events of a run
+DIALECT_LINE = 4096  # characters of a line the dialects see: their figures sit in short
+# lines, and this bounds the work of their regular expressions on whatever a job prints
+
 
 
 class Deriver:
@@ -47,7 +57,9 @@ class Deriver:
         self.state = RunState(run_id)
         self.started = False
         self.dialects = [get_dialect(name)(run_id) for name in dialects]
-        self.stderr: deque[str] = deque()  # stderr lines not yet met in output.log
+        self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
+        self.bad_lines = 0  # machine lines that could not be read
+        self._next_redraw = 0.0  # time.monotonic() before which no Redraw is given
 
     def _keep(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -77,20 +89,58 @@ class Deriver:
         return "stdout"
 
     def output(self, lines: list[str]) -> list[Event]:
-        """Events of job output lines: machine lines become their events, others logs."""
+        """Events of job output lines: machine lines become their events, others logs
+        (a damaged machine line too, with one ``bad_machine_line`` diagnosis per run);
+        the states a line was redrawn through (``Redrawn``) go to the dialects only."""
         run_id, events = self.run_id, []
         for line in lines:
+            if type(line) is Redrawn:
+                events += self._dialect_events(line)
+                continue
+            bad = None
             if line.startswith(PREFIX):
-                event = machine.parse(run_id, line)
-                if event is not None:
+                try:
+                    event = machine.parse(run_id, line)
+                except ValueError as exc:
+                    bad = str(exc)
+                else:
                     self.ts = event.ts
                     events.append(event)
                     continue
             events.append(Log(run_id, self.ts, self._stream(line) if self.stderr else "stdout",
                               line))
-            for dialect in self.dialects:
-                events += dialect.feed(line, self.ts)
+            if bad is not None:
+                events += self._bad_line(line, bad)
+            events += self._dialect_events(line)
         return self._keep(events)
+
+    def _dialect_events(self, line: str) -> list[Event]:
+        return [e for dialect in self.dialects for e in dialect.feed(line[:DIALECT_LINE], self.ts)]
+
+    def _bad_line(self, line: str, reason: str) -> list[Event]:
+        """The diagnosis of the run's first damaged machine line (later ones are counted)."""
+        self.bad_lines += 1
+        if self.bad_lines > 1:
+            return []
+        quoted = line if len(line) <= BAD_LINE_SHOWN else line[:BAD_LINE_SHOWN - 1] + "…"
+        return [Diagnosis(self.run_id, self.ts, "bad_machine_line",
+                          f"a machine line could not be read ({reason}), so it is kept as a log"
+                          f" line: {quoted}",
+                          "machine lines are @@accelbench {\"type\": ..., \"t\": ..., ...}"
+                          " with the fields of engine/events.py; later bad lines are counted in"
+                          " the summary (bad_machine_lines)")]
+
+    def redraw(self, output: FileTail) -> list[Event]:
+        """The newest state of the output line being redrawn, if it changed: at most
+        every ``REDRAW_EVERY`` seconds, however fast the job redraws it."""
+        now = time.monotonic()
+        if now < self._next_redraw:
+            return []
+        text = output.redraw()
+        if text is None:
+            return []
+        self._next_redraw = now + REDRAW_EVERY
+        return self._keep([Redraw(self.run_id, self.ts, text)])
 
     def dialects_done(self) -> list[Event]:
         """What the dialects held back until the end of the output."""
@@ -101,14 +151,17 @@ class Deriver:
         events: list[Event] = []
         for line in lines:
             try:
-                entry = json.loads(line)
+                entry = loads(line)
+                base = {"run_id": self.run_id, "ts": entry["t"]}
                 if "phase" in entry:
-                    events.append(Phase(self.run_id, entry["t"], entry["phase"], entry["detail"]))
+                    events.append(build(Phase, {**base, "name": entry["phase"],
+                                                "detail": entry["detail"]}))
                 else:
-                    events.append(Diagnosis(self.run_id, entry["t"], entry["diagnosis"],
-                                            entry["message"], entry.get("hint", "")))
-            except (ValueError, KeyError, TypeError):
-                continue
+                    events.append(build(Diagnosis, {**base, "code": entry["diagnosis"],
+                                                    "message": entry["message"],
+                                                    "hint": entry.get("hint", "")}))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue  # a damaged entry says nothing
         return self._keep(events)
 
     def telemetry(self, lines: list[str]) -> list[Event]:
@@ -147,6 +200,8 @@ class Deriver:
         self._keep(events)
         summary = self.state.summary()
         summary["exit_code"] = rc
+        if self.bad_lines:
+            summary["bad_machine_lines"] = self.bad_lines
         if status != "done":
             summary["log_tail"] = list(self.state.log_tail)
         return [*events, *self._keep([Finished(run_id, ts, status, summary)])]
@@ -179,13 +234,15 @@ class RunHandle:
     def _sources(self) -> tuple[Deriver, list[FileTail]]:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
-        return Deriver(self.id, meta["created"], launch.get("dialects", [])), [
-            FileTail(self.info.path(name))
+        dialects = launch.get("dialects", [])
+        return Deriver(self.id, meta["created"], dialects), [
+            FileTail(self.info.path(name), redraws=name == OUTPUT_FILE and bool(dialects))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
-    def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
-              chunk: int = CHUNK) -> tuple[list[Event], bool]:
-        """Read what is new; returns the events and whether the run has ended."""
+    def _exit_record(self, check_alive: bool) -> dict[str, Any] | None:
+        """The exit record once the run has ended, else None; when ``check_alive``, the
+        launcher is asked (cheap: no log is read). ``ValueError`` if the record is damaged."""
+        check_exit(self.info.path(EXIT_FILE))
         record = read_exit(self.info.path(EXIT_FILE))
         if record is not None and record.get("verdict") and check_alive:
             self.launcher.poll(self.info)  # the launcher settles how the job really ended
@@ -203,6 +260,12 @@ class RunHandle:
             elif record is None and status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
+        return record
+
+    def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
+              chunk: int = CHUNK) -> tuple[list[Event], bool]:
+        """Read what is new; returns the events and whether the run has ended."""
+        record = self._exit_record(check_alive)
         state, err, out, tel = tails
         events = []
         if not deriver.started:
@@ -213,7 +276,7 @@ class RunHandle:
         deriver.stderr_lines(err.read_lines(chunk))
         events += deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
         if record is None or any(t.more() for t in tails):
-            return events, False
+            return events + deriver.redraw(out), False
         events += deriver.launcher_states(state.rest())
         deriver.stderr_lines(err.rest())
         events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())
@@ -226,25 +289,74 @@ class RunHandle:
         if self.info.status != finished.status:
             self.store.record_end(self.id, finished.status, finished.summary, finished.ts)
             self.info.status, self.info.summary = finished.status, finished.summary
+            self.info.ended = finished.ts
+
+    def fold(self, each: Callable[[list[Event]], None] | None = None,
+             chunk: int = FOLD_CHUNK) -> RunState:
+        """The run's state from one streaming pass over its files as they are now (the
+        ending too, recorded in the index, if it ended); ``each`` sees every batch of
+        events. Memory stays bounded whatever the size of the files: nothing keeps the
+        events. Raises what damaged files raise (:meth:`state` reports it instead)."""
+        deriver, tails = self._sources()
+        each = each or (lambda batch: None)
+        each(deriver.opening())
+        while True:
+            batch, ended = self._step(deriver, tails, not self.info.final, chunk)
+            each(batch)
+            if ended or not any(t.more() for t in tails):
+                return deriver.state
 
     def replay(self) -> tuple[list[Event], RunState]:
-        """Every event the run's files hold now (the ending too, if it ended)."""
-        deriver, tails = self._sources()
-        events = deriver.opening()
-        while True:
-            batch, ended = self._step(deriver, tails, check_alive=not self.info.final)
-            events += batch
-            if ended or not any(t.more() for t in tails):
-                return events, deriver.state
+        """Every event the run's files hold now, in a list (tests and small runs: readers
+        that need only the state use :meth:`fold` or :meth:`state`)."""
+        events: list[Event] = []
+        state = self.fold(events.extend)
+        return events, state
+
+    def state(self) -> RunState | None:
+        """:meth:`fold`, or None when the run's files cannot be read: then the run's
+        ``info`` says ``unreadable`` and why (a reader never fails because of one run)."""
+        try:
+            return self._readable(self.fold)
+        except UserError:
+            return None
+
+    def refresh(self) -> None:
+        """Bring the run's status up to date without reading its logs: the launcher's word
+        while it runs; once it has ended, its summary from one streaming pass (recorded,
+        so only the first reader pays for it)."""
+        try:
+            if self._readable(self._exit_record, True) is not None:
+                self._readable(self.fold)
+        except UserError:
+            pass  # the run's info says unreadable, and why
+
+    def _readable(self, read: Callable, *args: Any) -> Any:
+        """``read(*args)``; what damaged files raise becomes a one-line ``UserError``."""
+        try:
+            return read(*args)
+        except Exception as exc:  # noqa: BLE001 - whatever a damaged run raises
+            self._unreadable(exc)
+            raise UserError(f"run {self.id} is {UNREADABLE}: {self.info.reason}",
+                            hint="accelbench show RUN --log shows what the job printed") from None
+
+    def _unreadable(self, exc: Exception) -> None:
+        """Mark the run ``unreadable`` (in this reader only), with the cause in one line."""
+        lines = str(exc).strip().splitlines()
+        reason = lines[0] if lines else ""
+        if not isinstance(exc, ValueError | UserError):
+            reason = f"{type(exc).__name__}: {reason}"
+        self.info.status, self.info.reason = UNREADABLE, reason[:300]
 
     async def batches(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK
                       ) -> AsyncIterator[list[Event]]:
         """The run's events in batches: its history first, then live until it ends.
 
         Each batch comes from at most ``chunk`` bytes of each file, which bounds
-        the time one step holds the event loop.
+        the time one step holds the event loop. Files that cannot be read end it
+        with a ``UserError`` saying why (the run is ``unreadable``).
         """
-        deriver, tails = self._sources()
+        deriver, tails = self._readable(self._sources)
         yield deriver.opening()
         loop = asyncio.get_running_loop()
         next_check = 0.0
@@ -252,7 +364,7 @@ class RunHandle:
             check = loop.time() >= next_check
             if check:
                 next_check = loop.time() + LIVENESS_EVERY
-            batch, ended = self._step(deriver, tails, check, chunk)
+            batch, ended = self._readable(self._step, deriver, tails, check, chunk)
             if batch:
                 yield batch
             if ended:
@@ -321,8 +433,12 @@ class Runner:
 
     def runs(self, limit: int | None = None) -> list[RunInfo]:
         """Runs newest first, with the status of unfinished ones brought up to date."""
-        infos = self.store.list(limit)
+        return self.refresh(self.store.list(limit))
+
+    def refresh(self, infos: list[RunInfo]) -> list[RunInfo]:
+        """``infos``, the unfinished ones brought up to date (:meth:`RunHandle.refresh`:
+        no log is read while a run lives)."""
         for info in infos:
             if not info.final:
-                RunHandle(self.store, info).replay()
+                RunHandle(self.store, info).refresh()
         return infos

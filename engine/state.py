@@ -1,7 +1,9 @@
 """A run's current state, folded from its events: what every view shows.
 
 The CLI's live display and the TUI both read a ``RunState``; its summary is
-what the store records when the run ends.
+what the store records when the run ends. Its size is bounded whatever the run
+prints: histories are thinned as they grow (means come from running sums, so
+the summary does not change), and names and diagnoses are capped.
 """
 
 from __future__ import annotations
@@ -11,9 +13,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.events import (Diagnosis, Event, Finished, Log, Metric, Phase, Progress,
-                           Throughput, Utilization)
+                           Redraw, Throughput, Utilization)
 
 HISTORY = 600  # samples kept per utilization engine
+SERIES = 1000  # points kept of each metric's history and of throughput (even)
+MAX_NAMES = 1000  # distinct metrics, and utilization engines, kept
+MAX_DIAGNOSES = 100
+
+
+class Series(list):
+    """A growing series kept to at most ``cap`` + 1 points however many are added: when
+    full, every other point is dropped and later ones are kept at the new spacing, so
+    it spans the whole run evenly; the newest point is always last."""
+
+    def __init__(self, cap: int = SERIES) -> None:
+        super().__init__()
+        self.cap, self.stride, self.count = cap, 1, 0
+
+    def add(self, point: Any) -> None:
+        """Add the newest point."""
+        if self and (self.count - 1) % self.stride:
+            self.pop()  # the previous newest point, between two kept ones
+        self.append(point)
+        if self.count % self.stride == 0 and len(self) > self.cap:
+            del self[1::2]
+            self.stride *= 2
+        self.count += 1
 
 
 @dataclass
@@ -32,14 +57,16 @@ class RunState:
     epochs: float = 0
     progress_ts: float | None = None
     metrics: dict[str, float] = field(default_factory=dict)
-    metric_history: dict[str, list[tuple[int | None, float]]] = field(default_factory=dict)
-    throughput: list[tuple[float, float]] = field(default_factory=list)
+    metric_history: dict[str, Series] = field(default_factory=dict)  # (step, value) points
+    throughput: Series = field(default_factory=Series)  # (ts, samples/s) points
+    _rate_sum: list[float] = field(default_factory=lambda: [0.0, 0])  # every sample's sum, count
     utilization: dict[str, Utilization] = field(default_factory=dict)
     util_history: dict[str, deque[float]] = field(default_factory=dict)
     _util_sums: dict[str, list[float]] = field(default_factory=dict)
     diagnoses: list[Diagnosis] = field(default_factory=list)
     log_lines: int = 0
     log_tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
+    redraw: str = ""  # the newest state of an output line being redrawn, until it ends
     finished: Finished | None = None
 
     def feed(self, event: Event) -> None:
@@ -50,7 +77,12 @@ class RunState:
         if isinstance(event, Log):
             self.log_lines += 1
             self.log_tail.append(event.text)
+            self.redraw = ""
+        elif isinstance(event, Redraw):
+            self.redraw = event.text
         elif isinstance(event, Utilization):
+            if event.engine not in self.utilization and len(self.utilization) >= MAX_NAMES:
+                return
             self.utilization[event.engine] = event
             self.util_history.setdefault(event.engine, deque(maxlen=HISTORY)).append(event.percent)
             sums = self._util_sums.setdefault(event.engine, [0.0, 0])
@@ -63,14 +95,19 @@ class RunState:
             if self.first_progress is None:
                 self.first_progress = (event.ts, event.step)
         elif isinstance(event, Throughput):
-            self.throughput.append((event.ts, event.samples_per_s))
+            self.throughput.add((event.ts, event.samples_per_s))
+            self._rate_sum[0] += event.samples_per_s
+            self._rate_sum[1] += 1
         elif isinstance(event, Metric):
+            if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
+                return
             self.metrics[event.name] = event.value
-            self.metric_history.setdefault(event.name, []).append((event.step, event.value))
+            self.metric_history.setdefault(event.name, Series()).add((event.step, event.value))
         elif isinstance(event, Phase):
             self.phase, self.phase_detail = event.name, event.detail
         elif isinstance(event, Diagnosis):
-            self.diagnoses.append(event)
+            if len(self.diagnoses) < MAX_DIAGNOSES:
+                self.diagnoses.append(event)
         elif isinstance(event, Finished):
             self.finished = event
             self.phase = event.status
@@ -106,8 +143,8 @@ class RunState:
             if value is not None:
                 out[key] = value
 
-        mean_rate = (sum(v for _, v in self.throughput) / len(self.throughput)
-                     if self.throughput else None)
+        total, count = self._rate_sum
+        mean_rate = total / count if count else None
         put("samples_per_s", m.get("train_samples_per_second"),
             m.get("training_samples_per_second"), mean_rate)
         put("train_time_s", m.get("train_runtime"), m.get("e2e_train_time"))

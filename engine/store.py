@@ -73,6 +73,7 @@ class RunInfo:
     summary: dict[str, Any] = field(default_factory=dict)
     experiment: str | None = None  # the experiment (sweep) the run belongs to
     variant: dict[str, Any] = field(default_factory=dict)  # the values its sweep set
+    reason: str = ""  # why a reader found the run ``unreadable`` (never recorded)
 
     @property
     def final(self) -> bool:

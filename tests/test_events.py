@@ -1,9 +1,10 @@
-"""Events round-trip through JSON, and bad JSON is refused."""
+"""Events round-trip through JSON, and bad JSON or a bad value is refused with the reason."""
 
 import pytest
 
 from engine.events import (EVENT_TYPES, Diagnosis, Finished, Log, Metric, Phase, Progress,
-                           Throughput, Utilization, from_dict, from_json, to_dict, to_json)
+                           Redraw, Throughput, Utilization, from_dict, from_json, to_dict,
+                           to_json)
 
 SAMPLES = [
     Phase("r1", 1.5, "compiling", "graph 40%"),
@@ -16,6 +17,7 @@ SAMPLES = [
     Log("r1", 2.4, "stdout", "Accuracy on test set: 98.58% \u2713"),
     Diagnosis("r1", 2.5, "synthetic_data", "MNIST not found", "put it in ~/mnist"),
     Finished("r1", 3.0, "done", {"samples_per_s": 1543.5, "utilization": {"cpu0": 97.5}}),
+    Redraw("r1", 3.1, " 40%|████      | 4/10"),
 ]
 
 
@@ -38,3 +40,42 @@ def test_unknown_type_and_field_are_refused():
         from_dict({"type": "nope", "run_id": "r", "ts": 0})
     with pytest.raises(ValueError, match="unknown field"):
         from_dict({"type": "log", "run_id": "r", "ts": 0, "stream": "o", "text": "", "x": 1})
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"type": "throughput", "run_id": "r", "ts": 1, "samples_per_s": "fast"},
+     "throughput.samples_per_s: expected a finite number within ±1e+100, got 'fast'"),
+    ({"type": "utilization", "run_id": "r", "ts": 1, "engine": "e", "percent": "abc"},
+     "utilization.percent: expected a finite number within ±1e+100, got 'abc'"),
+    ({"type": "metric", "run_id": "r", "ts": 1, "name": "loss", "value": "0.5"},
+     "metric.value: expected a finite number within ±1e+100, got '0.5'"),
+    ({"type": "metric", "run_id": "r", "ts": 1, "name": "loss", "value": float("nan")},
+     "metric.value: expected a finite number within ±1e+100, got nan"),
+    ({"type": "metric", "run_id": "r", "ts": float("inf"), "name": "loss", "value": 1},
+     "metric.ts: expected a finite number"),
+    ({"type": "progress", "run_id": "r", "ts": 1, "step": True, "total": 3},
+     "progress.step: expected an integer within 64 bits, got True"),
+    ({"type": "progress", "run_id": "r", "ts": 1, "step": 2 ** 70, "total": 3},
+     "progress.step: expected an integer within 64 bits"),
+    ({"type": "progress", "run_id": "r", "ts": 1, "step": 1.5, "total": 3},
+     "progress.step: expected an integer within 64 bits, got 1.5"),
+    ({"type": "progress", "run_id": "r", "ts": 1, "total": 3}, "progress: missing field 'step'"),
+    ({"type": "phase", "run_id": "r", "ts": 1, "name": "[/]"},
+     "phase.name: expected one of queued, starting"),
+    ({"type": "finished", "run_id": "r", "ts": 1, "status": "done", "summary": []},
+     "finished.summary: expected an object, got []"),
+    ({"type": ["log"], "run_id": "r"}, "unknown event type ['log']"),
+    ([1, 2], "an event is a JSON object, got [1, 2]"),
+])
+def test_every_field_is_checked_against_its_declared_type(data, message):
+    with pytest.raises(ValueError) as caught:
+        from_dict(data)
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_integral_floats_are_integers_and_deep_nesting_is_a_value_error():
+    event = from_dict({"type": "progress", "run_id": "r", "ts": 1, "step": 10.0, "total": 20})
+    assert event.step == 10 and type(event.step) is int
+    with pytest.raises(ValueError, match="JSON nested too deeply"):
+        from_json("[" * 100_000)

@@ -8,7 +8,7 @@ import pytest
 from engine.errors import UserError
 from engine.spec import spec_from_dict
 from engine.store import Store
-from engine.tail import FileTail
+from engine.tail import FileTail, Redrawn
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
 
@@ -62,17 +62,26 @@ def test_store_in_unwritable_place_is_a_user_error(tmp_path):
         Store(blocker / "home")
 
 
-def test_tail_holds_partial_lines_and_splits_carriage_returns(tmp_path):
+def test_tail_holds_partial_lines_and_keeps_a_redrawn_lines_final_state(tmp_path):
     path = tmp_path / "out.log"
     tail = FileTail(path)
     assert tail.read_lines() == [] and not tail.more()
     path.write_bytes(b"one\ntw")
     assert tail.read_lines() == ["one"]
     with open(path, "ab") as f:
-        f.write(b"o\n\nbar 10%\rbar 50%\rbar 100%\nend")
+        f.write(b"o\n\nbar 10%\rbar 50%\rbar 100%\r\nend")
     assert tail.more()
-    assert tail.read_lines() == ["two", "", "bar 10%", "bar 50%", "bar 100%"]
+    assert tail.read_lines() == ["two", "", "bar 100%"]
     assert tail.rest() == ["end"] and tail.rest() == []
+
+
+def test_tail_gives_the_earlier_states_of_a_redrawn_line_to_parsers_only(tmp_path):
+    path = tmp_path / "out.log"
+    path.write_bytes(b"a\rb\r\rc\nd\r")
+    tail = FileTail(path, redraws=True)
+    lines = tail.read_lines(limit=3) + tail.read_lines() + tail.rest()
+    assert lines == ["a", "b", "c", "d"]
+    assert [type(line) for line in lines] == [Redrawn, Redrawn, str, str]
 
 
 def test_tail_reads_in_bounded_chunks(tmp_path):

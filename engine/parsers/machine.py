@@ -1,20 +1,38 @@
-"""The machine lines accelbench's own workloads print (``@@accelbench {...}``)."""
+"""The machine lines accelbench's own workloads print (``@@accelbench {...}``).
+
+They come from user code, so every field is checked (``engine.events.build``): a
+damaged line is refused with the reason, and the caller keeps it as a log line.
+"""
 
 from __future__ import annotations
 
-import json
-
-from engine.events import EVENT_TYPES, Event, Finished, Log
+from engine.errors import shown
+from engine.events import EVENT_TYPES, Event, Finished, Log, Redraw, build, loads
 from engine.workloads.emit import PREFIX
 
-_FROM_WORKLOAD = {k: v for k, v in EVENT_TYPES.items() if v not in (Log, Finished)}
+MAX_LINE = 64 * 1024  # characters; longer lines are refused, not parsed
+_FROM_WORKLOAD = {k: v for k, v in EVENT_TYPES.items() if v not in (Log, Finished, Redraw)}
 
 
-def parse(run_id: str, line: str) -> Event | None:
-    """The event of a machine line, or None if it is not one (or is damaged)."""
+def parse(run_id: str, line: str) -> Event:
+    """The event of a machine line; ``ValueError`` (one line: what is wrong) if damaged."""
+    if len(line) > MAX_LINE:
+        raise ValueError(f"longer than {MAX_LINE} characters")
     try:
-        data = json.loads(line[len(PREFIX):])
-        cls = _FROM_WORKLOAD[data.pop("type")]
-        return cls(run_id=run_id, ts=data.pop("t"), **data)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
+        data = loads(line[len(PREFIX):])
+    except ValueError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"not a JSON object: {shown(data)}")
+    kind = data.pop("type", None)
+    cls = _FROM_WORKLOAD.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown event type {shown(kind)}: expected one of "
+                         + ", ".join(_FROM_WORKLOAD))
+    taken = [name for name in ("run_id", "ts") if name in data]
+    if taken:
+        raise ValueError(f"{kind}: unknown field(s) {', '.join(map(shown, taken))}")
+    if "t" not in data:
+        raise ValueError(f"{kind}: missing field 't' (the time, epoch seconds)")
+    data["ts"] = data.pop("t")
+    return build(cls, {"run_id": run_id, **data})

@@ -26,7 +26,7 @@ _FINISHED = re.compile(r"NLP app finished")
 _BAD_CONFIG = re.compile(r"\berror\b.*(?:requested node configuration is not available|"
                          r"invalid (?:\w+ )?configuration)", re.I)
 _MIN_THROUGHPUT = re.compile(r"Expected throughput to be at least ([\d.]+), instead found ([\d.]+)")
-_NO_PEF = re.compile(r"(\S+\.pef) does not exist")
+_NO_PEF = re.compile(r"(?<!\S)(\S+\.pef) does not exist")  # (?<!\S): linear time
 _SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.events import Utilization
+from engine.events import Utilization, build, loads
 
 
 def record_line(t: float, engines: list[dict[str, Any]]) -> str:
@@ -20,11 +20,16 @@ def record_line(t: float, engines: list[dict[str, Any]]) -> str:
 
 
 def events_from_line(run_id: str, line: str) -> list[Utilization]:
-    """The utilization events of one telemetry line (none if the line is damaged)."""
+    """The utilization events of one telemetry line (a damaged reading gives none)."""
     try:
-        record = json.loads(line)
-        t = float(record["t"])
-        return [Utilization(run_id, t, e["engine"], float(e["percent"]), e.get("value"),
-                            e.get("unit", "")) for e in record["engines"]]
+        record = loads(line)
+        t, engines = record["t"], list(record["engines"])
     except (ValueError, KeyError, TypeError):
         return []
+    events = []
+    for reading in engines:
+        try:
+            events.append(build(Utilization, {**reading, "run_id": run_id, "ts": t}))
+        except (ValueError, TypeError):
+            continue
+    return events

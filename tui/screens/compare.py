@@ -41,11 +41,12 @@ class CompareScreen(Screen):
 
     @work(thread=True, exclusive=True, group="compare")
     def load(self) -> None:
-        """Replay each run (for its loss curve) and build the comparison."""
-        runner = self.app.runner
-        states = [runner.open(run_id).replay()[1] for run_id in self.run_ids]
-        cmp = compare([runner.store.get(run_id) for run_id in self.run_ids])
-        self.app.call_from_thread(self._show, cmp, [s.metric_history for s in states])
+        """Fold each run (for its loss curve) and build the comparison."""
+        handles = [self.app.runner.open(run_id) for run_id in self.run_ids]
+        states = [handle.state() for handle in handles]  # an unreadable run says so in info
+        cmp = compare([handle.info for handle in handles])
+        self.app.call_from_thread(self._show, cmp, [s.metric_history if s else {}
+                                                    for s in states])
 
     def _show(self, cmp: Comparison, histories: list[dict]) -> None:
         table = self.query_one(DataTable)

@@ -1,0 +1,203 @@
+"""Machine lines come from user code: nothing a job prints may raise out of the parser, the
+Deriver or the state fold (fuzzed), and a damaged line is a log line plus one diagnosis."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import typing
+from dataclasses import fields
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.events import Diagnosis, Log, from_json, to_json
+from engine.parsers import DIALECTS
+from engine.parsers.machine import _FROM_WORKLOAD, parse
+from engine.runner import Deriver
+from engine.telemetry import events_from_line
+from engine.workloads.emit import PREFIX
+from tests.conftest import accelbench, json_events
+
+FUZZ = settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(min_value=-2 ** 80, max_value=2 ** 80),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30),
+    st.sampled_from(["fast", "abc", "", "[/]", "running", "done", "NaN", "1e999"]))
+_json = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4)
+                     | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+
+
+def _right(hint) -> st.SearchStrategy:
+    """Values of the declared type (the parser may still refuse some: NaN, huge ints)."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
+    base = typing.get_origin(args[0]) or args[0]
+    return {str: st.text(max_size=40) | st.sampled_from(["running", "loss", "cpu0"]),
+            float: st.floats() | st.integers(min_value=-2 ** 70, max_value=2 ** 70),
+            int: st.integers(min_value=-2 ** 70, max_value=2 ** 70) | st.floats(),
+            dict: st.dictionaries(st.text(max_size=5), _scalars, max_size=3)}[base]
+
+
+@st.composite
+def machine_objects(draw) -> dict:
+    """A machine line's object: a known type, each field right, wrong or missing, maybe more."""
+    kind = draw(st.sampled_from([*_FROM_WORKLOAD, "log", "finished", "nope", 3]))
+    cls = _FROM_WORKLOAD.get(kind)
+    data = {"type": kind}
+    if draw(st.integers(0, 9)):
+        data["t"] = draw(_right(float) | _json)
+    hints = typing.get_type_hints(cls) if cls else {}
+    for f in fields(cls) if cls else ():
+        if f.name in ("run_id", "ts"):
+            continue
+        choice = draw(st.integers(0, 5))
+        if choice <= 3:
+            data[f.name] = draw(_right(hints[f.name]))
+        elif choice == 4:
+            data[f.name] = draw(_json)
+    data.update(draw(st.dictionaries(st.sampled_from(["x", "run_id", "ts", "t"]), _json,
+                                     max_size=1)))
+    return data
+
+
+def _lines() -> st.SearchStrategy[str]:
+    objects = machine_objects().map(lambda d: PREFIX + json.dumps(d))
+    nested = st.tuples(st.sampled_from(["[", '{"a":', "[{\"b\":"]), st.integers(1, 60_000)).map(
+        lambda t: PREFIX + t[0] * t[1])
+    noise = st.text(max_size=200).map(lambda s: PREFIX + s)
+    raw = st.binary(max_size=200).map(lambda b: PREFIX + b.decode("utf-8", errors="replace"))
+    huge = st.integers(60_000, 200_000).map(
+        lambda n: PREFIX + json.dumps({"type": "metric", "t": 1, "name": "x" * n, "value": 1}))
+    return st.one_of(objects, objects, objects, nested, noise, raw, huge, st.text(max_size=80))
+
+
+def _fold(lines: list[str], dialects: list[str] = tuple(DIALECTS)) -> Deriver:
+    """Lines through a Deriver (every dialect too), to the end of a run; nothing may raise."""
+    deriver = Deriver("r", 0.0, list(dialects))
+    deriver.opening()
+    deriver.output(lines)
+    deriver.dialects_done()
+    finished = deriver.ending({"status": "done", "returncode": 0, "ended": 1.0})[-1]
+    json.dumps(finished.summary, allow_nan=False)  # the store can record it, as strict JSON
+    deriver.state.eta()
+    return deriver
+
+
+@FUZZ
+@given(_lines())
+def test_no_machine_line_raises_and_a_damaged_one_is_a_log_and_a_diagnosis(line):
+    try:
+        expected = parse("r", line) if line.startswith(PREFIX) else None
+    except ValueError as exc:
+        assert "\n" not in str(exc) and len(str(exc)) < 400
+        expected = None
+    deriver = Deriver("r", 0.0)
+    events = deriver.output([line])
+    if expected is not None:
+        assert events == [expected]
+        assert from_json(to_json(expected)) == expected  # whatever is accepted round-trips
+    else:
+        assert isinstance(events[0], Log) and events[0].text == line
+        bad = [e for e in events if isinstance(e, Diagnosis)]
+        assert [d.code for d in bad] == (["bad_machine_line"] if line.startswith(PREFIX) else [])
+    _fold([line])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_lines(), max_size=30))
+def test_a_run_of_lines_gives_one_diagnosis_and_counts_the_damaged_ones(lines):
+    lines = [line for line in lines if line.startswith(PREFIX)]
+    refused = 0
+    for line in lines:
+        try:
+            parse("r", line)
+        except ValueError:
+            refused += 1
+    deriver = _fold(lines)
+    assert deriver.bad_lines == refused
+    codes = [d.code for d in deriver.state.diagnoses if d.code == "bad_machine_line"]
+    assert codes == (["bad_machine_line"] if refused else [])
+    summary = deriver.state.finished.summary
+    assert summary.get("bad_machine_lines", 0) == refused
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(_json.map(json.dumps), st.text(max_size=100),
+                 st.fixed_dictionaries({"t": _right(float) | _json, "engines": st.lists(
+                     st.fixed_dictionaries({"engine": _right(str) | _json,
+                                            "percent": _right(float) | _json}), max_size=3)
+                     | _json}).map(json.dumps)))
+def test_telemetry_and_launcher_state_lines_never_raise(line):
+    for event in events_from_line("r", line):
+        assert from_json(to_json(event)) == event
+    deriver = Deriver("r", 0.0)
+    deriver.launcher_states([line, json.dumps({"t": line, "phase": "queued", "detail": ""})])
+    deriver.telemetry([line])
+    json.dumps(deriver.state.summary(), allow_nan=False)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(sorted(DIALECTS)))
+def test_vendor_dialects_never_raise_on_any_text(text, dialect):
+    _fold([part for line in text.split("\n") for part in (line, line + "\r" + line[::-1])],
+          [dialect])
+
+
+# ---- the exact reproductions, end to end through the CLI ---------------------------------
+
+BAD = ['{"type":"throughput","t":1,"samples_per_s":"fast"}',
+       '{"type":"utilization","t":1,"engine":"cpu0","percent":"abc"}',
+       '{"type":"metric","t":1,"name":"loss","value":"0.5"}',
+       "[" * 100_000,
+       '{"type":"nope","t":1}',
+       '{"type":"progress","t":1,"step":"1","total":true}',
+       '{"type":"metric","t":1,"name":"loss","value":NaN}',
+       '{"type":"metric","t":1,"name":"loss","value":Infinity}',
+       '{"type":"progress","t":1,"step":true,"total":10}',
+       '{"type":"metric","t":1,"name":"' + "x" * 100_000 + '","value":1}']
+JOB = f"""
+import sys
+bad = {BAD!r}
+for _ in range(10_000):
+    print("@@accelbench " + bad[0])
+for line in bad[1:]:
+    print("@@accelbench " + line)
+print('@@accelbench {{"type":"metric","t":2,"name":"accuracy","value":97.5}}')
+"""
+
+
+def _command_run(tmp_path, code: str, *extra: str):
+    script = tmp_path / f"job{len(list(tmp_path.glob('job*.py')))}.py"
+    script.write_text(code)
+    return accelbench("run", "cpu-mnist", "--set", "workload=command", "--set",
+                      f"command={shlex.join([sys.executable, str(script)])}", "--set",
+                      "telemetry_interval=0", *extra)
+
+
+def test_a_job_printing_bad_machine_lines_ends_done_and_every_reader_works(home, tmp_path):
+    out = _command_run(tmp_path, JOB, "--json")
+    assert out.returncode == 0, out.stderr[-2000:]
+    events = json_events(out.stdout)
+    diagnoses = [e for e in events if e["type"] == "diagnosis"]
+    assert [d["code"] for d in diagnoses] == ["bad_machine_line"]
+    assert "throughput.samples_per_s: expected a finite number" in diagnoses[0]["message"]
+    logs = [e["text"] for e in events if e["type"] == "log"]
+    assert len(logs) == 10_000 + len(BAD) - 1 and logs[-1].endswith('"value":1}')
+    finished = events[-1]
+    assert finished["status"] == "done"
+    assert finished["summary"]["bad_machine_lines"] == 10_000 + len(BAD) - 1
+    assert finished["summary"]["accuracy"] == 97.5
+    bad_id = events[0]["run_id"]
+    assert _command_run(tmp_path, "print('fine')").returncode == 0
+
+    listed = accelbench("runs", "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    statuses = {r["id"]: r["status"] for r in json.loads(listed.stdout)}
+    assert statuses[bad_id] == "done" and list(statuses.values()) == ["done", "done"]
+    assert accelbench("runs").returncode == 0
+    shown = accelbench("show", bad_id)
+    assert shown.returncode == 0 and shown.stdout.count("bad_machine_line") == 2  # code, hint
+    compared = accelbench("compare", *statuses, "--plot")
+    assert compared.returncode == 0, compared.stderr
