@@ -34,15 +34,17 @@ def lookup(table: dict, name: str, what: str):
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlevel, _REPR.fillvalue = 3, "…"
+SHOWN_MAX = 160  # characters of a value shown in a message, whatever its shape
 
 
 def shown(value: Any) -> str:
     """A user's value for a one-line message: its repr (newlines, NUL... escaped), long
     strings and deep or long lists cut with an ellipsis."""
     try:
-        return _REPR.repr(value)
+        text = _REPR.repr(value)
     except ValueError:  # an integer too long to print
         return f"an integer of {value.bit_length()} bits"
+    return text if len(text) <= SHOWN_MAX else text[:SHOWN_MAX - 1] + "…"
 
 
 def shown_key(key: Any) -> str:
