@@ -235,7 +235,7 @@ def from_dict(data: Any) -> Event:
     """Rebuild an event from :func:`to_dict` output; a wrong type, key or value is a
     ``ValueError`` (see :func:`build`)."""
     if not isinstance(data, dict):
-        raise ValueError(f"an event is a JSON object, got {shown(data)}")
+        raise ValueError(f"an event is a JSON object, got {shown(data)}")  # noqa: TRY004 - damage
     data = dict(data)
     kind = data.pop("type", None)
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None

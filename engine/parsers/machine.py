@@ -22,7 +22,7 @@ def parse(run_id: str, line: str) -> Event:
     except ValueError as exc:
         raise ValueError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"not a JSON object: {shown(data)}")
+        raise ValueError(f"not a JSON object: {shown(data)}")  # noqa: TRY004 - damage
     kind = data.pop("type", None)
     cls = _FROM_WORKLOAD.get(kind) if isinstance(kind, str) else None
     if cls is None:
