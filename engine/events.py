@@ -13,13 +13,11 @@ so a damaged value is refused where it enters, never met later in arithmetic.
 
 from __future__ import annotations
 
-import functools
 import json
 import types
 import typing
-from collections.abc import Callable
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from engine.errors import shown
 
@@ -146,80 +144,70 @@ def to_dict(event: Event) -> dict[str, Any]:
 
 
 
-def _check_str(value: Any, choices: tuple[str, ...] = ()) -> str:
-    if isinstance(value, str) and (not choices or value in choices):
-        return value
-    if choices and isinstance(value, str):
-        raise ValueError(f"expected one of {', '.join(choices)}, got {shown(value)}")
-    raise ValueError(f"expected a string, got {shown(value)}")
-
-
 def finite(value: Any) -> bool:
     """True for a number (not a bool) within ±``MAX_NUMBER`` (so not NaN or infinite)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    try:
-        return abs(float(value)) <= MAX_NUMBER  # False for NaN
-    except OverflowError:
-        return False
+    return type(value) in (int, float) and -MAX_NUMBER <= value <= MAX_NUMBER  # exact for ints
 
 
-def _check_float(value: Any) -> float:
-    if type(value) is float and -MAX_NUMBER <= value <= MAX_NUMBER or finite(value):
-        return value
-    raise ValueError(f"expected a finite number within ±{MAX_NUMBER:g}, got {shown(value)}")
+class _Field(NamedTuple):
+    """What one field accepts, derived from its declared type."""
+
+    kinds: tuple[type, ...]  # the types taken as they are (NoneType where optional)
+    bound: float | None  # a number's magnitude may not exceed it
+    choices: tuple[str, ...]  # the values allowed, where only some are
+    expected: str  # what a refusal says was expected
 
 
-def _check_int(value: Any) -> int:
-    if type(value) is int and -MAX_INT < value < MAX_INT:
-        return value
-    if type(value) is float and value.is_integer() and -MAX_INT < value < MAX_INT:
-        return int(value)  # 10.0 from a JSON writer that knows only floats
-    raise ValueError(f"expected an integer within 64 bits, got {shown(value)}")
+_BASE = {str: ((str,), None, "a string"),
+         float: ((int, float), MAX_NUMBER, f"a finite number within ±{MAX_NUMBER:g}"),
+         int: ((int,), MAX_INT - 1, "an integer within 64 bits"),
+         dict: ((dict,), None, "an object")}
 
 
-def _check_dict(value: Any) -> dict:
-    if isinstance(value, dict):
-        return value
-    raise ValueError(f"expected an object, got {shown(value)}")
-
-
-_CHECKS = {str: _check_str, float: _check_float, int: _check_int, dict: _check_dict}
-Check = Callable[[Any], Any]
-
-
-def _checker(hint: Any, metadata: typing.Mapping[str, Any]) -> Check:
-    """The check of a field declared ``hint`` (``T`` or ``T | None``)."""
+def _field(hint: Any, metadata: typing.Mapping[str, Any]) -> _Field:
+    """The rule of a field declared ``hint`` (``T`` or ``T | None``)."""
     args = typing.get_args(hint) if isinstance(hint, types.UnionType) else ()
     base = next(a for a in args if a is not type(None)) if args else hint
-    check = _CHECKS[typing.get_origin(base) or base]
-    if "choices" in metadata:
-        check = functools.partial(check, choices=metadata["choices"])
-    if type(None) not in args:
-        return check
-
-    def optional(value: Any) -> Any:
-        return None if value is None else check(value)
-    return optional
+    kinds, bound, expected = _BASE[typing.get_origin(base) or base]
+    choices = tuple(metadata.get("choices", ()))
+    if choices:
+        expected = "one of " + ", ".join(choices)
+    if type(None) in args:
+        kinds += (type(None),)
+    return _Field(kinds, bound, choices, expected)
 
 
-def _schema(cls: type[Event]) -> dict[str, Check]:
-    """The check of each field of ``cls``."""
+def _refused(schema: dict[str, _Field], data: dict[str, Any]) -> str | None:
+    """The first field of ``data`` its rule refuses, None if none is (``KeyError`` for
+    a field ``schema`` has not)."""
+    for name, value in data.items():
+        kinds, bound, choices, _ = schema[name]
+        if (type(value) not in kinds
+                or bound is not None and value is not None and not -bound <= value <= bound
+                or choices and value not in choices):
+            return name
+    return None
+
+
+def _schema(cls: type[Event]) -> dict[str, _Field]:
     hints = typing.get_type_hints(cls)
-    return {f.name: _checker(hints[f.name], f.metadata) for f in fields(cls)}
+    return {f.name: _field(hints[f.name], f.metadata) for f in fields(cls)}
 
 
 def build(cls: type[Event], data: dict[str, Any]) -> Event:
-    """An event of ``cls`` from ``data``, each field checked against its declared type.
-
-    Raises ``ValueError`` with a one-line message naming the event type and field.
-    """
+    """An event of ``cls`` from ``data``, each field checked against its declared type
+    (an integral float is taken for an integer). Raises ``ValueError`` with a one-line
+    message naming the event type and the field."""
     schema = _SCHEMAS[cls]
-    try:
-        if data.keys() <= schema.keys():
-            return cls(**{name: schema[name](value) for name, value in data.items()})
-    except (ValueError, TypeError):  # a bad value, a missing field: _fault says which
-        pass
+    for _ in range(2):  # again with integral floats made integers
+        try:
+            if _refused(schema, data) is None:
+                return cls(**data)
+        except (KeyError, TypeError):  # an unknown field, a missing one: said below
+            break
+        data = {name: int(value) if type(value) is float and value.is_integer()
+                and name in schema and int in schema[name].kinds else value
+                for name, value in data.items()}
     raise ValueError(_fault(cls, data))
 
 
@@ -229,11 +217,9 @@ def _fault(cls: type[Event], data: dict[str, Any]) -> str:
     extra = [name for name in data if name not in schema]
     if extra:
         return f"{cls.kind}: unknown field(s) {', '.join(map(shown, extra[:5]))}"
-    for name, value in data.items():
-        try:
-            schema[name](value)
-        except ValueError as exc:
-            return f"{cls.kind}.{name}: {exc}"
+    name = _refused(schema, data)
+    if name is not None:
+        return f"{cls.kind}.{name}: expected {schema[name].expected}, got {shown(data[name])}"
     missing = [f.name for f in fields(cls) if f.name not in data
                and f.default is MISSING and f.default_factory is MISSING]
     return f"{cls.kind}: missing field {', '.join(map(repr, missing))}"
@@ -243,7 +229,7 @@ def from_dict(data: Any) -> Event:
     """Rebuild an event from :func:`to_dict` output; a wrong type, key or value is a
     ``ValueError`` (see :func:`build`)."""
     if not isinstance(data, dict):
-        raise ValueError(f"an event is a JSON object, got {shown(data)}")
+        raise ValueError(f"an event is a JSON object, got {shown(data)}")  # noqa: TRY004 - damage
     data = dict(data)
     kind = data.pop("type", None)
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
