@@ -133,7 +133,8 @@ class Index:
             raise _Rebuild("was missing")
         _private_file(self.path)
         with closing(self._connect()) as db:
-            db.execute("PRAGMA journal_mode=WAL")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # set once: changing it
+                db.execute("PRAGMA journal_mode=WAL")  # takes a lock no busy timeout waits for
             if why := _outdated(db):
                 raise _Rebuild(why)
 
