@@ -76,7 +76,8 @@ async def test_live_runs_are_listed_first_on_opening(runner):
     app = AccelbenchApp(runner)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+            await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                             and bool(app.screen.query(DataTable)))  # composed, not only pushed
             table = app.screen.query_one(DataTable)
             await wait_until(pilot, lambda: table.row_count == 2)
             assert [str(table.get_row_at(i)[1]) for i in (0, 1)] == [live.id, done.id]
