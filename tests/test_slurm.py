@@ -149,7 +149,8 @@ def test_cli_ntasks_error_is_one_line(home):
     out = accelbench("run", "slurm-cpu-mnist", "--set", "slurm.ntasks=32",
                      "--set", "slurm.ntasks_per_node=16")
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert out.stderr.splitlines()[0].startswith("accelbench: error: slurm.ntasks=32 is more than")
+    assert out.stderr.splitlines()[0].startswith(  # refused as the preset loads, naming it
+        f"accelbench: error: {ROOT}/presets/slurm-cpu-mnist.toml: slurm.ntasks=32 is more than")
 
 
 def test_sbatch_error_is_shown_verbatim(runner):
