@@ -236,3 +236,24 @@ async def test_log_pane_marks_stderr_lines(runner):
         await wait_until(pilot, lambda: view.follower.ended, timeout=30)
         await pilot.pause(1.2)
         assert view.query_one("#log").lines == ["to stdout", "▌to stderr"]
+
+
+async def test_log_pane_shows_a_line_being_redrawn_live(runner):
+    import shlex
+    import sys
+
+    code = ("import sys, time\n"
+            "for i in range(400):\n"
+            "    sys.stdout.write(f'\\r[/]bar {i}/400'); sys.stdout.flush(); time.sleep(0.05)\n")
+    spec = spec_from_dict({"name": "bar", "workload": "command", "telemetry_interval": 0,
+                           "params": {"command": shlex.join([sys.executable, "-c", code])}})
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView)
+                         and bool(app.screen.query("#log-redraw")))
+        view = app.screen
+        line = view.query_one("#log-redraw")
+        await wait_until(pilot, lambda: line.display and "[/]bar " in str(line.render()),
+                         timeout=20)
+        assert not view.follower.ended  # shown while the job still redraws its line
+        runner.open(view.follower.run_id).cancel(grace=1)

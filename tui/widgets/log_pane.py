@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Checkbox, Input, Log
+from textual.widgets import Checkbox, Input, Log, Static
 
 from engine.events import Log as LogEvent
 from engine.follow import Follower
@@ -21,12 +22,16 @@ class LogPane(Vertical):
         self.follower: Follower | None = None
         self.seq = 0
         self.filter = ""
+        self.redraw = ""  # the line the job is redrawing (a progress bar), as shown
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="log-controls"):
             yield Input(placeholder="filter (/)", compact=True, id="log-filter")
             yield Checkbox("follow", value=True, compact=True, id="log-follow")
         yield Log(max_lines=MAX_LINES, highlight=False, auto_scroll=True, id="log")
+        redraw = Static(id="log-redraw")
+        redraw.display = False
+        yield redraw
 
     def show(self, follower: Follower) -> None:
         """Show ``follower``'s run: its kept lines now, new ones at each :meth:`pull`."""
@@ -40,6 +45,7 @@ class LogPane(Vertical):
         """Write the lines fed since the last pull, in one batch; returns how many."""
         if self.follower is None:
             return 0
+        self._show_redraw(self.follower.state.redraw)
         lines, self.seq = self.follower.logs_since(self.seq)
         if not lines:
             return 0
@@ -48,6 +54,15 @@ class LogPane(Vertical):
             log.clear()
         log.write_lines(self._shown(lines[-MAX_LINES:]))
         return len(lines)
+
+    def _show_redraw(self, text: str) -> None:
+        """The newest state of the line being redrawn, under the log, until it ends."""
+        if text == self.redraw:
+            return
+        self.redraw = text
+        line = self.query_one("#log-redraw", Static)
+        line.display = bool(text)
+        line.update(Text(text, no_wrap=True, overflow="ellipsis"))
 
     def _shown(self, lines: list[LogEvent]) -> list[str]:
         needle = self.filter.lower()
