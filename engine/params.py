@@ -34,6 +34,7 @@ class Param:
     max: float | None = None
     choices: tuple[Any, ...] = ()
     words: bool = False
+    line: bool = False  # one line of printable text (a name, a description)
 
     @property
     def flag(self) -> str:
@@ -96,6 +97,8 @@ class Param:
 
     def _check_text(self, value: str) -> None:
         check_text(value)
+        if self.line and not value.isprintable():
+            raise UserError(f"expected one line of printable text, got {shown(value)}")
         if self.words:
             try:
                 shlex.split(value)

@@ -24,8 +24,8 @@ from engine.params import Param, check_text
 from engine.workloads import get_workload
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
-    Param("name", str, "run", "a short name for runs of this spec"),
-    Param("description", str, "", "one line shown in preset lists"),
+    Param("name", str, "run", "a short name for runs of this spec", line=True),
+    Param("description", str, "", "one line shown in preset lists", line=True),
     Param("accelerator", str, "cpu", "the system to run on"),
     Param("workload", str, "", "what to run"),
     Param("launcher", str, "local", "how to start it", choices=tuple(LAUNCHERS)),

@@ -115,6 +115,13 @@ def test_nul_characters_and_bad_env_names(override, message):
         assert error_of(MNIST, [override]) == message
 
 
+@pytest.mark.parametrize("override", ["name=a\nb", "name=a\tb", "description=one\u2028two"])
+def test_names_and_descriptions_are_one_printable_line(override):
+    key, value = override.split("=", 1)
+    assert error_of(MNIST, [override]) == (f"--set {key}: expected one line of printable text,"
+                                           f" got {value!r}")
+
+
 def test_nul_in_a_command_and_env_names_in_a_preset(tmp_path):
     path = tmp_path / "env.toml"
     path.write_text('workload = "command"\n[params]\ncommand = "echo a\\u0000b"\n')
