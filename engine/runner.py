@@ -242,24 +242,26 @@ class RunHandle:
     def _exit_record(self, check_alive: bool) -> dict[str, Any] | None:
         """The exit record once the run has ended, else None; when ``check_alive``, the
         launcher is asked (cheap: no log is read). ``ValueError`` if the record is damaged."""
-        check_exit(self.info.path(EXIT_FILE))
-        record = read_exit(self.info.path(EXIT_FILE))
-        if record is not None and record.get("verdict") and check_alive:
-            self.launcher.poll(self.info)  # the launcher settles how the job really ended
-            record = read_exit(self.info.path(EXIT_FILE))
-        if record is not None and record.get("verdict") and time.time() - record["ended"] < 180:
-            record = None  # wait for the verdict (3 minutes at most), then take the record as is
+        path = self.info.path(EXIT_FILE)
+        check_exit(path)
+        record = read_exit(path)
         if record is None and check_alive:
             status = self.launcher.poll(self.info)  # may record the end itself
-            record = read_exit(self.info.path(EXIT_FILE))
+            record = read_exit(path)
             if record is None and status == "lost":  # record it, so every later reader agrees
                 record = {"status": "lost", "returncode": None, "ended": time.time(),
                           "detail": "the job's process vanished without recording an exit status"}
                 with contextlib.suppress(OSError):  # a full disk: this reader says it all the same
-                    write_exit(self.info.path(EXIT_FILE), record)
+                    write_exit(path, record)
             elif record is None and status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
+        if record is not None and record.get("verdict"):  # the launcher settles how it ended
+            if check_alive:
+                self.launcher.poll(self.info)
+                record = read_exit(path) or record
+            if record.get("verdict") and time.time() - record["ended"] < 180:
+                return None  # wait for the verdict (3 minutes at most), then take it as is
         return record
 
     def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,

@@ -209,3 +209,23 @@ def test_slurm_job_that_ended_without_its_wrapper_takes_slurms_word(store, monke
     assert slurm.poll(info) == "running"
     record = read_exit(info.path(EXIT_FILE))
     assert (record["status"], record["detail"]) == ("done", "Slurm: COMPLETED")
+
+
+def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
+        store, monkeypatch):
+    """The wrapper's record after SIGTERM (scancel? a time limit?) is not the end while Slurm
+    still says COMPLETING, even on the steps that ask the launcher (the CI race of the
+    time-limit test: the record came back on the next liveness check as `cancelled`)."""
+    from engine.launchers.jobwrap import exit_record
+    from engine.runner import RunHandle
+
+    info = slurm_run(store, monkeypatch, "COMPLETING")
+    info.launcher = "slurm"
+    write_json(info.path(EXIT_FILE), exit_record(-15, True, 1.0, verdict="slurm",
+                                                 detail="the job's wrapper received SIGTERM"))
+    handle = RunHandle(store, info)
+    assert handle.fold().finished is None  # every step of a fold asks the launcher
+    slurm.QUEUE.job = SlurmJob(7, "ab-x", "TIMEOUT", reason="TimeLimit", exit_code=0)
+    finished = RunHandle(store, info).fold().finished
+    assert (finished.status, finished.summary["exit_code"]) == ("failed", -15)
+    assert read_exit(info.path(EXIT_FILE))["detail"] == "Slurm: TIMEOUT (TimeLimit)"
