@@ -452,15 +452,10 @@ def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
     from engine.exitfile import read_exit
-    from engine.launchers import get_launcher
+    from engine.launchers import job_gone
     from engine.store import EXIT_FILE
 
-    if info.final or read_exit(info.path(EXIT_FILE)) is not None:
-        return False
-    try:
-        return get_launcher(info.launcher).poll(info) != "lost"
-    except OSError:
-        return True
+    return not info.final and read_exit(info.path(EXIT_FILE)) is None and not job_gone(info)
 
 
 def _cmd_clean(args: argparse.Namespace) -> int:

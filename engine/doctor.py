@@ -23,7 +23,7 @@ from engine.errors import UserError
 from engine.events import FINAL_STATUSES
 from engine.exitfile import read_exit
 from engine.index import Finding
-from engine.launchers import get_launcher
+from engine.launchers import job_gone
 from engine.runner import RunHandle
 from engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store
 
@@ -97,12 +97,9 @@ def _exit_record(info: RunInfo) -> dict[str, Any] | None:
 
 
 def _vanished(info: RunInfo, dry_run: bool) -> bool:
-    if dry_run and info.launcher != "local":
-        return False
-    try:
-        return get_launcher(info.launcher).poll(info) == "lost"
-    except (UserError, OSError):
-        return False
+    """The launcher says the job is gone (a dry run asks only the local one: Slurm's and the
+    appliance's polls record what they learn)."""
+    return (not dry_run or info.launcher == "local") and job_gone(info)
 
 
 def _bring_up_to_date(store: Store, info: RunInfo, kind: str, detail: str, dry_run: bool,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Protocol
 
-from engine.errors import lookup
+from engine.errors import UserError, lookup
 
 if TYPE_CHECKING:
     from engine.spec import JobSpec
@@ -40,3 +40,12 @@ class Launcher(Protocol):
 def get_launcher(name: str) -> Launcher:
     """The launcher module called ``name``."""
     return importlib.import_module(lookup(LAUNCHERS, name, "launcher"))
+
+
+def job_gone(run: RunInfo) -> bool:
+    """True when the run's launcher says its job is gone (``lost``); False while it may
+    still run, or when the launcher cannot tell (a controller down, a file unreadable)."""
+    try:
+        return get_launcher(run.launcher).poll(run) == "lost"
+    except (UserError, OSError):
+        return False
