@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.spec import spec_from_dict
-from engine.runner import Runner
-from engine.store import EXIT_FILE, OUTPUT_FILE, Store, write_json
+from accelbench.engine.runner import Runner
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import EXIT_FILE, OUTPUT_FILE, Store, write_json
 
 
 def make_log(path: Path, lines: int) -> None:

@@ -62,7 +62,7 @@ def accelbench_run(home: str, samples: int, batch_size: int, lr: float, threads:
     """Samples/s the workload reports when run through `accelbench run`."""
     sets = {"data": "synthetic", "train_samples": samples, "test_samples": 500, "epochs": 1,
             "batch_size": batch_size, "learning_rate": lr, "threads": threads}
-    argv = [sys.executable, "-m", "cli.main", "run", "cpu-mnist", "--json"]
+    argv = [sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist", "--json"]
     for key, value in sets.items():
         argv += ["--set", f"{key}={value}"]
     out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT,

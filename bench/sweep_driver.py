@@ -25,10 +25,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         os.environ["ACCELBENCH_HOME"] = home
-        from engine import experiment
-        from engine.runner import Runner
-        from engine.spec import spec_from_dict
-        from engine.store import read_json
+        from accelbench.engine import experiment
+        from accelbench.engine.runner import Runner
+        from accelbench.engine.spec import spec_from_dict
+        from accelbench.engine.store import read_json
 
         spec = spec_from_dict({
             "name": "bench-sweep", "workload": "mnist_cnn", "telemetry_interval": 1.0,

@@ -43,7 +43,7 @@ def measure(kind: str, seconds: float) -> tuple[float, float]:
                           f"[params]\ncommand = {json.dumps(command)}\n")
         env = {**os.environ, "ACCELBENCH_HOME": home, "TERM": "xterm-256color"}
         os.chdir(root)
-        program = PtyProgram([sys.executable, "-m", "cli.main", "--preset", str(preset),
+        program = PtyProgram([sys.executable, "-m", "accelbench.cli.main", "--preset", str(preset),
                               "--start"], env=env)
         try:
             program.wait_for("tick 2", timeout=30)

@@ -19,11 +19,11 @@ import sys
 import tempfile
 import time
 
-from engine.runner import Runner
-from engine.spec import spec_from_dict
-from engine.store import Store
-from tui.app import AccelbenchApp
-from tui.screens.run_view import RunView
+from accelbench.engine.runner import Runner
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import Store
+from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.run_view import RunView
 
 FLOOD = ("import sys\nw = sys.stdout.write\nfor i in range(int(sys.argv[1])):\n"
          "    w(f'flood line {i:07d} ' + 'x' * 60 + '\\n')\n")

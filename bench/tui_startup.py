@@ -38,12 +38,12 @@ def main() -> None:
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "ACCELBENCH_HOME": home, "TERM": "xterm-256color"}
-        first_screen([sys.executable, "-m", "cli.main"], env)  # warm the file cache
+        first_screen([sys.executable, "-m", "accelbench.cli.main"], env)  # warm the file cache
         app, bare = [], []
         for _ in range(args.repeat):
             bare.append(first_screen([sys.executable, "-c", BARE], env))
             os.chdir(root)
-            app.append(first_screen([sys.executable, "-m", "cli.main"], env))
+            app.append(first_screen([sys.executable, "-m", "accelbench.cli.main"], env))
     a, b = statistics.median(app), statistics.median(bare)
     print(f"bare Textual app : {b:.3f} s to first screen (median of {args.repeat})")
     print(f"accelbench       : {a:.3f} s to first screen (median of {args.repeat})"

@@ -9,9 +9,9 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from engine import format as fmt
-from engine.events import FINAL_STATUSES
-from engine.state import RunState
+from accelbench.engine import format as fmt
+from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine.state import RunState
 
 PHASE_STYLE = {"queued": "yellow", "starting": "yellow", "loading": "cyan", "compiling": "magenta",
                "running": "bold green", "evaluating": "bold cyan", "done": "bold green",

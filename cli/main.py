@@ -10,9 +10,9 @@ import signal
 import sys
 from collections.abc import Callable
 
-from engine import __version__
-from engine.errors import UserError
-from engine.events import FINAL_STATUSES
+from accelbench.engine import __version__
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import FINAL_STATUSES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +45,7 @@ class _Notices(logging.Handler):
 
     def show(self) -> None:
         """Show the notices of this command (and none of an earlier one's)."""
-        engine = logging.getLogger("engine")
+        engine = logging.getLogger("accelbench.engine")
         if self not in engine.handlers:
             engine.addHandler(self)
         self.shown.clear()
@@ -161,31 +161,31 @@ def _open_tui(args: argparse.Namespace) -> int:
     """The app (no command given); ``--preset`` fills its form, ``--start`` runs it."""
     spec = None
     if args.preset:
-        from engine.presets import find_preset
-        from engine.spec import load_preset
+        from accelbench.engine.presets import find_preset
+        from accelbench.engine.spec import load_preset
 
         spec = load_preset(find_preset(args.preset))
     elif args.start:
         raise UserError("--start needs --preset", hint="e.g. accelbench --preset cpu-mnist --start")
-    from tui.app import AccelbenchApp
+    from accelbench.tui.app import AccelbenchApp
 
     AccelbenchApp(_runner(), spec, start=args.start).run()
     return 0
 
 
 def _runner():
-    from engine.runner import Runner
+    from accelbench.engine.runner import Runner
 
     return Runner()
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from engine.presets import find_preset
-    from engine.spec import load_preset
+    from accelbench.engine.presets import find_preset
+    from accelbench.engine.spec import load_preset
 
     spec = load_preset(find_preset(args.preset), args.overrides)
     if spec.sweep:
-        from engine import experiment
+        from accelbench.engine import experiment
 
         exp = experiment.start(_runner(), spec)
         if args.detach:
@@ -201,7 +201,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _open_any(ref: str):
     """The run ``ref`` names, else the experiment; a ``UserError`` if neither exists."""
-    from engine.experiment import Experiment
+    from accelbench.engine.experiment import Experiment
 
     runner = _runner()
     try:
@@ -223,9 +223,9 @@ def _cmd_attach(args: argparse.Namespace) -> int:
 def _follow_experiment(exp, as_json: bool) -> int:
     """Show an experiment live (one row per variant) until it ends; Ctrl-C cancels it.
     Then its comparison. Exit 0 only if every run succeeded."""
-    from cli.live import comparison_table, console, render_experiment
-    from engine.compare import compare
-    from engine.state import RunState
+    from accelbench.cli.live import comparison_table, console, render_experiment
+    from accelbench.engine.compare import compare
+    from accelbench.engine.state import RunState
 
     out = console(stderr=as_json)
     states: dict[str, RunState] = {}
@@ -246,8 +246,8 @@ def _follow_experiment(exp, as_json: bool) -> int:
 
 def _follow(handle, name: str, as_json: bool) -> int:
     """Show the run live until it ends; Ctrl-C cancels it. Exit 0 only if it succeeded."""
-    from cli.live import console, render, summary_table
-    from engine.state import RunState
+    from accelbench.cli.live import console, render, summary_table
+    from accelbench.engine.state import RunState
 
     out = console(stderr=as_json)
     state = RunState(handle.id)
@@ -267,7 +267,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
     live) until they end; Ctrl-C calls ``cancel`` once. True if Ctrl-C was pressed."""
     from rich.live import Live
 
-    from engine.events import to_json
+    from accelbench.engine.events import to_json
 
     interrupted = []
 
@@ -302,7 +302,7 @@ _KEY_PARAMS = {"batch_size": "bs", "max_seq_length": "seq", "learning_rate": "lr
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
-    from engine.store import RunInfo
+    from accelbench.engine.store import RunInfo
 
     if args.experiments:
         return _list_experiments(args.format)
@@ -323,8 +323,8 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     from rich import box
     from rich.table import Table
 
-    from cli.live import console
-    from engine import format as fmt
+    from accelbench.cli.live import console
+    from accelbench.engine import format as fmt
 
     table = Table(title=f"{len(infos)} runs (ids start with the date and time)",
                   box=box.SIMPLE_HEAD, pad_edge=False)
@@ -349,7 +349,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _list_experiments(form: str) -> int:
-    from engine.experiment import Experiment
+    from accelbench.engine.experiment import Experiment
 
     runner = _runner()
     exps = [Experiment(runner, info) for info in runner.store.experiments()]
@@ -361,8 +361,8 @@ def _list_experiments(form: str) -> int:
         return 0
     from rich.table import Table
 
-    from cli.live import console
-    from engine import format as fmt
+    from accelbench.cli.live import console
+    from accelbench.engine import format as fmt
 
     table = Table(title=f"{len(rows)} experiments")
     for column in ("id", "name", "status", "variants", "runs started", "started"):
@@ -379,7 +379,7 @@ def _selected_runs(runner, refs: list[str], experiment: str | None) -> list:
     if experiment and refs:
         raise UserError("give run ids or --experiment, not both")
     if experiment:
-        from engine.experiment import Experiment
+        from accelbench.engine.experiment import Experiment
 
         runs = Experiment.open(runner, experiment).runs()
         if not runs:
@@ -391,12 +391,12 @@ def _selected_runs(runner, refs: list[str], experiment: str | None) -> list:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from engine.compare import compare
+    from accelbench.engine.compare import compare
 
     runner = _runner()
     cmp = compare(runner.refresh(_selected_runs(runner, args.runs, args.experiment)))
     if args.format == "table":
-        from cli.live import comparison_table, console
+        from accelbench.cli.live import comparison_table, console
 
         out = console(width=None if sys.stdout.isatty() else 200)
         out.print(comparison_table(cmp, args.experiment or "comparison"))
@@ -414,8 +414,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _print_plots(console, runner, cmp) -> None:
-    from engine import plot
-    from engine.compare import loss_curves, throughput
+    from accelbench.engine import plot
+    from accelbench.engine.compare import loss_curves, throughput
 
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")
@@ -451,9 +451,9 @@ def _cmd_rm(args: argparse.Namespace) -> int:
 def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
-    from engine.exitfile import read_exit
-    from engine.launchers import job_gone
-    from engine.store import EXIT_FILE
+    from accelbench.engine.exitfile import read_exit
+    from accelbench.engine.launchers import job_gone
+    from accelbench.engine.store import EXIT_FILE
 
     return not info.final and read_exit(info.path(EXIT_FILE)) is None and not job_gone(info)
 
@@ -477,9 +477,9 @@ def _cmd_clean(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
-    from cli.live import console, summary_table
-    from engine import format as fmt
-    from engine.store import OUTPUT_FILE, SPEC_FILE
+    from accelbench.cli.live import console, summary_table
+    from accelbench.engine import format as fmt
+    from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
 
     handle = _runner().open(args.run)
     if args.log:
@@ -533,8 +533,8 @@ def _cmd_cancel(args: argparse.Namespace) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    from engine.events import to_json
-    from engine.logfile import parse_file
+    from accelbench.engine.events import to_json
+    from accelbench.engine.logfile import parse_file
 
     sections = parse_file(args.logfile, args.dialect)
     if args.json:
@@ -543,9 +543,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    from cli.live import console
-    from engine import format as fmt
-    from engine.state import RunState
+    from accelbench.cli.live import console
+    from accelbench.engine import format as fmt
+    from accelbench.engine.state import RunState
 
     table = Table(title=f"{args.logfile}: {len(sections)} sections")
     for column in ("section", "dialects", "events", "samples/s", "final loss", "accuracy"):
@@ -563,9 +563,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from engine import format as fmt
-    from engine.accelerators import get_accelerator
-    from engine.logfile import import_file
+    from accelbench.engine import format as fmt
+    from accelbench.engine.accelerators import get_accelerator
+    from accelbench.engine.logfile import import_file
 
     if args.accelerator:
         get_accelerator(args.accelerator)
@@ -580,8 +580,8 @@ def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform sig
     from rich.table import Table
     from rich.text import Text
 
-    from cli.live import console
-    from engine.presets import list_presets
+    from accelbench.cli.live import console
+    from accelbench.engine.presets import list_presets
 
     table = Table(title="presets")
     for column in ("name", "accelerator", "workload", "launcher", "description"):
@@ -600,9 +600,9 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - unifor
     from rich.table import Table
     from rich.text import Text
 
-    from cli.live import console
-    from engine.accelerators import ACCELERATORS
-    from engine.workloads import WORKLOADS
+    from accelbench.cli.live import console
+    from accelbench.engine.accelerators import ACCELERATORS
+    from accelbench.engine.workloads import WORKLOADS
 
     table = Table(title="accelerators")
     for column in ("name", "system", "status", "details", "workloads"):
@@ -620,7 +620,7 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - unifor
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
     """Exit 0 when the store is healthy (or was repaired), 1 when problems remain."""
-    from engine.doctor import examine
+    from accelbench.engine.doctor import examine
 
     _NOTICES.muted = True  # the report tells what the notices would
     report = examine(dry_run=args.dry_run)

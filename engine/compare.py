@@ -15,11 +15,11 @@ import csv
 import io
 import json
 import re
+import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-from engine.store import SPEC_FILE, RunInfo
-from engine.tomlfile import tomllib
+from accelbench.engine.store import SPEC_FILE, RunInfo
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ from typing import Any
 
 import psutil
 
-from engine.errors import UserError
-from engine.events import FINAL_STATUSES
-from engine.exitfile import read_exit
-from engine.index import Finding
-from engine.launchers import job_gone
-from engine.runner import RunHandle
-from engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine.exitfile import read_exit
+from accelbench.engine.index import Finding
+from accelbench.engine.launchers import job_gone
+from accelbench.engine.runner import RunHandle
+from accelbench.engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store
 
 TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")  # what write_json leaves
 

@@ -19,7 +19,7 @@ import typing
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, ClassVar, NamedTuple
 
-from engine.errors import shown
+from accelbench.engine.errors import shown
 
 PHASES = ("queued", "starting", "compiling", "loading", "running", "evaluating", "completing",
           "done", "failed", "cancelled", "ended", "lost")

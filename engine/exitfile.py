@@ -14,10 +14,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine import fs
-from engine.errors import shown
-from engine.events import FINAL_STATUSES, finite, loads
-from engine.store import read_json, write_json
+from accelbench.engine import fs
+from accelbench.engine.errors import shown
+from accelbench.engine.events import FINAL_STATUSES, finite, loads
+from accelbench.engine.store import read_json, write_json
 
 RESERVED = 4096
 PENDING = {"status": "pending", "note": "the run has not ended: this space is kept for its end"}

@@ -1,7 +1,7 @@
 """Experiments: the runs of one sweep, started and watched as a whole.
 
 ``start`` records the experiment (``plan.json``: every variant and its spec) and
-starts its driver, a detached process (``python -m engine.experiment DIR``) that
+starts its driver, a detached process (``python -m accelbench.engine.experiment DIR``) that
 starts the runs, at most ``max_parallel`` local runs at once (Slurm runs are all
 submitted), and writes what it did to ``journal.jsonl``. The driver outlives
 whoever started it, like every run does; the files are the truth, and any reader
@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import sweep as sweeps
-from engine.errors import UserError
-from engine.events import Event
-from engine.launchers.local import alive
-from engine.runner import RunHandle, Runner
-from engine.spec import JobSpec, spec_from_dict
-from engine.store import (
+from accelbench.engine import sweep as sweeps
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import Event
+from accelbench.engine.launchers.local import alive
+from accelbench.engine.runner import RunHandle, Runner
+from accelbench.engine.spec import JobSpec, spec_from_dict
+from accelbench.engine.store import (
     END_FILE,
     PLAN_FILE,
     ExperimentInfo,
@@ -67,12 +67,9 @@ def start(runner: Runner, spec: JobSpec) -> Experiment:
         "stop_on_failure": spec.sweep["stop_on_failure"],
         "variants": [{"label": sweeps.label(v), "variant": v, "spec": s.to_dict()}
                      for v, s in variants]})
-    root = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [root, os.environ.get("PYTHONPATH")]))}
     with open(info.path("driver.log"), "ab") as log:
-        subprocess.Popen([sys.executable, "-m", "engine.experiment", str(info.dir),
-                          str(runner.store.home)], cwd=info.dir, env=env,
+        subprocess.Popen([sys.executable, "-P", "-m", "accelbench.engine.experiment", str(info.dir),
+                          str(runner.store.home)], cwd=info.dir,
                          stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True, close_fds=True)
     return Experiment(runner, info)

@@ -12,8 +12,8 @@ import itertools
 from collections import deque
 from collections.abc import Iterable
 
-from engine.events import Event, Log
-from engine.state import RunState
+from accelbench.engine.events import Event, Log
+from accelbench.engine.state import RunState
 
 MAX_LOG_LINES = 20_000
 

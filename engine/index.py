@@ -5,7 +5,7 @@ is missing, unreadable (kept aside as ``index.sqlite.corrupt-<time>``) or older 
 ``SCHEMA_VERSION``, and brought in line with the directories each time it is opened.
 When it cannot be written (a full disk, a read-only file system, no permission), the
 store works on an in-memory copy whose changes are not saved. Notices go to the
-``engine`` logger, one line each (the CLI shows them on stderr).
+``accelbench.engine`` logger, one line each (the CLI shows them on stderr).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import fs
+from accelbench.engine import fs
 
 SCHEMA_VERSION = 1
 SCHEMA = (

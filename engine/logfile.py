@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import UserError, shown
-from engine.events import Event
-from engine.parsers import DIALECTS, get_dialect
+from accelbench.engine.errors import UserError, shown
+from accelbench.engine.events import Event
+from accelbench.engine.parsers import DIALECTS, get_dialect
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
 
@@ -123,9 +123,9 @@ def import_file(store, path: str | Path, dialect: str = "auto",
     its events are derived like any run's; the accelerator is ``accelerator`` or the
     one the dialects point to (the file's, for a section that only has Trainer output).
     """
-    from engine.runner import RunHandle
-    from engine.spec import spec_from_dict
-    from engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
+    from accelbench.engine.runner import RunHandle
+    from accelbench.engine.spec import spec_from_dict
+    from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
     path = Path(path)
     sections = [s for s in parse_file(path, dialect) if any(e.kind != "log" for e in s.events)]

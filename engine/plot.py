@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from engine import format as fmt
+from accelbench.engine import format as fmt
 
 COLOURS = ("cyan", "magenta", "yellow", "green", "red", "blue", "bright_white", "bright_red")
 _EIGHTHS = " ▏▎▍▌▋▊▉"

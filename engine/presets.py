@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import UserError
-from engine.spec import JobSpec, load_preset
+from accelbench.engine.errors import UserError
+from accelbench.engine.spec import JobSpec, load_preset
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "presets"
 

@@ -20,22 +20,43 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from engine import site
-from engine.accelerators import get_accelerator, require_available
-from engine.errors import UserError
-from engine.events import (UNREADABLE, Diagnosis, Event, Finished, Log, Phase,
-                           Redraw, build, loads)
-from engine.exitfile import check_exit, read_exit, write_exit
-from engine.launchers import get_launcher
-from engine.parsers import get_dialect, machine
-from engine.spec import JobSpec
-from engine.state import RunState
-from engine.store import (EXIT_FILE, LAUNCH_FILE, META_FILE, OUTPUT_FILE, STATE_FILE, STDERR_FILE,
-                          TELEMETRY_FILE, WRAPPER_FILE, RunInfo, Store, read_json, write_json)
-from engine.tail import CHUNK, FileTail, Redrawn
-from engine.telemetry import events_from_line
-from engine.workloads import Context, Plan, get_workload
-from engine.workloads.emit import PREFIX
+from accelbench.engine import site
+from accelbench.engine.accelerators import get_accelerator, require_available
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import (
+    UNREADABLE,
+    Diagnosis,
+    Event,
+    Finished,
+    Log,
+    Phase,
+    Redraw,
+    build,
+    loads,
+)
+from accelbench.engine.exitfile import check_exit, read_exit, write_exit
+from accelbench.engine.launchers import get_launcher
+from accelbench.engine.parsers import get_dialect, machine
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.state import RunState
+from accelbench.engine.store import (
+    EXIT_FILE,
+    LAUNCH_FILE,
+    META_FILE,
+    OUTPUT_FILE,
+    STATE_FILE,
+    STDERR_FILE,
+    TELEMETRY_FILE,
+    WRAPPER_FILE,
+    RunInfo,
+    Store,
+    read_json,
+    write_json,
+)
+from accelbench.engine.tail import CHUNK, FileTail, Redrawn
+from accelbench.engine.telemetry import events_from_line
+from accelbench.engine.workloads import Context, Plan, get_workload
+from accelbench.engine.workloads.emit import PREFIX
 
 POLL_INTERVAL = 0.1
 LIVENESS_EVERY = 2.0

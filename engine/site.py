@@ -23,8 +23,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine import tomlfile
-from engine.errors import UserError, shown, shown_key
+from accelbench.engine import tomlfile
+from accelbench.engine.errors import UserError, shown, shown_key
 
 KEYS: dict[str, dict[str, str]] = {
     "cpu": {"python": "the job's interpreter"},

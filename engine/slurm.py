@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import UserError, shown
-from engine.params import Param
+from accelbench.engine.errors import UserError, shown
+from accelbench.engine.params import Param
 
 SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("partition", str, "", "partition (empty: the cluster's default)"),

@@ -14,14 +14,14 @@ from typing import Any
 
 import tomli_w
 
-from engine import slurm as slurms
-from engine import sweep as sweeps
-from engine import tomlfile
-from engine.accelerators import get_accelerator
-from engine.errors import UserError, lookup, shown, shown_key
-from engine.launchers import LAUNCHERS
-from engine.params import Param, check_text
-from engine.workloads import get_workload
+from accelbench.engine import slurm as slurms
+from accelbench.engine import sweep as sweeps
+from accelbench.engine import tomlfile
+from accelbench.engine.accelerators import get_accelerator
+from accelbench.engine.errors import UserError, lookup, shown, shown_key
+from accelbench.engine.launchers import LAUNCHERS
+from accelbench.engine.params import Param, check_text
+from accelbench.engine.workloads import get_workload
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
     Param("name", str, "run", "a short name for runs of this spec", line=True),

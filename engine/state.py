@@ -12,8 +12,18 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.events import (Diagnosis, Event, Finished, Log, Metric, Phase, Progress,
-                           Redraw, Throughput, Utilization)
+from accelbench.engine.events import (
+    Diagnosis,
+    Event,
+    Finished,
+    Log,
+    Metric,
+    Phase,
+    Progress,
+    Redraw,
+    Throughput,
+    Utilization,
+)
 
 HISTORY = 600  # samples kept per utilization engine
 SERIES = 1000  # points kept of each metric's history and of throughput (even)

@@ -16,18 +16,18 @@ import shutil
 import sqlite3
 import stat
 import time
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import fs
-from engine.errors import UserError
-from engine.events import FINAL_STATUSES
-from engine.index import Finding, Index, Rows
-from engine.launchers import LAUNCHERS
-from engine.spec import JobSpec, spec_from_dict
-from engine.tomlfile import tomllib
+from accelbench.engine import fs
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine.index import Finding, Index, Rows
+from accelbench.engine.launchers import LAUNCHERS
+from accelbench.engine.spec import JobSpec, spec_from_dict
 
 SPEC_FILE = "spec.toml"
 META_FILE = "meta.json"

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import re
-import sys
+import tomllib
 from typing import Any
 
-from engine.errors import UserError, shown_key
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from accelbench.engine.errors import UserError, shown_key
 
 
 def parse(text: str, source: Any) -> dict[str, Any]:

@@ -28,21 +28,21 @@ def home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def store(home):
-    from engine.store import Store
+    from accelbench.engine.store import Store
 
     return Store(home)
 
 
 @pytest.fixture
 def runner(store):
-    from engine.runner import Runner
+    from accelbench.engine.runner import Runner
 
     return Runner(store)
 
 
 def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
     """Run the ``accelbench`` CLI in a subprocess (environment from the test's)."""
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy(), **kwargs)
 
 
@@ -106,7 +106,7 @@ def pytest_runtest_protocol(item, nextitem):
     """Tests not marked ``slurm`` never reach a Slurm cluster, the machine's or the private
     one: Slurm's commands fail for them, and no GRES answer is cached across tests. (A hook,
     not an autouse fixture: hypothesis refuses function-scoped fixtures around @given.)"""
-    from engine.accelerators.probe import slurm_gres
+    from accelbench.engine.accelerators.probe import slurm_gres
 
     path = os.environ.get("PATH", "")
     if not item.get_closest_marker("slurm"):
@@ -124,8 +124,7 @@ def cluster(tmp_path_factory):
     """A private one-node cluster (GRES rdu:8, ipu:4) for this session, under its own
     temporary directory and on its own ports; SLURM_CONF points every Slurm command (the
     tests' and the engine's) at it until the session ends, then its daemons are stopped."""
-    from tests.slurm.cluster import (SLURM_ENV_PREFIXES, ClusterError, PrivateCluster,
-                                     missing_tools)
+    from tests.slurm.cluster import SLURM_ENV_PREFIXES, ClusterError, PrivateCluster, missing_tools
 
     if not slurm_tests_enabled():
         pytest.skip(SLURM_SKIP_REASON)

@@ -8,12 +8,12 @@ import subprocess
 
 import pytest
 
-from engine import exitfile, fs
-from engine.events import Diagnosis
-from engine.exitfile import RESERVED, read_exit, reserve, write_exit
-from engine.launchers import jobwrap
-from engine.runner import Deriver
-from engine.store import EXIT_FILE, write_json
+from accelbench.engine import exitfile, fs
+from accelbench.engine.events import Diagnosis
+from accelbench.engine.exitfile import RESERVED, read_exit, reserve, write_exit
+from accelbench.engine.launchers import jobwrap
+from accelbench.engine.runner import Deriver
+from accelbench.engine.store import EXIT_FILE, write_json
 from tests.test_runner import command_spec, follow
 
 NO_SPACE = OSError(errno.ENOSPC, "No space left on device")

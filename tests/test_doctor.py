@@ -7,7 +7,7 @@ import shutil
 import sqlite3
 import time
 
-from engine.store import EXIT_FILE, WRAPPER_FILE, Store, write_json
+from accelbench.engine.store import EXIT_FILE, WRAPPER_FILE, Store, write_json
 from tests.conftest import accelbench
 from tests.test_store_index import SPEC, real_runs
 

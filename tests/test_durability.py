@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from engine.exitfile import read_exit
-from engine.store import EXIT_FILE, Store, read_json
+from accelbench.engine.exitfile import read_exit
+from accelbench.engine.store import EXIT_FILE, Store, read_json
 from tests.conftest import ROOT, accelbench, json_events
 
 QUICK = ["--set", "data=synthetic", "--set", "train_samples=3000", "--set", "test_samples=300",
@@ -37,7 +37,7 @@ def figures(events):
 
 def watch(run_id):
     """``accelbench attach --json`` of a run, from its start to its end, uninterrupted."""
-    return subprocess.Popen([sys.executable, "-m", "cli.main", "attach", run_id, "--json"],
+    return subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "attach", run_id, "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             cwd=ROOT)
 
@@ -63,7 +63,7 @@ def wait_until_finished(run_id, timeout=120):
 def baseline(tmp_path_factory):
     """The events of another run of the same spec, watched without interruption."""
     env = {**os.environ, "ACCELBENCH_HOME": str(tmp_path_factory.mktemp("baseline"))}
-    out = subprocess.run([sys.executable, "-m", "cli.main", "run", "cpu-mnist", *QUICK, "--json"],
+    out = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist", *QUICK, "--json"],
                          capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert out.returncode == 0, out.stderr
     return json_events(out.stdout)
@@ -72,7 +72,7 @@ def baseline(tmp_path_factory):
 @pytest.mark.slow
 def test_kill_9_of_the_cli_loses_nothing(home, baseline):
     for attempt in range(3):
-        cli = subprocess.Popen([sys.executable, "-m", "cli.main", "run", "cpu-mnist", *QUICK,
+        cli = subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist", *QUICK,
                                 "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                text=True, cwd=ROOT)
         seen = [json.loads(cli.stdout.readline())]
@@ -105,7 +105,7 @@ def test_sighup_of_the_tui_under_tmux_loses_nothing(home, tmp_path, baseline):
                       'train_samples = 3000\ntest_samples = 300\nepochs = 2\nthreads = 1\n'
                       'batch_size = 64\ntest_batch_size = 500\n')
     session = f"accelbench-test-{os.getpid()}"
-    command = f"{sys.executable} -m cli.main --preset {preset} --start"
+    command = f"{sys.executable} -m accelbench.cli.main --preset {preset} --start"
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
                     "-c", str(ROOT), "-e", f"ACCELBENCH_HOME={home}", command], check=True)
     try:

@@ -2,9 +2,22 @@
 
 import pytest
 
-from engine.events import (EVENT_TYPES, Diagnosis, Finished, Log, Metric, Phase, Progress,
-                           Redraw, Throughput, Utilization, from_dict, from_json, to_dict,
-                           to_json)
+from accelbench.engine.events import (
+    EVENT_TYPES,
+    Diagnosis,
+    Finished,
+    Log,
+    Metric,
+    Phase,
+    Progress,
+    Redraw,
+    Throughput,
+    Utilization,
+    from_dict,
+    from_json,
+    to_dict,
+    to_json,
+)
 
 SAMPLES = [
     Phase("r1", 1.5, "compiling", "graph 40%"),

@@ -12,14 +12,14 @@ import tomli_w
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import UserError
-from engine.presets import find_preset
-from engine.runner import Runner
-from engine.slurm import SLURM_PARAMS
-from engine.spec import _TOP_LEVEL, load_preset
-from engine.sweep import OPTIONS
-from engine.tomlfile import parse
-from engine.workloads import WORKLOADS
+from accelbench.engine.errors import UserError
+from accelbench.engine.presets import find_preset
+from accelbench.engine.runner import Runner
+from accelbench.engine.slurm import SLURM_PARAMS
+from accelbench.engine.spec import _TOP_LEVEL, load_preset
+from accelbench.engine.sweep import OPTIONS
+from accelbench.engine.tomlfile import parse
+from accelbench.engine.workloads import WORKLOADS
 
 FUZZ = settings(max_examples=1500, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import Phase
-from engine.parsers.groq import GroqFlow
-from engine.presets import find_preset
-from engine.runner import Runner
-from engine.spec import load_preset
-from engine.workloads import SCRIPTS_DIR
+from accelbench.engine.events import Phase
+from accelbench.engine.parsers.groq import GroqFlow
+from accelbench.engine.presets import find_preset
+from accelbench.engine.runner import Runner
+from accelbench.engine.spec import load_preset
+from accelbench.engine.workloads import SCRIPTS_DIR
 from tests.conftest import ROOT
 
 STANDINS = ROOT / "tests" / "standins"
@@ -46,9 +46,9 @@ def groq_site(home, monkeypatch):
     config.write_text(f'[groq]\npython = "{sys.executable}"\n')
     monkeypatch.setenv("PYTHONPATH", str(STANDINS))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr("engine.accelerators.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("engine.accelerators.groq.slurm_gres", dict)
-    monkeypatch.setattr("engine.accelerators.groq.tools", lambda *names: [])
+    monkeypatch.setattr("accelbench.engine.accelerators.groq.devices", lambda pattern: [])
+    monkeypatch.setattr("accelbench.engine.accelerators.groq.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.accelerators.groq.tools", lambda *names: [])
     return config
 
 
@@ -65,7 +65,7 @@ def test_preset_command_lines(preset, length, groq_site, tmp_path):
 
 
 def test_detection_finds_groqflow_importable_by_the_configured_python(groq_site, monkeypatch):
-    from engine.accelerators import get_accelerator
+    from accelbench.engine.accelerators import get_accelerator
 
     found = get_accelerator("groq").detect()
     assert found.available
@@ -77,11 +77,11 @@ def test_detection_finds_groqflow_importable_by_the_configured_python(groq_site,
 
 
 def test_detection_without_configuration_asks_this_python(home, monkeypatch):
-    from engine.accelerators import get_accelerator
+    from accelbench.engine.accelerators import get_accelerator
 
-    monkeypatch.setattr("engine.accelerators.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("engine.accelerators.groq.slurm_gres", dict)
-    monkeypatch.setattr("engine.accelerators.groq.tools", lambda *names: [])
+    monkeypatch.setattr("accelbench.engine.accelerators.groq.devices", lambda pattern: [])
+    monkeypatch.setattr("accelbench.engine.accelerators.groq.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.accelerators.groq.tools", lambda *names: [])
     assert not get_accelerator("groq").detect().available
     monkeypatch.syspath_prepend(str(STANDINS))
     found = get_accelerator("groq").detect()
@@ -155,7 +155,7 @@ def test_batch_of_four_is_measured_on_batches(groq_site, runner, tiny_model):
 
 
 def test_run_without_groqflow_says_so(home, runner, tiny_model, monkeypatch):
-    monkeypatch.setattr("engine.runner.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.runner.require_available", lambda name: None)
     events, _ = run(runner, "groq-bert-tiny-seq128", f"model={tiny_model}")
     assert events[-1].status == "failed"
     [diagnosis] = [e for e in events if e.kind == "diagnosis" and e.code == "groqflow_missing"]

@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from engine.errors import UserError
-from engine.presets import find_preset
-from engine.runner import Runner
-from engine.spec import load_preset, spec_from_dict
+from accelbench.engine.errors import UserError
+from accelbench.engine.presets import find_preset
+from accelbench.engine.runner import Runner
+from accelbench.engine.spec import load_preset, spec_from_dict
 from tests.conftest import accelbench, json_events
 
 MNIST = {"name": "x", "workload": "mnist_cnn"}

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import Diagnosis, Log, Phase
-from engine.presets import find_preset
-from engine.runner import Runner
-from engine.slurm import QUEUE
-from engine.spec import load_preset
-from engine.workloads import SCRIPTS_DIR
+from accelbench.engine.events import Diagnosis, Log, Phase
+from accelbench.engine.presets import find_preset
+from accelbench.engine.runner import Runner
+from accelbench.engine.slurm import QUEUE
+from accelbench.engine.spec import load_preset
+from accelbench.engine.workloads import SCRIPTS_DIR
 from tests.conftest import ROOT
 
 STANDINS = ROOT / "tests" / "standins"
@@ -44,7 +44,7 @@ def test_preset_command_line_and_srun_argv(home, runner, tmp_path, monkeypatch):
         (fake / tool).write_text("#!/bin/sh\nexit 0\n")
         (fake / tool).chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
-    monkeypatch.setattr("engine.runner.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.runner.require_available", lambda name: None)
     handle = runner.start(spec)
     srun = json.loads(handle.info.path("slurm.json").read_text())["srun"]
     assert srun[0] == str(fake / "srun") and "--ipus=1" in srun and no_env_words(srun)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from engine.errors import UserError
-from engine.logfile import parse_file, split_sections
+from accelbench.engine.errors import UserError
+from accelbench.engine.logfile import parse_file, split_sections
 from tests.conftest import FIXTURES, accelbench, json_events
 
 SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"
@@ -67,7 +67,7 @@ def test_import_makes_finished_runs_that_list_and_show(home):
 
 
 def test_imported_runs_cannot_be_started(runner):
-    from engine.spec import spec_from_dict
+    from accelbench.engine.spec import spec_from_dict
 
     spec = spec_from_dict({"name": "x", "workload": "imported"})
     with pytest.raises(UserError, match="imported run holds a log"):

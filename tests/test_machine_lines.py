@@ -12,12 +12,12 @@ from dataclasses import fields
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.events import Diagnosis, Log, from_json, to_json
-from engine.parsers import DIALECTS
-from engine.parsers.machine import _FROM_WORKLOAD, parse
-from engine.runner import Deriver
-from engine.telemetry import events_from_line
-from engine.workloads.emit import PREFIX
+from accelbench.engine.events import Diagnosis, Log, from_json, to_json
+from accelbench.engine.parsers import DIALECTS
+from accelbench.engine.parsers.machine import _FROM_WORKLOAD, parse
+from accelbench.engine.runner import Deriver
+from accelbench.engine.telemetry import events_from_line
+from accelbench.engine.workloads.emit import PREFIX
 from tests.conftest import accelbench, json_events
 
 FUZZ = settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))

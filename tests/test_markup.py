@@ -6,14 +6,14 @@ import sys
 
 from textual.widgets import DataTable, Static
 
-from engine.spec import spec_from_dict
+from accelbench.engine.spec import spec_from_dict
+from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.experiment_view import ExperimentView
+from accelbench.tui.screens.preset_picker import PresetPicker
+from accelbench.tui.screens.run_view import RunView
 from tests.conftest import accelbench
 from tests.test_tui import wait_until
-from tui.app import AccelbenchApp
-from tui.screens.compare import CompareScreen
-from tui.screens.experiment_view import ExperimentView
-from tui.screens.preset_picker import PresetPicker
-from tui.screens.run_view import RunView
 
 NAMES = ("[/]", "[bold]x")
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import Diagnosis, Metric, Phase, Progress, Throughput
-from engine.parsers import get_dialect
-from engine.parsers.cerebras import Cerebras
-from engine.parsers.sambanova import SambaNova
+from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
+from accelbench.engine.parsers import get_dialect
+from accelbench.engine.parsers.cerebras import Cerebras
+from accelbench.engine.parsers.sambanova import SambaNova
 from tests.conftest import heading_sections
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import Diagnosis, Metric, Phase, Progress
-from engine.parsers import get_dialect
-from engine.parsers.groq import GroqFlow
-from engine.parsers.poptorch import PopTorch
+from accelbench.engine.events import Diagnosis, Metric, Phase, Progress
+from accelbench.engine.parsers import get_dialect
+from accelbench.engine.parsers.groq import GroqFlow
+from accelbench.engine.parsers.poptorch import PopTorch
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 HEADING = re.compile(r"(#{1,3}) +(.*)")

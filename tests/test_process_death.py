@@ -14,12 +14,12 @@ import time
 
 import psutil
 
-from engine.events import Diagnosis, Phase
-from engine.exitfile import read_exit, reserve
-from engine.launchers import slurm
-from engine.launchers.procs import alive, group_alive
-from engine.slurm import SlurmJob
-from engine.store import EXIT_FILE, WRAPPER_FILE, read_json, write_json
+from accelbench.engine.events import Diagnosis, Phase
+from accelbench.engine.exitfile import read_exit, reserve
+from accelbench.engine.launchers import slurm
+from accelbench.engine.launchers.procs import alive, group_alive
+from accelbench.engine.slurm import SlurmJob
+from accelbench.engine.store import EXIT_FILE, WRAPPER_FILE, read_json, write_json
 from tests.conftest import accelbench
 from tests.test_runner import command_spec, follow, wait_for
 
@@ -216,8 +216,8 @@ def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
     """The wrapper's record after SIGTERM (scancel? a time limit?) is not the end while Slurm
     still says COMPLETING, even on the steps that ask the launcher (the CI race of the
     time-limit test: the record came back on the next liveness check as `cancelled`)."""
-    from engine.launchers.jobwrap import exit_record
-    from engine.runner import RunHandle
+    from accelbench.engine.launchers.jobwrap import exit_record
+    from accelbench.engine.runner import RunHandle
 
     info = slurm_run(store, monkeypatch, "COMPLETING")
     info.launcher = "slurm"

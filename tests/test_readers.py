@@ -12,11 +12,11 @@ import tracemalloc
 
 import pytest
 
-from cli.main import main
-from engine.runner import Deriver, RunHandle
-from engine.spec import spec_from_dict
-from engine.state import SERIES
-from engine.store import EXIT_FILE, OUTPUT_FILE, SPEC_FILE, WRAPPER_FILE, write_json
+from accelbench.cli.main import main
+from accelbench.engine.runner import Deriver, RunHandle
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.state import SERIES
+from accelbench.engine.store import EXIT_FILE, OUTPUT_FILE, SPEC_FILE, WRAPPER_FILE, write_json
 from tests.conftest import accelbench
 
 SPEC = spec_from_dict({"name": "r", "workload": "command", "params": {"command": "true"},

@@ -11,9 +11,9 @@ import time
 import psutil
 import pytest
 
-from engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
-from engine.spec import spec_from_dict
-from engine.store import WRAPPER_FILE, read_json, write_json
+from accelbench.engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import WRAPPER_FILE, read_json, write_json
 
 
 def command_spec(code: str, **top):

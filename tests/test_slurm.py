@@ -9,12 +9,13 @@ import time
 
 import pytest
 
-from engine.errors import UserError
-from engine.events import Diagnosis, Log, Phase
-from engine.exitfile import read_exit
-from engine.slurm import QUEUE, SlurmQueue, preflight
-from engine.spec import spec_from_dict
-from engine.store import EXIT_FILE
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import Diagnosis, Log, Phase
+from accelbench.engine.exitfile import read_exit
+from accelbench.engine.launchers import jobwrap
+from accelbench.engine.slurm import QUEUE, SlurmQueue, preflight
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import EXIT_FILE
 from tests.conftest import ROOT, accelbench, json_events
 
 pytestmark = pytest.mark.slurm
@@ -68,7 +69,7 @@ def test_run_completes_with_output_streamed(runner):
     assert events[-1].status == "done" and events[-1].summary["exit_code"] == 0
     script = handle.info.path("job.sbatch").read_text()
     assert script.splitlines()[-1] == "exec " + shlex.join(
-        [sys.executable, str(ROOT / "engine" / "launchers" / "jobwrap.py"), str(handle.info.dir)])
+        jobwrap.command(handle.info.dir))
 
 
 def test_second_run_pends_for_resources_then_runs(runner):
@@ -228,8 +229,8 @@ def test_environment_reaches_the_job_without_text_around_srun(runner):
 
 def test_a_sweep_submits_every_variant_at_once(runner):
     """Slurm queues: the experiment's driver submits all variants, whatever max_parallel."""
-    from engine.experiment import start
-    from engine.store import read_json
+    from accelbench.engine.experiment import start
+    from accelbench.engine.store import read_json
 
     sleep = shlex.join([sys.executable, "-c", "import time; time.sleep(4)"])
     sweep = spec_from_dict({"name": "sl-sweep", "workload": "command", "launcher": "slurm",

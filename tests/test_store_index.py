@@ -14,11 +14,18 @@ from contextlib import closing
 import psutil
 import pytest
 
-from engine.errors import UserError
-from engine.index import SCHEMA_VERSION
-from engine.runner import Runner
-from engine.spec import spec_from_dict
-from engine.store import EXIT_FILE, SUMMARY_FILE, WRAPPER_FILE, Store, read_json, write_json
+from accelbench.engine.errors import UserError
+from accelbench.engine.index import SCHEMA_VERSION
+from accelbench.engine.runner import Runner
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import (
+    EXIT_FILE,
+    SUMMARY_FILE,
+    WRAPPER_FILE,
+    Store,
+    read_json,
+    write_json,
+)
 from tests.conftest import accelbench
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
@@ -154,7 +161,7 @@ def test_concurrent_openers_of_a_deleted_index_rebuild_it_once(home):
     store = Store(home)
     ids = {store.create(SPEC).id for _ in range(20)}
     (home / "index.sqlite").unlink()
-    code = ("import sys; from engine.store import Store;"
+    code = ("import sys; from accelbench.engine.store import Store;"
             " print(len(Store(sys.argv[1]).list()))")
     procs = [subprocess.Popen([os.sys.executable, "-c", code, str(home)], text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,

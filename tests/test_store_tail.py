@@ -5,10 +5,10 @@ import stat
 
 import pytest
 
-from engine.errors import UserError
-from engine.spec import spec_from_dict
-from engine.store import Store
-from engine.tail import FileTail, Redrawn
+from accelbench.engine.errors import UserError
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import Store
+from accelbench.engine.tail import FileTail, Redrawn
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
 

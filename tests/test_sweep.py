@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from engine.compare import compare
-from engine.experiment import Experiment, start
-from engine.spec import load_preset, spec_from_dict
-from engine.store import EXIT_FILE, read_json
+from accelbench.engine.compare import compare
+from accelbench.engine.experiment import Experiment, start
+from accelbench.engine.spec import load_preset, spec_from_dict
+from accelbench.engine.store import EXIT_FILE, read_json
 from tests.conftest import accelbench, json_events
 
 
@@ -64,7 +64,7 @@ def test_grid_times_variants_in_order_and_round_trip(tmp_path):
      " 'colour'"),
 ])
 def test_bad_sweeps_are_one_line_errors(tmp_path, sweep, overrides, message):
-    from engine.errors import UserError
+    from accelbench.engine.errors import UserError
 
     path = write(tmp_path, f'name = "x"\nworkload = "bert_finetune"\n\n[sweep]\n{sweep}\n')
     with pytest.raises(UserError) as caught:
@@ -182,7 +182,7 @@ def test_four_run_sweep_compares_and_exports_parse_back(home):
 
 
 def test_compare_of_imported_seed_runs(store):
-    from engine.logfile import import_file
+    from accelbench.engine.logfile import import_file
     from tests.conftest import FIXTURES
 
     infos = import_file(store, FIXTURES / "seeds" / "004_fa457edab846a9b4.txt", "auto", None)

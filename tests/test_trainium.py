@@ -11,14 +11,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.errors import UserError
-from engine.events import Phase
-from engine.parsers.neuron_runtime import NeuronRuntime
-from engine.presets import find_preset
-from engine.runner import Runner
-from engine.spec import load_preset
-from engine.workloads import SCRIPTS_DIR
-from engine.workloads.emit import PREFIX
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import Phase
+from accelbench.engine.parsers.neuron_runtime import NeuronRuntime
+from accelbench.engine.presets import find_preset
+from accelbench.engine.runner import Runner
+from accelbench.engine.spec import load_preset
+from accelbench.engine.workloads import SCRIPTS_DIR
+from accelbench.engine.workloads.emit import PREFIX
 from tests.conftest import FIXTURES, ROOT
 
 STANDINS = ROOT / "tests" / "standins"

@@ -4,12 +4,12 @@ import time
 
 from textual.widgets import Button, DataTable, Input, OptionList, ProgressBar
 
-from engine.presets import user_dir
-from engine.spec import load_preset, spec_from_dict
-from tui.app import AccelbenchApp
-from tui.screens.launch import LaunchScreen
-from tui.screens.run_view import RunView
-from tui.widgets.param_form import ParamForm
+from accelbench.engine.presets import user_dir
+from accelbench.engine.spec import load_preset, spec_from_dict
+from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.run_view import RunView
+from accelbench.tui.widgets.param_form import ParamForm
 
 TINY_MNIST = ["data=synthetic", "batch_size=64", "train_samples=640", "test_samples=200", "epochs=1", "threads=1",
               "telemetry_interval=0.5"]
@@ -157,7 +157,7 @@ async def test_log_flood_stays_responsive_and_bounded(runner):
     import shlex
     import sys
 
-    from tui.widgets.log_pane import MAX_LINES
+    from accelbench.tui.widgets.log_pane import MAX_LINES
 
     command = shlex.join([sys.executable, "-c", FLOOD])
     spec = spec_from_dict({"name": "flood", "workload": "command", "params": {"command": command},
@@ -211,10 +211,10 @@ async def test_palette_and_help(runner, home):
 
 
 def test_every_binding_has_an_id_and_a_tooltip():
-    from tui.screens.confirm import Confirm
-    from tui.screens.preset_picker import PresetPicker
-    from tui.screens.runs import RunsScreen
-    from tui.screens.save_preset import SavePreset
+    from accelbench.tui.screens.confirm import Confirm
+    from accelbench.tui.screens.preset_picker import PresetPicker
+    from accelbench.tui.screens.runs import RunsScreen
+    from accelbench.tui.screens.save_preset import SavePreset
 
     for owner in (AccelbenchApp, LaunchScreen, RunView, RunsScreen, Confirm, PresetPicker,
                   SavePreset):

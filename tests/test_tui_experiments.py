@@ -6,12 +6,12 @@ import sys
 
 from textual.widgets import DataTable, Static
 
-from engine.spec import spec_from_dict
+from accelbench.engine.spec import spec_from_dict
+from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.experiment_view import ExperimentView
+from accelbench.tui.screens.runs import RunsScreen
 from tests.test_tui import wait_until
-from tui.app import AccelbenchApp
-from tui.screens.compare import CompareScreen
-from tui.screens.experiment_view import ExperimentView
-from tui.screens.runs import RunsScreen
 
 REPORT = """
 import json, time

@@ -10,14 +10,14 @@ import json
 import pytest
 from textual.widgets import Input
 
-from engine import accelerators
-from engine.accelerators import Availability
-from engine.events import from_dict
-from engine.follow import Follower
+from accelbench.engine import accelerators
+from accelbench.engine.accelerators import Availability
+from accelbench.engine.events import from_dict
+from accelbench.engine.follow import Follower
+from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.run_view import RunView
 from tests.conftest import FIXTURES
-from tui.app import AccelbenchApp
-from tui.screens.launch import LaunchScreen
-from tui.screens.run_view import RunView
 
 SIZES = [(80, 24), (160, 48)]
 RECORDED = [from_dict(json.loads(line))

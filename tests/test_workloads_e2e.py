@@ -77,7 +77,7 @@ def test_live_display_shows_progress_and_summary(home):
 
 
 def test_ctrl_c_cancels_the_job_and_leaves_no_orphan(home):
-    cmd = [sys.executable, "-m", "cli.main", "run", "cpu-mnist", "--json",
+    cmd = [sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist", "--json",
            "--set", "data=synthetic", "--set", "epochs=50", "--set", "threads=1"]
     cli = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, env=os.environ.copy())

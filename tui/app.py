@@ -11,18 +11,18 @@ import time
 from textual.app import App
 from textual.binding import Binding
 
-from engine import experiment
-from engine.errors import UserError
-from engine.follow import Follower
-from engine.runner import RunHandle, Runner
-from engine.spec import JobSpec
-from tui.commands import AccelbenchCommands
-from tui.screens.compare import CompareScreen
-from tui.screens.confirm import Confirm
-from tui.screens.experiment_view import ExperimentView
-from tui.screens.launch import LaunchScreen
-from tui.screens.run_view import RunView
-from tui.screens.runs import RunsScreen
+from accelbench.engine import experiment
+from accelbench.engine.errors import UserError
+from accelbench.engine.follow import Follower
+from accelbench.engine.runner import RunHandle, Runner
+from accelbench.engine.spec import JobSpec
+from accelbench.tui.commands import AccelbenchCommands
+from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.confirm import Confirm
+from accelbench.tui.screens.experiment_view import ExperimentView
+from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.run_view import RunView
+from accelbench.tui.screens.runs import RunsScreen
 
 
 class AccelbenchApp(App):

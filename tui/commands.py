@@ -8,8 +8,8 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from engine.accelerators import ACCELERATORS
-from engine.presets import list_presets
+from accelbench.engine.accelerators import ACCELERATORS
+from accelbench.engine.presets import list_presets
 
 
 class AccelbenchCommands(Provider):

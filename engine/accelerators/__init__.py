@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from engine.errors import UserError, lookup
+from accelbench.engine.errors import UserError, lookup
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Accelerator:
 
 
 def _registry() -> dict[str, Accelerator]:
-    from engine.accelerators import cerebras, cpu, cuda, groq, ipu, sambanova, trainium
+    from accelbench.engine.accelerators import cerebras, cpu, cuda, groq, ipu, sambanova, trainium
 
     return {m.ACCELERATOR.name: m.ACCELERATOR
             for m in (cpu, cuda, trainium, ipu, sambanova, cerebras, groq)}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.accelerators import Accelerator, Availability
-from engine.accelerators.probe import tools
+from accelbench.engine.accelerators import Accelerator, Availability
+from accelbench.engine.accelerators.probe import tools
 
 
 def detect() -> Availability:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import platform
 
-from engine.accelerators import Accelerator, Availability
+from accelbench.engine.accelerators import Accelerator, Availability
 
 
 def detect() -> Availability:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.accelerators import Accelerator, Availability
+from accelbench.engine.accelerators import Accelerator, Availability
 
 
 def detect() -> Availability:

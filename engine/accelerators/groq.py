@@ -6,10 +6,10 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 
-from engine import site
-from engine.accelerators import Accelerator, Availability
-from engine.accelerators.probe import devices, slurm_gres, tools
-from engine.errors import UserError
+from accelbench.engine import site
+from accelbench.engine.accelerators import Accelerator, Availability
+from accelbench.engine.accelerators.probe import devices, slurm_gres, tools
+from accelbench.engine.errors import UserError
 
 TOOLS = ('groq-smi',)
 FIND_GROQFLOW = "import importlib.util, sys; sys.exit(importlib.util.find_spec('groqflow') is None)"

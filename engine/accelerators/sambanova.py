@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.accelerators import Accelerator, Availability
-from engine.accelerators.probe import devices, slurm_gres, tools
+from accelbench.engine.accelerators import Accelerator, Availability
+from accelbench.engine.accelerators.probe import devices, slurm_gres, tools
 
 TOOLS = ('snconfig', 'sntilestat',)
 

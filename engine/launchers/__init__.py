@@ -10,14 +10,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Protocol
 
-from engine.errors import UserError, lookup
+from accelbench.engine.errors import UserError, lookup
 
 if TYPE_CHECKING:
-    from engine.spec import JobSpec
-    from engine.store import RunInfo
+    from accelbench.engine.spec import JobSpec
+    from accelbench.engine.store import RunInfo
 
-LAUNCHERS = {"local": "engine.launchers.local", "slurm": "engine.launchers.slurm",
-             "srun": "engine.launchers.srun", "appliance": "engine.launchers.appliance"}
+LAUNCHERS = {"local": "accelbench.engine.launchers.local", "slurm": "accelbench.engine.launchers.slurm",
+             "srun": "accelbench.engine.launchers.srun", "appliance": "accelbench.engine.launchers.appliance"}
 
 
 class Launcher(Protocol):

@@ -16,10 +16,10 @@ import subprocess
 import threading
 import time
 
-from engine.launchers import local
-from engine.launchers.slurm import record
-from engine.spec import JobSpec
-from engine.store import OUTPUT_FILE, RunInfo
+from accelbench.engine.launchers import local
+from accelbench.engine.launchers.slurm import record
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.store import OUTPUT_FILE, RunInfo
 
 _JOB_ID = re.compile(rb"wsjob-[a-z0-9]+")
 _PHASES = {"QUEUEING": "queued", "QUEUED": "queued", "SCHEDULED": "queued",

@@ -1,4 +1,4 @@
-"""The small wrapper that owns a job: ``python jobwrap.py RUN_DIR``.
+"""The small wrapper that owns a job: ``python -m accelbench.engine.launchers.jobwrap RUN_DIR``.
 
 It runs detached (its own session, no terminal), so the reader that started it
 may exit or lose its SSH link at any time. It reserves the space of ``exit.json``
@@ -30,20 +30,33 @@ import traceback
 from pathlib import Path
 from typing import Any, BinaryIO
 
-if __name__ == "__main__":  # run as a file: make the engine package importable
-    sys.path[0] = str(Path(__file__).resolve().parents[2])
-
 import psutil
 
-from engine import fs
-from engine.exitfile import read_exit, reserve, write_exit
-from engine.launchers.procs import group_alive
-from engine.store import (CANCEL_FILE, EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, STATE_FILE,
-                          STDERR_FILE, TELEMETRY_FILE, WRAPPER_FILE, read_json, write_json)
+from accelbench.engine import fs
+from accelbench.engine.exitfile import read_exit, reserve, write_exit
+from accelbench.engine.launchers.procs import group_alive
+from accelbench.engine.store import (
+    CANCEL_FILE,
+    EXIT_FILE,
+    LAUNCH_FILE,
+    OUTPUT_FILE,
+    STATE_FILE,
+    STDERR_FILE,
+    TELEMETRY_FILE,
+    WRAPPER_FILE,
+    read_json,
+    write_json,
+)
 
 WRAPPER_DIED = {"diagnosis": "wrapper_died",
                 "message": "the job's wrapper died: telemetry stopped",
                 "hint": "the job goes on; `accelbench cancel RUN` stops it"}
+
+
+def command(run_dir: Path) -> list[str]:
+    """The wrapper's command line for the run in ``run_dir`` (``-P``: the run directory, its
+    working directory, never shadows a module)."""
+    return [sys.executable, "-P", "-m", "accelbench.engine.launchers.jobwrap", str(run_dir)]
 
 
 def exit_record(returncode: int | None, cancelled: bool, started: float, **extra) -> dict:
@@ -243,8 +256,8 @@ def run(run_dir: Path) -> int:
 
     stop, interval, vendors = threading.Event(), launch["telemetry_interval"], []
     if interval > 0:
-        from engine.telemetry.host import sample_until
-        from engine.telemetry.tool import start_samplers
+        from accelbench.engine.telemetry.host import sample_until
+        from accelbench.engine.telemetry.tool import start_samplers
 
         vendors = start_samplers(launch.get("samplers", []), interval, run_dir)
         threading.Thread(target=sample_until, daemon=True, args=(

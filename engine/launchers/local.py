@@ -9,11 +9,18 @@ import subprocess
 import sys
 import time
 
-from engine.exitfile import read_exit, write_exit
-from engine.launchers import jobwrap
-from engine.launchers.procs import alive, group_alive
-from engine.spec import JobSpec
-from engine.store import CANCEL_FILE, EXIT_FILE, WRAPPER_FILE, RunInfo, read_json, write_json
+from accelbench.engine.exitfile import read_exit, write_exit
+from accelbench.engine.launchers import jobwrap
+from accelbench.engine.launchers.procs import alive, group_alive
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.store import (
+    CANCEL_FILE,
+    EXIT_FILE,
+    WRAPPER_FILE,
+    RunInfo,
+    read_json,
+    write_json,
+)
 
 WRAPPER_START_TIMEOUT = 30.0
 
@@ -21,7 +28,7 @@ WRAPPER_START_TIMEOUT = 30.0
 def start(run: RunInfo, spec: JobSpec) -> None:  # noqa: ARG001 - the launcher interface
     """Start the wrapper, in a session of its own, on the run's ``launch.json``."""
     with open(run.path("wrapper.log"), "ab") as log:
-        subprocess.Popen([sys.executable, jobwrap.__file__, str(run.dir)], cwd=run.dir,
+        subprocess.Popen(jobwrap.command(run.dir), cwd=run.dir,
                          stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True, close_fds=True)
 

@@ -13,12 +13,27 @@ import shlex
 import sys
 import time
 
-from engine.exitfile import read_exit, write_exit
-from engine.launchers import jobwrap
-from engine.slurm import QUEUE, SlurmJob, job_name, preflight, resource_args, sbatch, scancel
-from engine.spec import JobSpec
-from engine.store import (CANCEL_FILE, EXIT_FILE, STATE_FILE, WRAPPER_FILE, RunInfo, read_json,
-                          write_json)
+from accelbench.engine.exitfile import read_exit, write_exit
+from accelbench.engine.launchers import jobwrap
+from accelbench.engine.slurm import (
+    QUEUE,
+    SlurmJob,
+    job_name,
+    preflight,
+    resource_args,
+    sbatch,
+    scancel,
+)
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.store import (
+    CANCEL_FILE,
+    EXIT_FILE,
+    STATE_FILE,
+    WRAPPER_FILE,
+    RunInfo,
+    read_json,
+    write_json,
+)
 
 SLURM_FILE = "slurm.json"
 SUBMIT_TIMEOUT = 60.0  # a run with no job id after this long was never submitted
@@ -28,7 +43,7 @@ _FINAL_STATUS = {"COMPLETED": "done", "CANCELLED": "cancelled"}
 
 def wrapper_argv(run: RunInfo) -> list[str]:
     """The command that runs on the compute node: accelbench's wrapper for this run."""
-    return [sys.executable, jobwrap.__file__, str(run.dir)]
+    return jobwrap.command(run.dir)
 
 
 def start(run: RunInfo, spec: JobSpec) -> None:

@@ -16,11 +16,11 @@ import time
 
 import psutil
 
-from engine.exitfile import read_exit, write_exit
-from engine.launchers import slurm
-from engine.slurm import QUEUE, job_name, preflight, resource_args, tool
-from engine.spec import JobSpec
-from engine.store import EXIT_FILE, RunInfo, read_json, write_json
+from accelbench.engine.exitfile import read_exit, write_exit
+from accelbench.engine.launchers import slurm
+from accelbench.engine.slurm import QUEUE, job_name, preflight, resource_args, tool
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.store import EXIT_FILE, RunInfo, read_json, write_json
 
 SRUN_LOG = "srun.log"
 

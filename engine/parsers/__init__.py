@@ -10,17 +10,17 @@ from __future__ import annotations
 import importlib
 from typing import ClassVar
 
-from engine.errors import lookup
-from engine.events import Event
+from accelbench.engine.errors import lookup
+from accelbench.engine.events import Event
 
 DIALECTS = {
-    "hf_trainer": "engine.parsers.hf_trainer",
-    "neuron_profile": "engine.parsers.neuron_profile",
-    "neuron_runtime": "engine.parsers.neuron_runtime",
-    "poptorch": "engine.parsers.poptorch",
-    "sambanova": "engine.parsers.sambanova",
-    "cerebras": "engine.parsers.cerebras",
-    "groq": "engine.parsers.groq",
+    "hf_trainer": "accelbench.engine.parsers.hf_trainer",
+    "neuron_profile": "accelbench.engine.parsers.neuron_profile",
+    "neuron_runtime": "accelbench.engine.parsers.neuron_runtime",
+    "poptorch": "accelbench.engine.parsers.poptorch",
+    "sambanova": "accelbench.engine.parsers.sambanova",
+    "cerebras": "accelbench.engine.parsers.cerebras",
+    "groq": "accelbench.engine.parsers.groq",
 }
 
 

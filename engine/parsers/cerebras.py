@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 import time
 
-from engine.events import Diagnosis, Event, Metric, Phase, Throughput
-from engine.parsers import Dialect
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Throughput
+from accelbench.engine.parsers import Dialect
 
 _LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+(.*)$")
 _TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=([^,]+), "

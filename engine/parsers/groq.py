@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from engine.events import Event, Metric, Phase
-from engine.parsers import Dialect
+from accelbench.engine.events import Event, Metric, Phase
+from accelbench.engine.parsers import Dialect
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _BUILDING = re.compile(r'GroqFlow is building "([^"]+)"')

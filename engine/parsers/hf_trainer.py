@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
-from engine.events import Event, Metric
-from engine.parsers import Dialect
+from accelbench.engine.events import Event, Metric
+from accelbench.engine.parsers import Dialect
 
 _LOG_DICT = re.compile(r"\{'[^{}]*\}")
 _LOG_KEYS = {"epoch", "loss", "eval_loss", "train_runtime"}

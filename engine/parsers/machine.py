@@ -6,9 +6,9 @@ damaged line is refused with the reason, and the caller keeps it as a log line.
 
 from __future__ import annotations
 
-from engine.errors import shown
-from engine.events import EVENT_TYPES, Event, Finished, Log, Redraw, build, loads
-from engine.workloads.emit import PREFIX
+from accelbench.engine.errors import shown
+from accelbench.engine.events import EVENT_TYPES, Event, Finished, Log, Redraw, build, loads
+from accelbench.engine.workloads.emit import PREFIX
 
 MAX_LINE = 64 * 1024  # characters; longer lines are refused, not parsed
 _FROM_WORKLOAD = {k: v for k, v in EVENT_TYPES.items() if v not in (Log, Finished, Redraw)}

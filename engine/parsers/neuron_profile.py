@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from engine.events import Event, Metric, Utilization
-from engine.parsers import Dialect
+from accelbench.engine.events import Event, Metric, Utilization
+from accelbench.engine.parsers import Dialect
 
 _BOLD = re.compile(r"^\*\*(\w+)\*\*$")
 _VALUE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:\s*\*\*(\S+)\*\*)?$")

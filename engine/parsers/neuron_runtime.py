@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from engine.events import Diagnosis, Event
-from engine.parsers import Dialect
+from accelbench.engine.events import Diagnosis, Event
+from accelbench.engine.parsers import Dialect
 
 # (code, pattern, message, hint): the first match of a line wins; each code once per run.
 _FAILURES = [

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from engine.events import Diagnosis, Event, Metric, Phase, Progress
-from engine.parsers import Dialect
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress
+from accelbench.engine.parsers import Dialect
 
 _QUEUED = re.compile(r"srun: job (\d+) queued and waiting for resources")
 _ALLOCATED = re.compile(r"srun: job (\d+) has been allocated resources")

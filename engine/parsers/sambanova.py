@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from engine.events import Diagnosis, Event, Metric, Phase, Progress
-from engine.parsers import Dialect
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress
+from accelbench.engine.parsers import Dialect
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _SUMMARY = re.compile(r"\b(e2e_train_time|training_sequences_per_second|final_loss|"

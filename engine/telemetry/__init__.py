@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.events import Utilization, build, loads
+from accelbench.engine.events import Utilization, build, loads
 
 
 def record_line(t: float, engines: list[dict[str, Any]]) -> str:

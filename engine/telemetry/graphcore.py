@@ -18,7 +18,7 @@ device, its ``ipu utilisation`` (percent) is the engine ``ipu<id>``.
 
 from __future__ import annotations
 
-from engine.telemetry.tool import Readings, ToolSampler
+from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
 
 class GraphcoreSampler(ToolSampler):

@@ -11,8 +11,8 @@ from typing import Any
 
 import psutil
 
-from engine.telemetry import record_line
-from engine.telemetry.tool import ToolSampler
+from accelbench.engine.telemetry import record_line
+from accelbench.engine.telemetry.tool import ToolSampler
 
 _MIB = 1024 * 1024
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from engine.telemetry.tool import Readings, ToolSampler
+from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
 _MIB = 1024 * 1024
 

@@ -14,7 +14,7 @@ table's order) is its tiles' mean ``%exec``, taken once all its rows are read.
 
 from __future__ import annotations
 
-from engine.telemetry.tool import Readings, ToolSampler
+from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
 _FOREVER = 1_000_000_000  # intervals: the tool runs until the job ends
 

@@ -101,9 +101,9 @@ class ToolSampler:
 
 def start_samplers(names: list[str], interval: float, run_dir: Path) -> list[ToolSampler]:
     """The vendor samplers called ``names``, started."""
-    from engine.telemetry.graphcore import GraphcoreSampler
-    from engine.telemetry.neuron import NeuronSampler
-    from engine.telemetry.sambanova import SambaNovaSampler
+    from accelbench.engine.telemetry.graphcore import GraphcoreSampler
+    from accelbench.engine.telemetry.neuron import NeuronSampler
+    from accelbench.engine.telemetry.sambanova import SambaNovaSampler
 
     known = {c.vendor: c for c in (NeuronSampler, GraphcoreSampler, SambaNovaSampler)}
     return [known[name](interval, run_dir).start() for name in names]

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.errors import UserError, lookup, shown
-from engine.params import Param
+from accelbench.engine.errors import UserError, lookup, shown
+from accelbench.engine.params import Param
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
 
@@ -171,7 +171,7 @@ IMPORTED = Workload(
 )
 
 def _catalog() -> dict[str, Workload]:
-    from engine.workloads import vendor
+    from accelbench.engine.workloads import vendor
 
     return {w.name: w for w in (MNIST_CNN, vendor.BERT_FINETUNE, COMMAND, IMPORTED,
                                 *vendor.WORKLOADS)}

@@ -14,15 +14,23 @@ import csv
 import importlib.util
 import json
 import math
-import random
 import os
+import random
 import time
 
 import torch
 from emit import StopFlag, emit, fail, first_line
-from transformers import (AutoModelForSequenceClassification, AutoTokenizer, BertConfig,
-                          BertForSequenceClassification, PreTrainedTokenizerFast, Trainer,
-                          TrainerCallback, TrainingArguments, set_seed)
+from transformers import (
+    AutoModelForSequenceClassification,
+    AutoTokenizer,
+    BertConfig,
+    BertForSequenceClassification,
+    PreTrainedTokenizerFast,
+    Trainer,
+    TrainerCallback,
+    TrainingArguments,
+    set_seed,
+)
 
 POSITIVE = ("good great excellent wonderful superb delightful brilliant lovely enjoyable "
             "charming moving fun fresh clever beautiful").split()

@@ -21,9 +21,8 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from torch import nn
-
 from emit import Reporter, StopFlag, emit, fail
+from torch import nn
 
 MEAN, STD = 0.1307, 0.3081
 FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",

@@ -15,11 +15,10 @@ import sys
 import time
 
 import torch
-from torch import nn
-from torch.utils.data import TensorDataset
-
 from emit import Reporter, StopFlag, emit
 from mnist_cnn import Network, add_mnist_flags, fail, load_data, prepare
+from torch import nn
+from torch.utils.data import TensorDataset
 
 try:
     import poptorch

@@ -13,11 +13,11 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from engine import site
-from engine.errors import UserError
-from engine.params import Param
-from engine.workloads import BERT_FINETUNE as _BERT
-from engine.workloads import MNIST_CNN, SCRIPTS_DIR, Context, Plan, Workload
+from accelbench.engine import site
+from accelbench.engine.errors import UserError
+from accelbench.engine.params import Param
+from accelbench.engine.workloads import BERT_FINETUNE as _BERT
+from accelbench.engine.workloads import MNIST_CNN, SCRIPTS_DIR, Context, Plan, Workload
 
 NEURON_KNOBS = (
     Param("precompile", bool, False, "Trainium: run the job under neuron_parallel_compile first"

@@ -13,9 +13,9 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from engine import format as fmt
-from engine import plot
-from engine.compare import Comparison, compare, loss_curves, throughput
+from accelbench.engine import format as fmt
+from accelbench.engine import plot
+from accelbench.engine.compare import Comparison, compare, loss_curves, throughput
 
 
 class CompareScreen(Screen):

@@ -8,10 +8,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from engine import format as fmt
-from engine.events import FINAL_STATUSES
-from engine.experiment import Experiment
-from tui.screens.run_view import PHASE_STYLE
+from accelbench.engine import format as fmt
+from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine.experiment import Experiment
+from accelbench.tui.screens.run_view import PHASE_STYLE
 
 COLUMNS = ("#", "variant", "status", "progress", "samples/s", "loss", "acc %", "run")
 REFRESH_S = 1.0
@@ -104,7 +104,7 @@ class ExperimentView(Screen):
         self.app.compare([info.id for info in self.experiment.runs()], self.experiment.info.name)
 
     def action_cancel(self) -> None:
-        from tui.screens.confirm import Confirm
+        from accelbench.tui.screens.confirm import Confirm
 
         if self.experiment.status() != "running":
             self.notify(f"the experiment has already ended ({self.experiment.status()})")

@@ -11,15 +11,15 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine import sweep as sweeps
-from engine.accelerators import ACCELERATORS, Availability
-from engine.errors import UserError
-from engine.params import Param
-from engine.presets import find_preset
-from engine.slurm import resource_args
-from engine.spec import JobSpec, load_preset, spec_from_dict
-from engine.workloads import WORKLOADS
-from tui.widgets.param_form import ParamForm
+from accelbench.engine import sweep as sweeps
+from accelbench.engine.accelerators import ACCELERATORS, Availability
+from accelbench.engine.errors import UserError
+from accelbench.engine.params import Param
+from accelbench.engine.presets import find_preset
+from accelbench.engine.slurm import resource_args
+from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
+from accelbench.engine.workloads import WORKLOADS
+from accelbench.tui.widgets.param_form import ParamForm
 
 NAME = Param("name", str, "run", "a short name for the run (used in its id)")
 
@@ -203,7 +203,7 @@ class LaunchScreen(Screen):
         self.app.start_run(spec)
 
     def action_load_preset(self) -> None:
-        from tui.screens.preset_picker import PresetPicker
+        from accelbench.tui.screens.preset_picker import PresetPicker
 
         def loaded(spec: JobSpec | None) -> None:
             if spec is not None:
@@ -213,7 +213,7 @@ class LaunchScreen(Screen):
         self.app.push_screen(PresetPicker(), loaded)
 
     def action_save_preset(self) -> None:
-        from tui.screens.save_preset import SavePreset
+        from accelbench.tui.screens.save_preset import SavePreset
 
         try:
             spec = self.current_spec()

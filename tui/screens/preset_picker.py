@@ -10,8 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine.presets import PresetEntry, list_presets
-from engine.spec import JobSpec
+from accelbench.engine.presets import PresetEntry, list_presets
+from accelbench.engine.spec import JobSpec
 
 
 class PresetPicker(ModalScreen[JobSpec | None]):

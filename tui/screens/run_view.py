@@ -11,12 +11,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static, Tab, Tabs
 
-from engine import format as fmt
-from engine.follow import Follower
-from engine.state import RunState
-from tui.widgets.engine_bars import EngineBars
-from tui.widgets.log_pane import LogPane
-from tui.widgets.sparkline_panel import SparklinePanel
+from accelbench.engine import format as fmt
+from accelbench.engine.follow import Follower
+from accelbench.engine.state import RunState
+from accelbench.tui.widgets.engine_bars import EngineBars
+from accelbench.tui.widgets.log_pane import LogPane
+from accelbench.tui.widgets.sparkline_panel import SparklinePanel
 
 TICK_S = 0.1  # how often the view looks at its follower
 BUSY_REDRAW_S = 0.25  # while lines pour in: logs every tick, figures this often

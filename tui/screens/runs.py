@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
-from engine import format as fmt
-from engine.store import RunInfo
+from accelbench.engine import format as fmt
+from accelbench.engine.store import RunInfo
 
 COLUMNS = ("status", "run", "workload", "accel", "params", "samples/s", "loss", "acc %", "started")
 _KEY_PARAMS = ("batch_size", "max_seq_length", "learning_rate", "epochs")

@@ -11,8 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from engine.presets import user_dir
-from engine.spec import JobSpec, save_preset
+from accelbench.engine.presets import user_dir
+from accelbench.engine.spec import JobSpec, save_preset
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

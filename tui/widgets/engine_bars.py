@@ -6,7 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.state import RunState
+from accelbench.engine.state import RunState
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 

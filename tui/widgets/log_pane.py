@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Log, Static
 
-from engine.events import Log as LogEvent
-from engine.follow import Follower
+from accelbench.engine.events import Log as LogEvent
+from accelbench.engine.follow import Follower
 
 MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines

@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from engine.errors import UserError
-from engine.params import Param
+from accelbench.engine.errors import UserError
+from accelbench.engine.params import Param
 
 
 class ParamForm(VerticalScroll):
