@@ -16,6 +16,7 @@ from accelbench.engine.experiment import Experiment
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
 
+
 def console(**options) -> Console:
     """A console that never reads a string as markup or emoji codes: run names, metrics and
     log lines print as they are; styles come from ``Text`` and ``style=``."""
