@@ -297,10 +297,6 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
     return bool(interrupted)
 
 
-_KEY_PARAMS = {"batch_size": "bs", "max_seq_length": "seq", "learning_rate": "lr",
-               "epochs": "ep"}
-
-
 def _cmd_runs(args: argparse.Namespace) -> int:
     from accelbench.engine.store import RunInfo
 
@@ -321,27 +317,19 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                          indent=1))
         return 0
     from rich import box
-    from rich.table import Table
 
-    from accelbench.cli.live import console
-    from accelbench.engine import format as fmt
+    from accelbench.cli.live import console, table
+    from accelbench.engine import present
 
-    table = Table(title=f"{len(infos)} runs (ids start with the date and time)",
-                  box=box.SIMPLE_HEAD, pad_edge=False)
-    longest_id = max((len(i.id) for i in infos), default=2)
-    for column, width in (("id", longest_id), ("status", 9), ("workload", 13), ("params", 8),
-                          ("samples/s", 9), ("loss", 6), ("acc %", 6)):
-        table.add_column(column, no_wrap=column != "params", min_width=width,
-                         justify="right" if column in ("samples/s", "loss", "acc %") else "left")
-    for i in infos:
-        s = i.summary
-        key = " ".join(f"{short}={i.params[name]}" for name, short in _KEY_PARAMS.items()
-                       if name in i.params)
-        table.add_row(i.id, i.status, f"{i.workload}@{i.accelerator}", key,
-                      fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
-                      "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}")
+    listing = table(present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos],
+                    title=f"{len(infos)} runs (ids start with the date and time)",
+                    box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in listing.columns:  # ids and figures whole; the knobs may wrap
+        column.no_wrap = column.header.plain != "params"
+    run_column = listing.columns[present.RUN_COLUMNS.index("run")]
+    run_column.min_width = max((len(i.id) for i in infos), default=3)
     out = console(width=None if sys.stdout.isatty() else 160)
-    out.print(table)
+    out.print(listing)
     for i in infos:
         if i.reason:
             out.print(f"{i.id} is {i.status}: {i.reason}")
@@ -359,18 +347,16 @@ def _list_experiments(form: str) -> int:
     if form == "json":
         print(json.dumps(rows, indent=1))
         return 0
-    from rich.table import Table
-
-    from accelbench.cli.live import console
+    from accelbench.cli.live import console, table
     from accelbench.engine import format as fmt
+    from accelbench.engine.present import Cell, heads, status_cell
 
-    table = Table(title=f"{len(rows)} experiments")
-    for column in ("id", "name", "status", "variants", "runs started", "started"):
-        table.add_column(column)
-    for row in rows:
-        table.add_row(row["id"], row["name"], row["status"], str(row["variants"]),
-                      str(sum(1 for r in row["runs"] if r)), fmt.when(row["created"]))
-    console().print(table)
+    console().print(table(
+        heads(("id", "name", "status", "variants", "runs started", "started")),
+        [[Cell(row["id"]), Cell(row["name"]), status_cell(row["status"]),
+          Cell(str(row["variants"])), Cell(str(sum(1 for r in row["runs"] if r))),
+          Cell(fmt.when(row["created"]))] for row in rows],
+        title=f"{len(rows)} experiments"))
     return 0
 
 
@@ -479,6 +465,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     from accelbench.cli.live import console, summary_table
     from accelbench.engine import format as fmt
+    from accelbench.engine.present import diagnosis_line, phase_style
     from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
 
     handle = _runner().open(args.run)
@@ -490,8 +477,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     state = handle.state()  # one streaming pass, whatever the size of the log
     out = console()
-    out.print(Text.assemble((handle.id, "bold"), f"  {handle.info.status}  started"
-                            f" {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
+    status = handle.info.status
+    out.print(Text.assemble((handle.id, "bold"), "  ", (status, phase_style(status)),
+                            f"  started {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
     if state is None:
         out.print(f"{handle.info.status}: {handle.info.reason}")
     out.rule("spec")
@@ -505,8 +493,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     out.rule("summary")
     out.print(summary_table(state, handle.info.name))
     for diag in state.diagnoses:
-        out.print(Text.assemble((f"! {diag.code}: {diag.message}", "yellow"),
-                                f" (hint: {diag.hint})" if diag.hint else ""))
+        out.print(Text.assemble(f"! {diag.code}: ", diagnosis_line(diag), style="yellow"))
     out.rule("metrics (last value)")
     for name, value in state.metrics.items():
         out.print(f"  {name:32} {fmt.number(value, 6)}")
@@ -598,10 +585,10 @@ def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform sig
 
 def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
     from rich.table import Table
-    from rich.text import Text
 
     from accelbench.cli.live import console
     from accelbench.engine.accelerators import ACCELERATORS
+    from accelbench.engine.present import availability_cell
     from accelbench.engine.workloads import WORKLOADS
 
     table = Table(title="accelerators")
@@ -610,8 +597,7 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - unifor
     for acc in ACCELERATORS.values():
         found = acc.detect()
         table.add_row(acc.name, acc.title,
-                      Text("available", style="green") if found.available
-                      else Text("not detected", style="red"),
+                      availability_cell(found.available).rich(),
                       found.detail if found.available else found.reason,
                       ", ".join(w.name for w in WORKLOADS.values() if w.runs_on(acc.name)))
     console().print(table)

@@ -28,6 +28,11 @@ def number(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:,.0f}"
 
 
+def fixed(value: float | None, decimals: int = 2) -> str:
+    """A figure with ``decimals`` decimals (an accuracy in percent); ``-`` if unknown."""
+    return "-" if value is None else f"{value:.{decimals}f}"
+
+
 def when(ts: float | None) -> str:
     """A timestamp as local ``YYYY-MM-DD HH:MM``."""
     return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))

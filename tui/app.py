@@ -7,15 +7,19 @@ Talks to the engine's public API only: ``Runner`` to start and open runs,
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
+from textual import on
 from textual.app import App
 from textual.binding import Binding
 
 from accelbench.engine import experiment
+from accelbench.engine.compare import compare
 from accelbench.engine.errors import UserError
 from accelbench.engine.follow import Follower
 from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec
+from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.confirm import Confirm
@@ -160,6 +164,59 @@ class AccelbenchApp(App):
                 self.run_worker(handle.cancel, thread=True, group="cancel")
 
         self.push_screen(Confirm(f"Cancel run {run_id}?"), answered)
+
+    # what screens ask -------------------------------------------------------
+    def _answer(self, reply: Callable[..., None], *answer) -> None:
+        """Call ``reply`` (on the UI thread) unless the screen that asked is gone."""
+        asker = getattr(reply, "__self__", None)
+        if asker is None or asker.is_attached:
+            reply(*answer)
+
+    @on(messages.OpenRun)
+    def _on_open_run(self, message: messages.OpenRun) -> None:
+        self.open_run(message.run_id)
+
+    @on(messages.CompareRuns)
+    def _on_compare_runs(self, message: messages.CompareRuns) -> None:
+        self.compare(message.run_ids, message.title)
+
+    @on(messages.CancelRun)
+    def _on_cancel_run(self, message: messages.CancelRun) -> None:
+        self.confirm_cancel(message.run_id)
+
+    @on(messages.StartRun)
+    def _on_start_run(self, message: messages.StartRun) -> None:
+        self.start_run(message.spec)
+
+    @on(messages.SpecWanted)
+    def _on_spec_wanted(self, message: messages.SpecWanted) -> None:
+        self._answer(message.reply, self.initial_spec)
+
+    @on(messages.FollowersWanted)
+    def _on_followers_wanted(self, message: messages.FollowersWanted) -> None:
+        self._answer(message.reply, {run_id: self.followers.get(run_id)
+                                     or self.follower(self.runner.open(run_id))
+                                     for run_id in message.run_ids})
+
+    @on(messages.RunsWanted)
+    def _on_runs_wanted(self, message: messages.RunsWanted) -> None:
+        def read() -> None:
+            infos = self.runner.store.list()
+            self.call_from_thread(lambda: self._answer(
+                message.reply, [(info, self.live_summary(info.id)) for info in infos]))
+
+        self.run_worker(read, thread=True, exclusive=True, group="runs")
+
+    @on(messages.ComparisonWanted)
+    def _on_comparison_wanted(self, message: messages.ComparisonWanted) -> None:
+        def read() -> None:  # fold each run (for its loss curve), then compare
+            handles = [self.runner.open(run_id) for run_id in message.run_ids]
+            states = [handle.state() for handle in handles]  # an unreadable run: see its info
+            cmp = compare([handle.info for handle in handles])
+            self.call_from_thread(self._answer, message.reply, cmp,
+                                  [s.metric_history if s else {} for s in states])
+
+        self.run_worker(read, thread=True, exclusive=True, group="compare")
 
     # commands --------------------------------------------------------------
     def load_spec(self, spec: JobSpec) -> None:

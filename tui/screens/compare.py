@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.rule import Rule
-from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from accelbench.engine import format as fmt
-from accelbench.engine import plot
-from accelbench.engine.compare import Comparison, compare, loss_curves, throughput
+from accelbench.engine import plot, present
+from accelbench.engine.compare import Comparison, loss_curves, throughput
+from accelbench.tui.messages import ComparisonWanted
 
 
 class CompareScreen(Screen):
@@ -39,31 +37,17 @@ class CompareScreen(Screen):
         self.sub_title = f"compare: {self.compare_title}"
         self.load()
 
-    @work(thread=True, exclusive=True, group="compare")
     def load(self) -> None:
-        """Fold each run (for its loss curve) and build the comparison."""
-        handles = [self.app.runner.open(run_id) for run_id in self.run_ids]
-        states = [handle.state() for handle in handles]  # an unreadable run says so in info
-        cmp = compare([handle.info for handle in handles])
-        self.app.call_from_thread(self._show, cmp, [s.metric_history if s else {}
-                                                    for s in states])
+        """Ask for the comparison (computed off the UI thread), then show it."""
+        self.post_message(ComparisonWanted(self.run_ids, self._show))
 
     def _show(self, cmp: Comparison, histories: list[dict]) -> None:
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        table.add_column("run")
-        for param in cmp.params:  # keys and values are the runs' own: Text, never markup
-            table.add_column(Text(param))
-        for column in cmp.columns:
-            table.add_column(Text(column.title))
-        for i, run in enumerate(cmp.runs):
-            cells: list = [run.id.rsplit("-", 1)[-1]]
-            cells += [Text(str(cmp.values[i].get(p, "-"))) for p in cmp.params]
-            for column in cmp.columns:
-                text = fmt.number(cmp.values[i].get(column.key))
-                cells.append(Text(f"{text} ★", style="bold green") if cmp.is_best(i, column.key)
-                             else Text(text, justify="right"))
-            table.add_row(*cells, key=run.id)
+        for head in present.comparison_heads(cmp):  # knob names are the runs' own: Text
+            table.add_column(head.rich())
+        for run, cells in zip(cmp.runs, present.comparison_rows(cmp)):
+            table.add_row(*(cell.rich() for cell in cells), key=run.id)
         width = max(40, self.size.width - 4)
         parts = [Rule("throughput (samples/s)"), plot.bars(throughput(cmp), width=width)]
         curves = loss_curves(cmp, histories)

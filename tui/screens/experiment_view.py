@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from accelbench.engine import format as fmt
-from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine import present
 from accelbench.engine.experiment import Experiment
-from accelbench.tui.screens.run_view import PHASE_STYLE
+from accelbench.engine.follow import Follower
+from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
+from accelbench.tui.screens.confirm import Confirm
 
-COLUMNS = ("#", "variant", "status", "progress", "samples/s", "loss", "acc %", "run")
 REFRESH_S = 1.0
-ENDED = (*FINAL_STATUSES, "skipped")
 
 
 class ExperimentView(Screen):
@@ -34,14 +32,15 @@ class ExperimentView(Screen):
     def __init__(self, experiment: Experiment) -> None:
         super().__init__()
         self.experiment = experiment
+        self.followers: dict[str, Follower] = {}  # of the variants' runs, from the app
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="experiment-banner")
         yield ProgressBar(total=self.experiment.info.total, show_eta=False, id="experiment-bar")
         table = DataTable(id="experiment-table", cursor_type="row", zebra_stripes=True)
-        for column in COLUMNS:
-            table.add_column(column, key=column)
+        for head in present.experiment_heads():
+            table.add_column(head.rich(), key=head.title)
         yield table
         yield Footer()
 
@@ -51,38 +50,30 @@ class ExperimentView(Screen):
         self.set_interval(REFRESH_S, self.refresh_rows)
 
     def refresh_rows(self) -> None:
-        """Redraw from the journal and the followers of the runs."""
-        exp, app = self.experiment, self.app
+        """Redraw from the journal and the followers of the runs (asked of the app once)."""
+        exp = self.experiment
         entries = exp.entries()
+        unfollowed = [e.run_id for e in entries if e.run_id and e.run_id not in self.followers]
+        if unfollowed:
+            self.post_message(FollowersWanted(unfollowed, self._followed))
+        states = [self.followers[e.run_id].state if e.run_id in self.followers else None
+                  for e in entries]
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
-        statuses = []
-        for e in entries:
-            state = None
-            if e.run_id:
-                follower = app.followers.get(e.run_id) or app.follower(app.runner.open(e.run_id))
-                state = follower.state
-                status = state.phase
-            else:
-                status = "skipped" if e.note else "pending"
-            statuses.append(status)
-            accuracy = state.metrics.get("accuracy") if state else None
-            table.add_row(str(e.index + 1), Text(e.label),
-                          Text(status, style=PHASE_STYLE.get(status, "dim")),
-                          f"{state.step}/{state.total}" if state and state.total else Text(e.note),
-                          fmt.number(state.samples_per_s()) if state else "-",
-                          fmt.number(state.metrics.get("loss")) if state else "-",
-                          "-" if accuracy is None else f"{accuracy:.2f}", e.run_id or "",
+        for e, state in zip(entries, states):
+            table.add_row(*(cell.rich() for cell in present.entry_cells(e, state)),
                           key=str(e.index))
         if entries:
             table.move_cursor(row=min(cursor, len(entries) - 1))
-        ended = sum(1 for s in statuses if s in ENDED)
-        self.query_one(ProgressBar).update(progress=ended)
-        counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
-        self.query_one("#experiment-banner", Static).update(Text.assemble(
-            (exp.info.name, "bold"), f"  {exp.status()}  {ended}/{len(entries)} ended  (",
-            ", ".join(f"{n} {s}" for s, n in counts.items()), ")", (f"  {exp.id}", "dim")))
+        statuses = [present.entry_status(e, state) for e, state in zip(entries, states)]
+        self.query_one(ProgressBar).update(progress=present.ended_count(statuses))
+        self.query_one("#experiment-banner", Static).update(
+            present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses))
+
+    def _followed(self, followers: dict[str, Follower]) -> None:
+        self.followers.update(followers)
+        self.refresh_rows()
 
     def _selected_run(self) -> str | None:
         table = self.query_one(DataTable)
@@ -96,16 +87,15 @@ class ExperimentView(Screen):
     def action_open_run(self) -> None:
         run_id = self._selected_run()
         if run_id:
-            self.app.open_run(run_id)
+            self.post_message(OpenRun(run_id))
         else:
             self.notify("this variant has no run (yet)")
 
     def action_compare(self) -> None:
-        self.app.compare([info.id for info in self.experiment.runs()], self.experiment.info.name)
+        self.post_message(CompareRuns([info.id for info in self.experiment.runs()],
+                                      self.experiment.info.name))
 
     def action_cancel(self) -> None:
-        from accelbench.tui.screens.confirm import Confirm
-
         if self.experiment.status() != "running":
             self.notify(f"the experiment has already ended ({self.experiment.status()})")
             return

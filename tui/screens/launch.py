@@ -15,10 +15,12 @@ from accelbench.engine import sweep as sweeps
 from accelbench.engine.accelerators import ACCELERATORS, Availability
 from accelbench.engine.errors import UserError
 from accelbench.engine.params import Param
+from accelbench.engine.present import availability_cell
 from accelbench.engine.presets import find_preset
 from accelbench.engine.slurm import resource_args
 from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
 from accelbench.engine.workloads import WORKLOADS
+from accelbench.tui.messages import SpecWanted, StartRun
 from accelbench.tui.widgets.param_form import ParamForm
 
 NAME = Param("name", str, "run", "a short name for the run (used in its id)")
@@ -72,8 +74,12 @@ class LaunchScreen(Screen):
 
     def on_mount(self) -> None:
         self.sub_title = "launch"
-        self.load_spec(self.app.initial_spec or default_spec())
+        self.post_message(SpecWanted(self._load_first))
         self.detect()
+
+    def _load_first(self, spec: JobSpec | None) -> None:
+        """The form's first contents: the spec the app was opened with, else the default."""
+        self.load_spec(spec or default_spec())
 
     @work(thread=True, exclusive=True, group="detect")
     def detect(self) -> None:
@@ -140,9 +146,10 @@ class LaunchScreen(Screen):
             status.update("detecting…")
         else:
             title = ACCELERATORS[self.accelerator].title
-            found, why = (("available", "green"), avail.detail) if avail.available else (
-                ("not detected", "red"), avail.reason)
-            status.update(Content.assemble((title, "bold"), "\n", found, f": {why}"))
+            found = availability_cell(avail.available)
+            why = avail.detail if avail.available else avail.reason
+            status.update(Content.assemble((title, "bold"), "\n", (found.text, found.style),
+                                           f": {why}"))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         choice = event.option.id
@@ -200,7 +207,7 @@ class LaunchScreen(Screen):
         except UserError as exc:
             self.notify(str(exc), title="cannot run", severity="error", markup=False)
             return
-        self.app.start_run(spec)
+        self.post_message(StartRun(spec))
 
     def action_load_preset(self) -> None:
         from accelbench.tui.screens.preset_picker import PresetPicker

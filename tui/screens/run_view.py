@@ -12,8 +12,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static, Tab, Tabs
 
 from accelbench.engine import format as fmt
+from accelbench.engine import present
 from accelbench.engine.follow import Follower
 from accelbench.engine.state import RunState
+from accelbench.tui.messages import CancelRun
 from accelbench.tui.widgets.engine_bars import EngineBars
 from accelbench.tui.widgets.log_pane import LogPane
 from accelbench.tui.widgets.sparkline_panel import SparklinePanel
@@ -22,10 +24,6 @@ TICK_S = 0.1  # how often the view looks at its follower
 BUSY_REDRAW_S = 0.25  # while lines pour in: logs every tick, figures this often
 QUIET_REDRAW_S = 1.0  # otherwise everything at once, once a second (one frame, not three)
 BUSY_LINES = 20  # pending log lines that make the run "busy"
-PHASE_STYLE = {"queued": "yellow", "starting": "yellow", "loading": "cyan",
-               "compiling": "magenta", "running": "green", "evaluating": "cyan",
-               "done": "green", "failed": "red", "cancelled": "yellow", "ended": "yellow",
-               "lost": "red"}
 _HEADLINE = ("accuracy", "eval_accuracy", "eval_loss", "test_loss", "final_loss",
              "train_samples_per_second", "train_runtime")
 
@@ -114,12 +112,10 @@ class RunView(Screen):
 
     def _draw_banner(self, state: RunState, now: float) -> None:
         """Phase, elapsed and ETA to the second: redrawn only when its text changes."""
-        style = PHASE_STYLE.get(state.phase, "bold")
-        eta = state.eta()
+        style = present.phase_style(state.phase)
         banner = Text.assemble((f" ● {state.phase.upper()} ", f"bold reverse {style}"),
                                (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
-                               f"  elapsed {fmt.duration(int(state.elapsed(now)))}",
-                               f"  ETA {fmt.duration(None if eta is None else int(eta))}")
+                               f"  {present.phase_clock(state, now)}")
         self._set("#phase-banner", banner, banner.plain)
         if len(state.diagnoses) == self._diagnoses_shown:
             return
@@ -129,8 +125,7 @@ class RunView(Screen):
         if state.diagnoses:
             d = state.diagnoses[-1]
             more = f" (+{len(state.diagnoses) - 1} more)" if len(state.diagnoses) > 1 else ""
-            diag.update(Text.assemble(("⚠ ", "bold"), (d.message, "bold"),
-                                      f"  hint: {d.hint}" if d.hint else "", more))
+            diag.update(Text.assemble(("⚠ ", "bold"), present.diagnosis_line(d), more))
 
     def _set(self, selector: str, content, plain: str, layout: bool = False) -> None:
         """Update a one-line widget only when its text changed (no relayout: its size is fixed)."""
@@ -180,4 +175,4 @@ class RunView(Screen):
         self.query_one("#log-filter").focus()
 
     def action_cancel_run(self) -> None:
-        self.app.confirm_cancel(self.follower.run_id)
+        self.post_message(CancelRun(self.follower.run_id))

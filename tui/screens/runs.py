@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
-from accelbench.engine import format as fmt
+from accelbench.engine import present
 from accelbench.engine.store import RunInfo
+from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsWanted
 
-COLUMNS = ("status", "run", "workload", "accel", "params", "samples/s", "loss", "acc %", "started")
-_KEY_PARAMS = ("batch_size", "max_seq_length", "learning_rate", "epochs")
+COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
-
-
-def row_of(info: RunInfo, live: dict | None) -> tuple:
-    """The table cells of a run (``live``: figures of a followed run, newer than the index)."""
-    s = live or info.summary
-    params = " ".join(f"{k}={info.params[k]}" for k in _KEY_PARAMS if k in info.params)
-    accuracy = s.get("accuracy")
-    return (s.get("status", info.status), info.id, info.workload, info.accelerator, params,
-            s.get("samples_per_s"), s.get("final_loss"), accuracy, fmt.when(info.created))
 
 
 def _sort_key(value):
@@ -56,8 +45,8 @@ class RunsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         table = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-        for column in COLUMNS:
-            table.add_column(column, key=column)
+        for head in present.run_heads():
+            table.add_column(head.rich(), key=head.title)
         yield table
         yield Footer()
 
@@ -66,15 +55,13 @@ class RunsScreen(Screen):
         self.reload()
         self.set_interval(REFRESH_S, self.reload)
 
-    @work(thread=True, exclusive=True, group="runs")
     def reload(self) -> None:
-        """Read the index off the UI thread, then redraw."""
-        infos = self.app.runner.store.list()
-        self.app.call_from_thread(self._show, infos)
+        """Ask for the runs (the app reads the index off the UI thread), then redraw."""
+        self.post_message(RunsWanted(self._show))
 
-    def _show(self, infos: list[RunInfo]) -> None:
-        self._raw = {info.id: row_of(info, self.app.live_summary(info.id)) for info in infos}
-        self._infos = {info.id: info for info in infos}
+    def _show(self, runs: list[tuple[RunInfo, dict | None]]) -> None:
+        self._raw = {info.id: present.run_values(info, live) for info, live in runs}
+        self._infos = {info.id: info for info, _ in runs}
         self.marked = [rid for rid in self.marked if rid in self._raw]
         self._redraw_table()
 
@@ -88,11 +75,8 @@ class RunsScreen(Screen):
             order.sort(key=lambda rid: raw[rid][0] not in ("running", "queued"))
         table.clear()
         for rid in order:
-            status, _, workload, accel, params, rate, loss, accuracy, started = raw[rid]
-            cells = (status, f"● {rid}" if rid in self.marked else rid, workload, accel, params,
-                     fmt.number(rate), fmt.number(loss),
-                     "-" if accuracy is None else f"{accuracy:.2f}", started)
-            table.add_row(*map(Text, cells), key=rid)  # Text: never read as markup
+            cells = present.run_cells(raw[rid], marked=rid in self.marked)
+            table.add_row(*(cell.rich() for cell in cells), key=rid)
         if selected in raw:
             table.move_cursor(row=table.get_row_index(selected))
 
@@ -116,12 +100,12 @@ class RunsScreen(Screen):
         self.notify(f"sorted by {self.sort_column}")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        self.app.open_run(event.row_key.value)
+        self.post_message(OpenRun(event.row_key.value))
 
     def action_open_run(self) -> None:
         run_id = self._selected_id()
         if run_id:
-            self.app.open_run(run_id)
+            self.post_message(OpenRun(run_id))
 
     def action_toggle_mark(self) -> None:
         run_id = self._selected_id()
@@ -135,7 +119,7 @@ class RunsScreen(Screen):
 
     def action_compare(self) -> None:
         if self.marked:
-            self.app.compare(list(self.marked), f"{len(self.marked)} marked runs")
+            self.post_message(CompareRuns(list(self.marked), f"{len(self.marked)} marked runs"))
             return
         run_id = self._selected_id()
         exp_id = self._infos[run_id].experiment if run_id else None
@@ -145,9 +129,9 @@ class RunsScreen(Screen):
             return
         runs = sorted((i for i in self._infos.values() if i.experiment == exp_id),
                       key=lambda i: i.created)
-        self.app.compare([i.id for i in runs], "experiment")
+        self.post_message(CompareRuns([i.id for i in runs], "experiment"))
 
     def action_cancel_run(self) -> None:
         run_id = self._selected_id()
         if run_id:
-            self.app.confirm_cancel(run_id)
+            self.post_message(CancelRun(run_id))

@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from accelbench.engine.present import utilization_figure
 from accelbench.engine.state import RunState
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -50,9 +51,8 @@ class EngineBars(Static):
         table.add_column(justify="right", no_wrap=True, min_width=10)
         table.add_column(no_wrap=True, style="cyan")
         for name, sample in state.utilization.items():
-            figure = (f"{sample.value:,.0f} {sample.unit}" if sample.unit
-                      else f"{sample.percent:5.1f}%")
+            figure = utilization_figure(sample)
             history = list(state.util_history.get(name, ()))
-            table.add_row(Text(name), bar(sample.percent, bar_width), figure,
+            table.add_row(Text(name), bar(sample.percent, bar_width), Text(figure),
                           history_line(history, hist_width))
         self.update(table, layout=relayout)

@@ -1,0 +1,89 @@
+"""What screens ask of the app: they post these, the app acts or answers.
+
+A screen never reaches into the app's attributes (its runner, store or followers).
+Requests (``OpenRun``, ``CompareRuns``, ...) are acted on; questions (``...Wanted``)
+are answered by calling their ``reply`` on the UI thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.message import Message
+
+from accelbench.engine.compare import Comparison
+from accelbench.engine.follow import Follower
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.store import RunInfo
+
+
+class OpenRun(Message):
+    """Show run ``run_id`` in the run view."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+
+
+class CompareRuns(Message):
+    """Show the runs ``run_ids`` side by side under ``title``."""
+
+    def __init__(self, run_ids: list[str], title: str) -> None:
+        super().__init__()
+        self.run_ids = run_ids
+        self.title = title
+
+
+class CancelRun(Message):
+    """Ask the user, then cancel run ``run_id``."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+
+
+class StartRun(Message):
+    """Start a run (or an experiment, for a spec with a sweep) and show it."""
+
+    def __init__(self, spec: JobSpec) -> None:
+        super().__init__()
+        self.spec = spec
+
+
+class SpecWanted(Message):
+    """The spec the app was opened with, or None: ``reply(spec)``."""
+
+    def __init__(self, reply: Callable[[JobSpec | None], None]) -> None:
+        super().__init__()
+        self.reply = reply
+
+
+class RunsWanted(Message):
+    """Every run, each with its live figures when followed (else None):
+    ``reply([(info, live), ...])``, read off the UI thread."""
+
+    def __init__(self, reply: Callable[[list[tuple[RunInfo, dict[str, Any] | None]]], None]
+                 ) -> None:
+        super().__init__()
+        self.reply = reply
+
+
+class FollowersWanted(Message):
+    """The followers of runs ``run_ids``, started if need be: ``reply({run_id: follower})``."""
+
+    def __init__(self, run_ids: list[str], reply: Callable[[dict[str, Follower]], None]) -> None:
+        super().__init__()
+        self.run_ids = run_ids
+        self.reply = reply
+
+
+class ComparisonWanted(Message):
+    """The comparison of runs ``run_ids`` and their metric histories (for the loss curves):
+    ``reply(comparison, histories)``, computed off the UI thread."""
+
+    def __init__(self, run_ids: list[str],
+                 reply: Callable[[Comparison, list[dict[str, list]]], None]) -> None:
+        super().__init__()
+        self.run_ids = run_ids
+        self.reply = reply
