@@ -451,11 +451,11 @@ def _cmd_rm(args: argparse.Namespace) -> int:
 def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
-    from accelbench.engine.exitfile import read_exit
+    from accelbench.engine.exitfile import recorded
     from accelbench.engine.launchers import job_gone
     from accelbench.engine.store import EXIT_FILE
 
-    return not info.final and read_exit(info.path(EXIT_FILE)) is None and not job_gone(info)
+    return not info.final and not recorded(info.path(EXIT_FILE)) and not job_gone(info)
 
 
 def _cmd_clean(args: argparse.Namespace) -> int:
