@@ -316,7 +316,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                            "accelerator": i.accelerator, "launcher": i.launcher,
                            "status": i.status, "created": i.created, "ended": i.ended,
                            "experiment": i.experiment, "variant": i.variant,
-                           "params": i.params, "summary": i.summary,
+                           "params": i.params, "summary": i.summary.to_dict(),
                            **({"reason": i.reason} if i.reason else {})} for i in infos],
                          indent=1))
         return 0
@@ -338,8 +338,8 @@ def _cmd_runs(args: argparse.Namespace) -> int:
         key = " ".join(f"{short}={i.params[name]}" for name, short in _KEY_PARAMS.items()
                        if name in i.params)
         table.add_row(i.id, i.status, f"{i.workload}@{i.accelerator}", key,
-                      fmt.number(s.get("samples_per_s")), fmt.number(s.get("final_loss")),
-                      "-" if s.get("accuracy") is None else f"{s['accuracy']:.2f}")
+                      fmt.number(s.samples_per_s), fmt.number(s.final_loss),
+                      "-" if s.accuracy is None else f"{s.accuracy:.2f}")
     out = console(width=None if sys.stdout.isatty() else 160)
     out.print(table)
     for i in infos:
@@ -556,8 +556,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             state.feed(event)
         summary = state.summary()
         table.add_row(section.title or "(top)", ", ".join(section.dialects) or "-",
-                      str(len(section.events)), fmt.number(summary.get("samples_per_s")),
-                      fmt.number(summary.get("final_loss")), fmt.number(summary.get("accuracy")))
+                      str(len(section.events)), fmt.number(summary.samples_per_s),
+                      fmt.number(summary.final_loss), fmt.number(summary.accuracy))
     console().print(table)
     return 0
 
@@ -571,8 +571,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
         get_accelerator(args.accelerator)
     for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
         s = info.summary
-        print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.get('samples_per_s'))}"
-              f"  loss {fmt.number(s.get('final_loss'))}  accuracy {fmt.number(s.get('accuracy'))}")
+        print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.samples_per_s)}"
+              f"  loss {fmt.number(s.final_loss)}  accuracy {fmt.number(s.accuracy)}")
     return 0
 
 

@@ -37,6 +37,7 @@ from accelbench.engine.launchers import get_launcher
 from accelbench.engine.parsers import get_dialect, machine
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
+from accelbench.engine.summary import Ending, RunSummary
 from accelbench.engine.store import (
     EXIT_FILE,
     LAUNCH_FILE,
@@ -205,12 +206,9 @@ class Deriver:
         events.append(Phase(run_id, ts, status, record.detail or ""))
         self._keep(events)
         summary = self.state.summary()
-        summary["exit_code"] = rc
-        if self.bad_lines:
-            summary["bad_machine_lines"] = self.bad_lines
-        if status != "done":
-            summary["log_tail"] = list(self.state.log_tail)
-        return [*events, *self._keep([Finished(run_id, ts, status, summary)])]
+        summary.ending = Ending(rc, self.bad_lines or None,
+                                list(self.state.log_tail) if status != "done" else None)
+        return [*events, *self._keep([Finished(run_id, ts, status, summary.to_dict())])]
 
 
 def _disk_full(run_id: str, ts: float, filesystem: dict[str, Any]) -> Diagnosis:
@@ -294,8 +292,9 @@ class RunHandle:
 
     def _record_end(self, finished: Finished) -> None:
         if self.info.status != finished.status:
-            self.store.record_end(self.id, finished.status, finished.summary, finished.ts)
-            self.info.status, self.info.summary = finished.status, finished.summary
+            summary = RunSummary.from_dict(finished.summary)
+            self.store.record_end(self.id, finished.status, summary, finished.ts)
+            self.info.status, self.info.summary = finished.status, summary
             self.info.ended = finished.ts
 
     def fold(self, each: Callable[[list[Event]], None] | None = None,

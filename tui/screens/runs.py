@@ -11,19 +11,20 @@ from textual.widgets import DataTable, Footer, Header
 
 from accelbench.engine import format as fmt
 from accelbench.engine.store import RunInfo
+from accelbench.engine.summary import RunSummary
 
 COLUMNS = ("status", "run", "workload", "accel", "params", "samples/s", "loss", "acc %", "started")
 _KEY_PARAMS = ("batch_size", "max_seq_length", "learning_rate", "epochs")
 REFRESH_S = 2.0
 
 
-def row_of(info: RunInfo, live: dict | None) -> tuple:
-    """The table cells of a run (``live``: figures of a followed run, newer than the index)."""
-    s = live or info.summary
+def row_of(info: RunInfo, live: tuple[str, RunSummary] | None) -> tuple:
+    """The table cells of a run (``live``: phase and figures of a followed run, newer than
+    the index)."""
+    status, s = live or (info.status, info.summary)
     params = " ".join(f"{k}={info.params[k]}" for k in _KEY_PARAMS if k in info.params)
-    accuracy = s.get("accuracy")
-    return (s.get("status", info.status), info.id, info.workload, info.accelerator, params,
-            s.get("samples_per_s"), s.get("final_loss"), accuracy, fmt.when(info.created))
+    return (status, info.id, info.workload, info.accelerator, params,
+            s.samples_per_s, s.final_loss, s.accuracy, fmt.when(info.created))
 
 
 def _sort_key(value):
