@@ -37,7 +37,6 @@ from accelbench.engine.launchers import get_launcher
 from accelbench.engine.parsers import get_dialect, machine
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
-from accelbench.engine.summary import Ending, RunSummary
 from accelbench.engine.store import (
     EXIT_FILE,
     LAUNCH_FILE,
@@ -52,6 +51,7 @@ from accelbench.engine.store import (
     read_json,
     write_json,
 )
+from accelbench.engine.summary import Ending, RunSummary
 from accelbench.engine.tail import CHUNK, FileTail, Redrawn
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan, get_workload

@@ -48,6 +48,7 @@ from accelbench.engine.store import (
     write_json,
 )
 
+
 def wrapper_died(run_dir: Path) -> Diagnosis:
     """The note that the job's wrapper died while the job goes on."""
     return Diagnosis(run_dir.name, round(time.time(), 3), "wrapper_died",
