@@ -15,6 +15,7 @@ from accelbench.engine.compare import Comparison
 from accelbench.engine.experiment import Experiment
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
+from accelbench.engine.summary import RunSummary
 
 
 def console(**options) -> Console:
@@ -51,17 +52,18 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
 
 def summary_table(state: RunState, name: str) -> Table:
     """The figures of a finished run, as the seed notes tabulate them."""
-    summary = state.finished.summary if state.finished else state.summary()
+    summary = RunSummary.from_dict(state.finished.summary) if state.finished else state.summary()
     table = Table(title=f"{name} ({state.run_id}): {state.phase}", title_justify="left")
     for column in ("samples/s", "train time", "final loss", "test accuracy", "steps", "duration"):
         table.add_column(column, justify="right")
-    accuracy = summary.get("accuracy")
-    table.add_row(fmt.number(summary.get("samples_per_s")),
-                  fmt.duration(summary.get("train_time_s")),
-                  fmt.number(summary.get("final_loss")),
+    accuracy = summary.accuracy
+    table.add_row(fmt.number(summary.samples_per_s),
+                  fmt.duration(summary.train_time_s),
+                  fmt.number(summary.final_loss),
                   "-" if accuracy is None else f"{fmt.fixed(accuracy)}%",
-                  f"{summary.get('steps', '-')}/{summary.get('total_steps', '-')}",
-                  fmt.duration(summary.get("duration_s")))
+                  "/".join("-" if n is None else str(n)
+                           for n in (summary.steps, summary.total_steps)),
+                  fmt.duration(summary.duration_s))
     return table
 
 

@@ -312,7 +312,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                            "accelerator": i.accelerator, "launcher": i.launcher,
                            "status": i.status, "created": i.created, "ended": i.ended,
                            "experiment": i.experiment, "variant": i.variant,
-                           "params": i.params, "summary": i.summary,
+                           "params": i.params, "summary": i.summary.to_dict(),
                            **({"reason": i.reason} if i.reason else {})} for i in infos],
                          indent=1))
         return 0
@@ -437,11 +437,11 @@ def _cmd_rm(args: argparse.Namespace) -> int:
 def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
-    from accelbench.engine.exitfile import read_exit
+    from accelbench.engine.exitfile import recorded
     from accelbench.engine.launchers import job_gone
     from accelbench.engine.store import EXIT_FILE
 
-    return not info.final and read_exit(info.path(EXIT_FILE)) is None and not job_gone(info)
+    return not info.final and not recorded(info.path(EXIT_FILE)) and not job_gone(info)
 
 
 def _cmd_clean(args: argparse.Namespace) -> int:
@@ -543,8 +543,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             state.feed(event)
         summary = state.summary()
         table.add_row(section.title or "(top)", ", ".join(section.dialects) or "-",
-                      str(len(section.events)), fmt.number(summary.get("samples_per_s")),
-                      fmt.number(summary.get("final_loss")), fmt.number(summary.get("accuracy")))
+                      str(len(section.events)), fmt.number(summary.samples_per_s),
+                      fmt.number(summary.final_loss), fmt.number(summary.accuracy))
     console().print(table)
     return 0
 
@@ -558,8 +558,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
         get_accelerator(args.accelerator)
     for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
         s = info.summary
-        print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.get('samples_per_s'))}"
-              f"  loss {fmt.number(s.get('final_loss'))}  accuracy {fmt.number(s.get('accuracy'))}")
+        print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.samples_per_s)}"
+              f"  loss {fmt.number(s.final_loss)}  accuracy {fmt.number(s.accuracy)}")
     return 0
 
 

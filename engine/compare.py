@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelbench.engine.store import SPEC_FILE, RunInfo
+from accelbench.engine.summary import RunSummary
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,9 @@ def spec_values(info: RunInfo) -> dict[str, Any]:
     return out
 
 
-def _utilization(summary: dict[str, Any]) -> dict[str, float]:
+def _utilization(summary: RunSummary) -> dict[str, float]:
     """Mean utilization per engine; numbered cores (cpu0, cpu1, ...) folded into one mean."""
-    util = summary.get("utilization", {})
+    util = summary.utilization or {}
     groups: dict[str, list[float]] = {}
     for engine, value in util.items():
         m = _CORES.match(engine)
@@ -153,8 +154,8 @@ def compare(runs: list[RunInfo]) -> Comparison:
     for run, setting in zip(runs, settings):
         row = {p: setting.get(p) for p in params}
         summary = run.summary
-        row.update({c.key: summary.get(c.key) for c in _FIXED})
-        for name, value in summary.get("metrics", {}).items():
+        row.update({c.key: getattr(summary, c.key) for c in _FIXED})
+        for name, value in (summary.metrics or {}).items():
             for pattern, better in _METRICS:
                 if pattern.match(name):
                     metric_columns.setdefault(name, Column(name, name, better))

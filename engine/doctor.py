@@ -21,7 +21,7 @@ import psutil
 
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
-from accelbench.engine.exitfile import read_exit
+from accelbench.engine.exitfile import ExitRecord, read_exit
 from accelbench.engine.index import Finding
 from accelbench.engine.launchers import job_gone
 from accelbench.engine.runner import RunHandle
@@ -73,10 +73,10 @@ def _runs(store: Store, dry_run: bool) -> list[Finding]:
     found = []
     for info in store.list():
         record = _exit_record(info)
-        if record and record["status"] != info.status:
-            detail = f"the index says {info.status}, {EXIT_FILE} says {record['status']}"
+        if record and record.status != info.status:
+            detail = f"the index says {info.status}, {EXIT_FILE} says {record.status}"
             found.append(_bring_up_to_date(store, info, "status", detail, dry_run,
-                                           (record["status"],)))
+                                           (record.status,)))
         elif record is None and not info.final and _vanished(info, dry_run):
             detail = f"{info.status} in the index, but its process is gone"
             found.append(_bring_up_to_date(store, info, "vanished", detail, dry_run,
@@ -84,16 +84,13 @@ def _runs(store: Store, dry_run: bool) -> list[Finding]:
     return found
 
 
-def _exit_record(info: RunInfo) -> dict[str, Any] | None:
+def _exit_record(info: RunInfo) -> ExitRecord | None:
     """The run's final exit record (None while it has none, or awaits Slurm's verdict)."""
     try:
         record = read_exit(info.path(EXIT_FILE))
     except (OSError, ValueError):
         return None
-    if (not isinstance(record, dict) or record.get("status") not in FINAL_STATUSES
-            or record.get("verdict")):
-        return None
-    return record
+    return None if record is None or record.verdict else record
 
 
 def _vanished(info: RunInfo, dry_run: bool) -> bool:

@@ -13,11 +13,12 @@ so a damaged value is refused where it enters, never met later in arithmetic.
 
 from __future__ import annotations
 
+import functools
 import json
 import types
 import typing
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from accelbench.engine.errors import shown
 
@@ -27,6 +28,7 @@ FINAL_STATUSES = ("done", "failed", "cancelled", "ended", "lost")  # ended: exit
 UNREADABLE = "unreadable"  # a reader's verdict on a run whose files it cannot read; never recorded
 MAX_NUMBER = 1e100  # larger figures would overflow the sums and rates folded from them
 MAX_INT = 2 ** 63
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -189,16 +191,19 @@ def _refused(schema: dict[str, _Field], data: dict[str, Any]) -> str | None:
     return None
 
 
-def _schema(cls: type[Event]) -> dict[str, _Field]:
+@functools.cache
+def _schema(cls: type) -> dict[str, _Field]:
+    """The rules of the fields of dataclass ``cls``."""
     hints = typing.get_type_hints(cls)
     return {f.name: _field(hints[f.name], f.metadata) for f in fields(cls)}
 
 
-def build(cls: type[Event], data: dict[str, Any]) -> Event:
+def build(cls: type[T], data: dict[str, Any]) -> T:
     """An event of ``cls`` from ``data``, each field checked against its declared type
     (an integral float is taken for an integer). Raises ``ValueError`` with a one-line
-    message naming the event type and the field."""
-    schema = _SCHEMAS[cls]
+    message naming the event type (``cls.kind``) and the field. Other records (a
+    dataclass with a ``kind``, such as an exit record) are built the same way."""
+    schema = _schema(cls)
     for _ in range(2):  # again with integral floats made integers
         try:
             if _refused(schema, data) is None:
@@ -211,9 +216,9 @@ def build(cls: type[Event], data: dict[str, Any]) -> Event:
     raise ValueError(_fault(cls, data))
 
 
-def _fault(cls: type[Event], data: dict[str, Any]) -> str:
+def _fault(cls: Any, data: dict[str, Any]) -> str:
     """What is wrong with ``data`` for an event of ``cls``, in one line."""
-    schema = _SCHEMAS[cls]
+    schema = _schema(cls)
     extra = [name for name in data if name not in schema]
     if extra:
         return f"{cls.kind}: unknown field(s) {', '.join(map(shown, extra[:5]))}"
@@ -255,5 +260,3 @@ def from_json(text: str) -> Event:
     """Parse a line written by :func:`to_json` (``ValueError`` if it is damaged)."""
     return from_dict(loads(text))
 
-
-_SCHEMAS = {cls: _schema(cls) for cls in EVENT_TYPES.values()}

@@ -11,18 +11,54 @@ from __future__ import annotations
 import errno
 import json
 import os
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from accelbench.engine import fs
 from accelbench.engine.errors import shown
-from accelbench.engine.events import FINAL_STATUSES, finite, loads
-from accelbench.engine.store import read_json, write_json
+from accelbench.engine.events import FINAL_STATUSES, build, loads
+from accelbench.engine.store import write_json
 
 RESERVED = 4096
 PENDING = {"status": "pending", "note": "the run has not ended: this space is kept for its end"}
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 _CUT = 600  # a string field longer than this is shortened to fit the reserved space
+
+
+@dataclass(slots=True)
+class ExitRecord:
+    """How a run's job ended: what ``exit.json`` holds (written by :func:`write_exit`,
+    read by :func:`read_exit`, every field checked)."""
+
+    status: str = field(metadata={"choices": FINAL_STATUSES})
+    returncode: int | None = None
+    started: float | None = None  # when the wrapper started the job
+    ended: float | None = None
+    signal: str | None = None  # the signal that killed the job (SIGTERM, ...)
+    detail: str | None = None  # how it ended, in words
+    error: str | None = None  # why the job could not start
+    verdict: str | None = None  # who settles how it ended ("slurm": its final state)
+    disk_full: dict[str, Any] | None = None  # ``engine.fs.filesystem`` of a full disk
+    kind: ClassVar[str] = "exit"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``status`` and ``returncode``, then the fields that are set."""
+        return {"status": self.status, "returncode": self.returncode,
+                **{f.name: getattr(self, f.name) for f in fields(self)[2:]
+                   if getattr(self, f.name) is not None}}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ExitRecord:
+        """The record ``data`` holds; ``ValueError`` naming the damage if it is none."""
+        try:
+            if isinstance(data, dict):
+                return build(cls, data)
+            why = "not an object"
+        except ValueError as exc:
+            why = str(exc)
+        raise ValueError(f"exit.json: not an exit record: {shown(data)} ({why})")
+
 
 
 def reserve(path: Path) -> None:
@@ -34,42 +70,40 @@ def reserve(path: Path) -> None:
         pass
 
 
-def read_exit(path: Path) -> dict[str, Any] | None:
-    """The exit record at ``path``; None while there is none (or only the reservation)."""
-    record = read_json(path)
-    if not isinstance(record, dict) or record.get("status") == PENDING["status"]:
-        return None
-    return record
-
-
-def check_exit(path: Path) -> None:
-    """``ValueError`` naming the damage if ``path`` holds something other than an exit
-    record (none at all, or the reservation, is fine: the run has not ended)."""
+def read_exit(path: Path) -> ExitRecord | None:
+    """The exit record at ``path``; None while there is none (or only the reservation).
+    ``ValueError`` naming the damage if ``path`` holds something else."""
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except FileNotFoundError:
-        return
+        return None
     try:
-        record = loads(text)
+        data = loads(text)
     except ValueError as exc:
         raise ValueError(f"exit.json: not JSON: {exc}") from None
-    if isinstance(record, dict) and record.get("status") == PENDING["status"]:
-        return
-    ok = isinstance(record, dict) and record.get("status") in FINAL_STATUSES
-    ended, rc = (record.get("ended", 0), record.get("returncode")) if ok else (0, None)
-    if not (ok and finite(ended) and (rc is None or isinstance(rc, int))):
-        raise ValueError(f"exit.json: not an exit record: {shown(record)}")
+    if isinstance(data, dict) and data.get("status") == PENDING["status"]:
+        return None
+    return ExitRecord.from_dict(data)
 
 
-def write_exit(path: Path, record: dict[str, Any]) -> None:
+def recorded(path: Path) -> bool:
+    """True once the job's end is recorded at ``path`` (a damaged record counts: what is
+    there is never written over)."""
+    try:
+        return read_exit(path) is not None
+    except ValueError:
+        return True
+
+
+def write_exit(path: Path, record: ExitRecord) -> None:
     """Record the end; on a full disk, over the reserved bytes (noting ``disk_full``)."""
     try:
-        write_json(path, record)
+        write_json(path, record.to_dict())
     except OSError as exc:
         if exc.errno not in _NO_SPACE:
             raise
-        record = {**record, "disk_full": record.get("disk_full") or fs.filesystem(path.parent)}
-        _overwrite(path, record, exc)
+        full = replace(record, disk_full=record.disk_full or fs.filesystem(path.parent))
+        _overwrite(path, full.to_dict(), exc)
 
 
 def _overwrite(path: Path, record: dict[str, Any], cause: OSError) -> None:

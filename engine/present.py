@@ -22,6 +22,7 @@ from accelbench.engine.events import FINAL_STATUSES, Diagnosis, Utilization
 from accelbench.engine.experiment import Entry
 from accelbench.engine.state import RunState
 from accelbench.engine.store import RunInfo
+from accelbench.engine.summary import RunSummary
 
 Justify = Literal["left", "right"]
 
@@ -114,13 +115,12 @@ def key_params(params: Mapping[str, Any]) -> str:
                     if name in params)
 
 
-def run_values(info: RunInfo, live: Mapping[str, Any] | None = None) -> tuple:
+def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tuple:
     """A run's row as raw values in ``RUN_COLUMNS`` order (for sorting); ``live``: the
-    figures of a followed run, newer than the index's summary."""
-    s = live or info.summary
-    return (s.get("status", info.status), info.id, info.workload, info.accelerator,
-            key_params(info.params), s.get("samples_per_s"), s.get("final_loss"),
-            s.get("accuracy"), fmt.when(info.created))
+    phase and figures of a followed run, newer than the index's."""
+    status, s = live or (info.status, info.summary)
+    return (status, info.id, info.workload, info.accelerator, key_params(info.params),
+            s.samples_per_s, s.final_loss, s.accuracy, fmt.when(info.created))
 
 
 def run_cells(values: tuple, marked: bool = False) -> list[Cell]:

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import site
+from accelbench.engine import journal, site
 from accelbench.engine.accelerators import get_accelerator, require_available
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import (
@@ -31,10 +31,8 @@ from accelbench.engine.events import (
     Log,
     Phase,
     Redraw,
-    build,
-    loads,
 )
-from accelbench.engine.exitfile import check_exit, read_exit, write_exit
+from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.parsers import get_dialect, machine
 from accelbench.engine.spec import JobSpec
@@ -53,6 +51,7 @@ from accelbench.engine.store import (
     read_json,
     write_json,
 )
+from accelbench.engine.summary import Ending, RunSummary
 from accelbench.engine.tail import CHUNK, FileTail, Redrawn
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan, get_workload
@@ -169,63 +168,47 @@ class Deriver:
 
     def launcher_states(self, lines: list[str]) -> list[Event]:
         """Events of the launcher's state file (queue states, controller trouble)."""
-        events: list[Event] = []
-        for line in lines:
-            try:
-                entry = loads(line)
-                base = {"run_id": self.run_id, "ts": entry["t"]}
-                if "phase" in entry:
-                    events.append(build(Phase, {**base, "name": entry["phase"],
-                                                "detail": entry["detail"]}))
-                else:
-                    events.append(build(Diagnosis, {**base, "code": entry["diagnosis"],
-                                                    "message": entry["message"],
-                                                    "hint": entry.get("hint", "")}))
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue  # a damaged entry says nothing
-        return self._keep(events)
+        entries = (journal.parse(self.run_id, line) for line in lines)
+        return self._keep([e for e in entries if e is not None])  # a damaged entry says nothing
 
     def telemetry(self, lines: list[str]) -> list[Event]:
         """Utilization events of telemetry lines."""
         return self._keep([e for line in lines for e in events_from_line(self.run_id, line)])
 
-    def ending(self, record: dict[str, Any]) -> list[Event]:
-        """The closing events for an exit record (``status``, ``returncode``, ...)."""
-        status, ts, run_id = record["status"], record.get("ended") or self.ts, self.run_id
+    def ending(self, record: ExitRecord) -> list[Event]:
+        """The closing events for an exit record."""
+        status, ts, run_id = record.status, record.ended or self.ts, self.run_id
         events: list[Event] = []
-        rc = record.get("returncode")
-        if record.get("disk_full"):
-            events.append(_disk_full(run_id, ts, record["disk_full"]))
-        if record.get("error"):
-            events.append(Diagnosis(run_id, ts, "start_failed", record["error"],
+        rc = record.returncode
+        if record.disk_full:
+            events.append(_disk_full(run_id, ts, record.disk_full))
+        if record.error:
+            events.append(Diagnosis(run_id, ts, "start_failed", record.error,
                                     "check the command and the Python interpreter of the spec"))
         elif status == "failed":
             last = next((line for line in reversed(self.state.log_tail) if line.strip()), "")
-            if record.get("detail"):
-                how = f"ended: {record['detail']}"
-            elif "signal" in record:
-                how = f"was killed by {record['signal']}"
+            if record.detail:
+                how = f"ended: {record.detail}"
+            elif record.signal is not None:
+                how = f"was killed by {record.signal}"
             else:
                 how = f"exited with code {rc}"
             events.append(Diagnosis(run_id, ts, "job_failed", f"the job {how}" +
                                     (f": {last.strip()}" if last else ""),
                                     "see the end of the log (accelbench show RUN --log)"))
         elif status == "lost":
-            events.append(Diagnosis(run_id, ts, "lost", record["detail"],
+            events.append(Diagnosis(run_id, ts, "lost", record.detail or "",
                                     "the machine may have rebooted or the process was killed"))
         elif status == "ended":
             events.append(Diagnosis(run_id, ts, "exit_unknown",
-                                    f"the job ended, {record['detail']}",
+                                    f"the job ended, {record.detail}",
                                     "its output and telemetry until then are kept"))
-        events.append(Phase(run_id, ts, status, record.get("detail", "")))
+        events.append(Phase(run_id, ts, status, record.detail or ""))
         self._keep(events)
         summary = self.state.summary()
-        summary["exit_code"] = rc
-        if self.bad_lines:
-            summary["bad_machine_lines"] = self.bad_lines
-        if status != "done":
-            summary["log_tail"] = list(self.state.log_tail)
-        return [*events, *self._keep([Finished(run_id, ts, status, summary)])]
+        summary.ending = Ending(rc, self.bad_lines or None,
+                                list(self.state.log_tail) if status != "done" else None)
+        return [*events, *self._keep([Finished(run_id, ts, status, summary.to_dict())])]
 
 
 def _disk_full(run_id: str, ts: float, filesystem: dict[str, Any]) -> Diagnosis:
@@ -260,28 +243,27 @@ class RunHandle:
             FileTail(self.info.path(name), redraws=name == OUTPUT_FILE and bool(dialects))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
-    def _exit_record(self, check_alive: bool) -> dict[str, Any] | None:
+    def _exit_record(self, check_alive: bool) -> ExitRecord | None:
         """The exit record once the run has ended, else None; when ``check_alive``, the
         launcher is asked (cheap: no log is read). ``ValueError`` if the record is damaged."""
         path = self.info.path(EXIT_FILE)
-        check_exit(path)
         record = read_exit(path)
         if record is None and check_alive:
             status = self.launcher.poll(self.info)  # may record the end itself
             record = read_exit(path)
             if record is None and status == "lost":  # record it, so every later reader agrees
-                record = {"status": "lost", "returncode": None, "ended": time.time(),
-                          "detail": "the job's process vanished without recording an exit status"}
+                record = ExitRecord("lost", None, ended=time.time(), detail="the job's process"
+                                    " vanished without recording an exit status")
                 with contextlib.suppress(OSError):  # a full disk: this reader says it all the same
                     write_exit(path, record)
             elif record is None and status != self.info.status:
                 self.store.update(self.id, status)
                 self.info.status = status
-        if record is not None and record.get("verdict"):  # the launcher settles how it ended
+        if record is not None and record.verdict:  # the launcher settles how it ended
             if check_alive:
                 self.launcher.poll(self.info)
                 record = read_exit(path) or record
-            if record.get("verdict") and time.time() - record["ended"] < 180:
+            if record.verdict and time.time() - (record.ended or 0) < 180:
                 return None  # wait for the verdict (3 minutes at most), then take it as is
         return record
 
@@ -310,8 +292,9 @@ class RunHandle:
 
     def _record_end(self, finished: Finished) -> None:
         if self.info.status != finished.status:
-            self.store.record_end(self.id, finished.status, finished.summary, finished.ts)
-            self.info.status, self.info.summary = finished.status, finished.summary
+            summary = RunSummary.from_dict(finished.summary)
+            self.store.record_end(self.id, finished.status, summary, finished.ts)
+            self.info.status, self.info.summary = finished.status, summary
             self.info.ended = finished.ts
 
     def fold(self, each: Callable[[list[Event]], None] | None = None,

@@ -24,6 +24,7 @@ from accelbench.engine.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.summary import RunSummary
 
 HISTORY = 600  # samples kept per utilization engine
 SERIES = 1000  # points kept of each metric's history and of throughput (even)
@@ -143,32 +144,13 @@ class RunState:
         """The latest throughput sample."""
         return self.throughput[-1][1] if self.throughput else None
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RunSummary:
         """The figures runs are compared by (what the store keeps)."""
-        m = self.metrics
-        out: dict[str, Any] = {}
-
-        def put(key: str, *candidates: Any) -> None:
-            value = next((c for c in candidates if c is not None), None)
-            if value is not None:
-                out[key] = value
-
         total, count = self._rate_sum
-        mean_rate = total / count if count else None
-        put("samples_per_s", m.get("train_samples_per_second"),
-            m.get("training_samples_per_second"), mean_rate)
-        put("train_time_s", m.get("train_runtime"), m.get("e2e_train_time"))
-        put("final_loss", m.get("final_loss"), m.get("train_loss"), m.get("loss"))
-        put("accuracy", m.get("accuracy"))
-        put("eval_loss", m.get("eval_loss"), m.get("test_loss"))
-        if self.total:
-            out["steps"] = self.step
-            out["total_steps"] = self.total
-        if self.created is not None and self.last_ts is not None:
-            out["duration_s"] = round(self.last_ts - self.created, 3)
-        if self.diagnoses:
-            out["diagnoses"] = sorted({d.code for d in self.diagnoses})
-        if self._util_sums:
-            out["utilization"] = {k: round(s / n, 2) for k, (s, n) in self._util_sums.items()}
-        out["metrics"] = dict(m)
-        return out
+        known = self.created is not None and self.last_ts is not None
+        return RunSummary.from_metrics(
+            self.metrics, total / count if count else None,
+            steps=self.step if self.total else None, total_steps=self.total or None,
+            duration_s=round(self.last_ts - self.created, 3) if known else None,
+            diagnoses=sorted({d.code for d in self.diagnoses}) or None,
+            utilization={k: round(s / n, 2) for k, (s, n) in self._util_sums.items()} or None)

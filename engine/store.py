@@ -28,6 +28,7 @@ from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.index import Finding, Index, Rows
 from accelbench.engine.launchers import LAUNCHERS
 from accelbench.engine.spec import JobSpec, spec_from_dict
+from accelbench.engine.summary import RunSummary
 
 SPEC_FILE = "spec.toml"
 META_FILE = "meta.json"
@@ -70,7 +71,7 @@ class RunInfo:
     status: str
     ended: float | None = None
     params: dict[str, Any] = field(default_factory=dict)
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: RunSummary = field(default_factory=RunSummary)
     experiment: str | None = None  # the experiment (sweep) the run belongs to
     variant: dict[str, Any] = field(default_factory=dict)  # the values its sweep set
     reason: str = ""  # why a reader found the run ``unreadable`` (never recorded)
@@ -254,23 +255,22 @@ class Store:
         _delete_dir(self.experiments_dir / exp_id)
         self._index.write("DELETE FROM experiments WHERE id = ?", (exp_id,))
 
-    def update(self, run_id: str, status: str, summary: dict[str, Any] | None = None,
-               ended: float | None = None) -> None:
-        """Record a run's new status (and, when it ends, its summary) in the index."""
-        self._index.write("UPDATE runs SET status = ?, summary = COALESCE(?, summary),"
-                          " ended = COALESCE(?, ended) WHERE id = ?",
-                          (status, None if summary is None else _dumps(summary), ended, run_id))
+    def update(self, run_id: str, status: str) -> None:
+        """Record a run's new status in the index (its end: :meth:`record_end`)."""
+        self._index.write("UPDATE runs SET status = ? WHERE id = ?", (status, run_id))
 
-    def record_end(self, run_id: str, status: str, summary: dict[str, Any],
+    def record_end(self, run_id: str, status: str, summary: RunSummary,
                    ended: float | None) -> None:
         """Record how a run ended: ``summary.json`` in its directory (which a rebuilt index
         reads), then its index row."""
         path = self.runs_dir / run_id / SUMMARY_FILE
+        data = summary.to_dict()
         try:
-            write_json(path, {"status": status, "ended": ended, "summary": summary})
+            write_json(path, {"status": status, "ended": ended, "summary": data})
         except (OSError, ValueError) as exc:
             log.warning("cannot write %s (%s)", path, getattr(exc, "strerror", None) or exc)
-        self.update(run_id, status, summary, ended)
+        self._index.write("UPDATE runs SET status = ?, summary = ?, ended = COALESCE(?, ended)"
+                          " WHERE id = ?", (status, _dumps(data), ended, run_id))
 
     def remove(self, run_id: str) -> None:
         """Delete a run: its directory, then its index row (a row that cannot be deleted
@@ -303,7 +303,8 @@ class Store:
                        name=row["name"], workload=row["workload"],
                        accelerator=row["accelerator"], launcher=row["launcher"],
                        status=row["status"], ended=row["ended"],
-                       params=json.loads(row["params"]), summary=json.loads(row["summary"]),
+                       params=json.loads(row["params"]),
+                       summary=RunSummary.from_dict(json.loads(row["summary"])),
                        experiment=row["experiment"], variant=json.loads(row["variant"]))
 
     def _experiment(self, row: sqlite3.Row) -> ExperimentInfo:
@@ -462,7 +463,8 @@ def _run_row(run_dir: Path, previous: dict[str, Any] | None) -> dict[str, Any] |
         return f"{SPEC_FILE} names an unknown launcher {row['launcher']!r}"
     end = _read(run_dir / SUMMARY_FILE, json.loads)
     if isinstance(end, dict) and end.get("status") in FINAL_STATUSES:
-        row.update(status=end["status"], summary=_dumps(_mapping(end.get("summary"))),
+        row.update(status=end["status"],
+                   summary=_dumps(RunSummary.from_dict(end.get("summary")).to_dict()),
                    ended=end["ended"] if _number(end.get("ended")) else None)
     elif previous and previous.get("status") in FINAL_STATUSES:
         row.update({key: previous.get(key) for key in ("status", "summary", "ended")})

@@ -2,6 +2,7 @@
 naming the filesystem), the wrapper survives its writes failing, no temp file is left."""
 
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -10,7 +11,7 @@ import pytest
 
 from accelbench.engine import exitfile, fs
 from accelbench.engine.events import Diagnosis
-from accelbench.engine.exitfile import RESERVED, read_exit, reserve, write_exit
+from accelbench.engine.exitfile import RESERVED, ExitRecord, read_exit, reserve, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.runner import Deriver
 from accelbench.engine.store import EXIT_FILE, write_json
@@ -56,7 +57,7 @@ def test_job_filling_the_disk_ends_failed_with_disk_full_naming_the_mount(runner
     assert "job_failed" in found
     assert sorted(p.name for p in handle.info.dir.iterdir() if p.name.startswith(".")) == []
     record = read_exit(handle.info.path(EXIT_FILE))
-    assert record["status"] == "failed" and record["disk_full"]["mount"] == str(small_runs_dir)
+    assert record.status == "failed" and record.disk_full["mount"] == str(small_runs_dir)
     assert handle.info.path(EXIT_FILE).stat().st_size == RESERVED  # written where reserved
     assert handle.info.path("wrapper.log").read_text() == ""  # the wrapper did not crash
 
@@ -83,11 +84,11 @@ def test_the_end_is_written_over_the_reservation_when_the_disk_is_full(tmp_path,
     reserve(path)
     assert path.stat().st_size == RESERVED and read_exit(path) is None
     fail_atomic_writes(monkeypatch)
-    write_exit(path, {"status": "failed", "returncode": 1, "ended": 5.0, "error": "e" * 9999})
+    write_exit(path, ExitRecord("failed", 1, ended=5.0, error="e" * 9999))
     record = read_exit(path)
-    assert (record["status"], record["returncode"]) == ("failed", 1)
-    assert record["disk_full"]["mount"] == fs.filesystem(tmp_path)["mount"]
-    assert record["error"] == "e" * 600 + "…"
+    assert (record.status, record.returncode) == ("failed", 1)
+    assert record.disk_full["mount"] == fs.filesystem(tmp_path)["mount"]
+    assert record.error == "e" * 600 + "…"
     assert path.stat().st_size == RESERVED
 
 
@@ -95,7 +96,7 @@ def test_without_a_reservation_a_full_disk_is_an_error_not_a_half_record(tmp_pat
                                                                           monkeypatch):
     fail_atomic_writes(monkeypatch)
     with pytest.raises(OSError, match="No space left"):
-        write_exit(tmp_path / EXIT_FILE, {"status": "done", "returncode": 0, "ended": 5.0})
+        write_exit(tmp_path / EXIT_FILE, ExitRecord("done", 0, ended=5.0))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -122,7 +123,7 @@ def test_failed_job_on_a_full_filesystem_gets_the_disk_full_diagnosis(tmp_path, 
     reserve(tmp_path / EXIT_FILE)
     jobwrap.record_end(tmp_path, {"returncode": 1}, 1.0, cancelled=False)
     record = read_exit(tmp_path / EXIT_FILE)
-    assert record["disk_full"] == full
+    assert record.disk_full == full
     events = Deriver("r", 1.0).ending(record)
     diags = [(e.code, e.message) for e in events if isinstance(e, Diagnosis)]
     assert diags == [
@@ -135,4 +136,5 @@ def test_a_job_failing_on_a_disk_with_room_has_no_disk_full(tmp_path):
     assert not fs.filesystem(tmp_path)["full"]
     reserve(tmp_path / EXIT_FILE)
     jobwrap.record_end(tmp_path, {"returncode": 1}, 1.0, cancelled=False)
-    assert "disk_full" not in read_exit(tmp_path / EXIT_FILE)
+    assert read_exit(tmp_path / EXIT_FILE).disk_full is None
+    assert "disk_full" not in json.loads((tmp_path / EXIT_FILE).read_text())

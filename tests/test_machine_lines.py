@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accelbench.engine.events import Diagnosis, Log, from_json, to_json
+from accelbench.engine.exitfile import ExitRecord
 from accelbench.engine.parsers import DIALECTS
 from accelbench.engine.parsers.machine import _FROM_WORKLOAD, parse
 from accelbench.engine.runner import Deriver
@@ -79,7 +80,7 @@ def _fold(lines: list[str], dialects: list[str] = tuple(DIALECTS)) -> Deriver:
     deriver.opening()
     deriver.output(lines)
     deriver.dialects_done()
-    finished = deriver.ending({"status": "done", "returncode": 0, "ended": 1.0})[-1]
+    finished = deriver.ending(ExitRecord("done", 0, ended=1.0))[-1]
     json.dumps(finished.summary, allow_nan=False)  # the store can record it, as strict JSON
     deriver.state.eta()
     return deriver
@@ -135,7 +136,7 @@ def test_telemetry_and_launcher_state_lines_never_raise(line):
     deriver = Deriver("r", 0.0)
     deriver.launcher_states([line, json.dumps({"t": line, "phase": "queued", "detail": ""})])
     deriver.telemetry([line])
-    json.dumps(deriver.state.summary(), allow_nan=False)
+    json.dumps(deriver.state.summary().to_dict(), allow_nan=False)
 
 
 @settings(max_examples=1000, deadline=None)

@@ -15,12 +15,15 @@ from accelbench.engine.experiment import Entry
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.state import RunState
 from accelbench.engine.store import RunInfo
+from accelbench.engine.summary import RunSummary
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.runs import RunsScreen
 from tests.test_tui import wait_until
 
 
-def info(run_id: str, status: str = "done", **fields) -> RunInfo:
+def info(run_id: str, status: str = "done", summary=None, **fields) -> RunInfo:
+    if summary is not None:
+        fields["summary"] = RunSummary.from_dict(summary)
     return RunInfo(run_id, Path("/nonexistent"), 0.0, "r", "mnist_cnn", "cpu", "local", status,
                    **fields)
 
@@ -54,7 +57,7 @@ def test_run_cells_format_figures_and_style_the_status():
                                        "bs=8", "1235", "0.1235", "97.50", values[-1]]
     assert cells[0].style == "bold red"
     assert [c.justify for c in cells[5:8]] == ["right"] * 3
-    live = present.run_values(run, {"status": "running", "samples_per_s": 5.0})
+    live = present.run_values(run, ("running", RunSummary(samples_per_s=5.0)))
     assert live[0] == "running" and live[5] == 5.0  # a followed run's figures win
     assert [h.title for h in present.run_heads()] == list(present.RUN_COLUMNS)
 

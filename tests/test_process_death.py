@@ -15,7 +15,7 @@ import time
 import psutil
 
 from accelbench.engine.events import Diagnosis, Phase
-from accelbench.engine.exitfile import read_exit, reserve
+from accelbench.engine.exitfile import read_exit, reserve, write_exit
 from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.procs import alive, group_alive
 from accelbench.engine.slurm import SlurmJob
@@ -86,7 +86,7 @@ def test_kill_9_of_the_wrapper_alone_leaves_a_running_job_that_cancel_stops(runn
     assert out.stdout.strip() == f"run {handle.id}: cancelled"
     assert not group_alive(wrapper["job_pid"], wrapper["job_started"])
     assert listed(handle.id)["status"] == "cancelled"
-    assert read_exit(handle.info.path(EXIT_FILE))["signal"] == "SIGTERM"
+    assert read_exit(handle.info.path(EXIT_FILE)).signal == "SIGTERM"
 
 
 def test_orphaned_job_that_finishes_keeps_its_exit_status_and_output(runner):
@@ -138,7 +138,7 @@ def test_cancel_of_a_job_whose_wrapper_and_keeper_died_records_the_end(runner, s
     kill_9(wrapper["pid"], wrapper["keeper_pid"])
     runner.open(handle.id).cancel(grace=1)
     assert not group_alive(wrapper["job_pid"], wrapper["job_started"])
-    assert read_exit(handle.info.path(EXIT_FILE))["status"] == "cancelled"
+    assert read_exit(handle.info.path(EXIT_FILE)).status == "cancelled"
     assert follow(handle)[-1].status == "cancelled"
 
 
@@ -208,7 +208,7 @@ def test_slurm_job_that_ended_without_its_wrapper_takes_slurms_word(store, monke
     info = slurm_run(store, monkeypatch, "COMPLETED")
     assert slurm.poll(info) == "running"
     record = read_exit(info.path(EXIT_FILE))
-    assert (record["status"], record["detail"]) == ("done", "Slurm: COMPLETED")
+    assert (record.status, record.detail) == ("done", "Slurm: COMPLETED")
 
 
 def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
@@ -221,11 +221,11 @@ def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
 
     info = slurm_run(store, monkeypatch, "COMPLETING")
     info.launcher = "slurm"
-    write_json(info.path(EXIT_FILE), exit_record(-15, True, 1.0, verdict="slurm",
+    write_exit(info.path(EXIT_FILE), exit_record(-15, True, 1.0, verdict="slurm",
                                                  detail="the job's wrapper received SIGTERM"))
     handle = RunHandle(store, info)
     assert handle.fold().finished is None  # every step of a fold asks the launcher
     slurm.QUEUE.job = SlurmJob(7, "ab-x", "TIMEOUT", reason="TimeLimit", exit_code=0)
     finished = RunHandle(store, info).fold().finished
     assert (finished.status, finished.summary["exit_code"]) == ("failed", -15)
-    assert read_exit(info.path(EXIT_FILE))["detail"] == "Slurm: TIMEOUT (TimeLimit)"
+    assert read_exit(info.path(EXIT_FILE)).detail == "Slurm: TIMEOUT (TimeLimit)"

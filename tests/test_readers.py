@@ -75,9 +75,9 @@ def test_the_first_reader_finalizes_an_ended_run_in_bounded_memory(store, runner
     assert size > 30e6 and peak < 16e6, (size, peak)  # before: the whole log's events, ~10x
     assert listed.status == "done" and store.get(info.id).status == "done"
     summary = store.get(info.id).summary
-    assert summary["samples_per_s"] == pytest.approx(sum(i % 1000 for i in range(LINES)) / LINES)
-    assert summary["final_loss"] == 1 / LINES
-    assert summary["metrics"] == {"loss": 1 / LINES}
+    assert summary.samples_per_s == pytest.approx(sum(i % 1000 for i in range(LINES)) / LINES)
+    assert summary.final_loss == 1 / LINES
+    assert summary.metrics == {"loss": 1 / LINES}
 
     monkeypatch.setattr(RunHandle, "fold", lambda *a, **k: pytest.fail("finalized twice"))
     assert runner.runs()[0].status == "done"  # recorded: later readers take the index's word

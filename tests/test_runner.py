@@ -85,7 +85,7 @@ def test_success_live_equals_replay_and_store_is_updated(runner, store):
         "utilization"]}
     assert state.phase == "done"
     row = store.get(handle.id)
-    assert row.status == "done" and row.summary["accuracy"] == 97.5 and row.ended
+    assert row.status == "done" and row.summary.accuracy == 97.5 and row.ended
 
 
 def test_crash_gives_failed_with_exit_code_and_log_tail(runner):

@@ -26,6 +26,7 @@ from accelbench.engine.store import (
     read_json,
     write_json,
 )
+from accelbench.engine.summary import Ending, RunSummary
 from tests.conftest import accelbench
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
@@ -84,7 +85,7 @@ def test_random_bytes_in_the_index_are_set_aside_and_rebuilt(home):
 def test_damaged_pages_found_by_a_query_are_rebuilt_at_once(store, caplog):
     for _ in range(40):
         info = store.create(SPEC)
-        store.record_end(info.id, "done", {"note": "x" * 500}, 1.0)
+        store.record_end(info.id, "done", RunSummary.from_dict({"note": "x" * 500}), 1.0)
     db = store.home / "index.sqlite"
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -92,7 +93,7 @@ def test_damaged_pages_found_by_a_query_are_rebuilt_at_once(store, caplog):
     data[4096 * 3:4096 * 5] = os.urandom(8192)  # pages of the runs table, not the header
     db.write_bytes(bytes(data))
     runs = Store(store.home).list()
-    assert len(runs) == 40 and all(r.summary == {"note": "x" * 500} for r in runs)
+    assert len(runs) == 40 and all(r.summary.to_dict() == {"note": "x" * 500} for r in runs)
     assert "was unreadable" in caplog.text and list(store.home.glob("index.sqlite.corrupt-*"))
 
 
@@ -116,7 +117,7 @@ def test_old_schema_is_rebuilt_keeping_the_summaries_it_had(home):
         db.execute("INSERT INTO runs VALUES (?, 1, 't', 'command', 'cpu', 'local', 'done', 7,"
                    " '{}', '{\"accuracy\": 90}')", (done.id,))
     again = Store(home).get(done.id)
-    assert (again.status, again.summary, again.ended) == ("done", {"accuracy": 90}, 7)
+    assert (again.status, again.summary, again.ended) == ("done", RunSummary(accuracy=90), 7)
     with sqlite3.connect(home / "index.sqlite") as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
@@ -175,7 +176,7 @@ def test_concurrent_openers_of_a_deleted_index_rebuild_it_once(home):
 
 def test_the_end_of_a_run_is_kept_in_its_directory(store):
     info = store.create(SPEC)
-    store.record_end(info.id, "failed", {"exit_code": 3}, 4.0)
+    store.record_end(info.id, "failed", RunSummary(ending=Ending(3)), 4.0)
     assert json.loads(info.path(SUMMARY_FILE).read_text()) == {
         "status": "failed", "ended": 4.0, "summary": {"exit_code": 3}}
 
@@ -217,7 +218,7 @@ def test_a_failed_status_update_does_not_stop_a_reader(store, monkeypatch, caplo
 def test_an_index_that_cannot_be_opened_for_writing_is_read_as_a_copy(store, monkeypatch,
                                                                       caplog):
     info = store.create(SPEC)
-    store.record_end(info.id, "done", {"accuracy": 1.0}, 2.0)
+    store.record_end(info.id, "done", RunSummary(accuracy=1.0), 2.0)
     connect = sqlite3.connect
 
     def refuse(target, *args, **kwargs):
@@ -227,7 +228,7 @@ def test_an_index_that_cannot_be_opened_for_writing_is_read_as_a_copy(store, mon
 
     monkeypatch.setattr(sqlite3, "connect", refuse)
     copy = Store(store.home)
-    assert copy.readonly and [r.summary for r in copy.list()] == [{"accuracy": 1.0}]
+    assert copy.readonly and [r.summary for r in copy.list()] == [RunSummary(accuracy=1.0)]
     copy.remove(info.id)  # deleting the directory frees space: it must work
     assert not info.dir.exists() and copy.list() == []
     with pytest.raises(UserError, match="cannot start a run: the run store .* cannot be"):

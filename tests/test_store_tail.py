@@ -8,6 +8,7 @@ import pytest
 from accelbench.engine.errors import UserError
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import Store
+from accelbench.engine.summary import RunSummary
 from accelbench.engine.tail import FileTail, Redrawn
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
@@ -20,10 +21,10 @@ def test_run_dirs_are_private_and_indexed(store):
     assert (info.dir / "spec.toml").read_text() == SPEC.to_toml()
     assert info.spec() == SPEC
     assert [r.id for r in store.list()] == [info.id]
-    store.update(info.id, "done", {"samples_per_s": 12.5}, ended=5.0)
+    store.record_end(info.id, "done", RunSummary(samples_per_s=12.5), ended=5.0)
     again = store.get(info.id)
     assert (again.status, again.summary, again.ended, again.final) == (
-        "done", {"samples_per_s": 12.5}, 5.0, True)
+        "done", RunSummary(samples_per_s=12.5), 5.0, True)
 
 
 def test_get_by_prefix_or_suffix(store):

@@ -19,6 +19,7 @@ from accelbench.engine.errors import UserError
 from accelbench.engine.follow import Follower
 from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec
+from accelbench.engine.summary import RunSummary
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
 from accelbench.tui.screens.compare import CompareScreen
@@ -86,12 +87,12 @@ class AccelbenchApp(App):
             self.run_worker(follower.follow(handle), group="follow", exit_on_error=False)
         return self.followers[handle.id]
 
-    def live_summary(self, run_id: str) -> dict | None:
-        """Figures of a followed run as of now (newer than the index while it runs)."""
+    def live_summary(self, run_id: str) -> tuple[str, RunSummary] | None:
+        """Phase and figures of a followed run as of now (newer than the index while it runs)."""
         follower = self.followers.get(run_id)
         if follower is None:
             return None
-        return {"status": follower.state.phase, **follower.state.summary()}
+        return follower.state.phase, follower.state.summary()
 
     def start_run(self, spec: JobSpec) -> None:
         """Start a run of ``spec`` (off the UI thread) and open its run view; a spec with

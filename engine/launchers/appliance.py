@@ -16,6 +16,7 @@ import subprocess
 import threading
 import time
 
+from accelbench.engine.events import Phase
 from accelbench.engine.launchers import local
 from accelbench.engine.launchers.slurm import record
 from accelbench.engine.spec import JobSpec
@@ -98,8 +99,8 @@ def poll(run: RunInfo) -> str:
     if ids and status == "running":
         phase = APPLIANCE.phases().get(ids[-1])
         if phase and phase not in _FINAL:
-            record(run, {"phase": _PHASES.get(phase, "running"),
-                         "detail": f"csctl: {ids[-1]} {phase}"})
+            record(run, Phase(run.id, time.time(), _PHASES.get(phase, "running"),
+                              f"csctl: {ids[-1]} {phase}"))
     return status
 
 

@@ -32,15 +32,15 @@ from typing import Any, BinaryIO
 
 import psutil
 
-from accelbench.engine import fs
-from accelbench.engine.exitfile import read_exit, reserve, write_exit
+from accelbench.engine import fs, journal
+from accelbench.engine.events import Diagnosis
+from accelbench.engine.exitfile import ExitRecord, recorded, reserve, write_exit
 from accelbench.engine.launchers.procs import group_alive
 from accelbench.engine.store import (
     CANCEL_FILE,
     EXIT_FILE,
     LAUNCH_FILE,
     OUTPUT_FILE,
-    STATE_FILE,
     STDERR_FILE,
     TELEMETRY_FILE,
     WRAPPER_FILE,
@@ -48,9 +48,12 @@ from accelbench.engine.store import (
     write_json,
 )
 
-WRAPPER_DIED = {"diagnosis": "wrapper_died",
-                "message": "the job's wrapper died: telemetry stopped",
-                "hint": "the job goes on; `accelbench cancel RUN` stops it"}
+
+def wrapper_died(run_dir: Path) -> Diagnosis:
+    """The note that the job's wrapper died while the job goes on."""
+    return Diagnosis(run_dir.name, round(time.time(), 3), "wrapper_died",
+                     "the job's wrapper died: telemetry stopped",
+                     "the job goes on; `accelbench cancel RUN` stops it")
 
 
 def command(run_dir: Path) -> list[str]:
@@ -59,24 +62,23 @@ def command(run_dir: Path) -> list[str]:
     return [sys.executable, "-P", "-m", "accelbench.engine.launchers.jobwrap", str(run_dir)]
 
 
-def exit_record(returncode: int | None, cancelled: bool, started: float, **extra) -> dict:
-    """The content of ``exit.json`` for a job that ended with ``returncode``."""
+def exit_record(returncode: int | None, cancelled: bool, started: float,
+                **extra: Any) -> ExitRecord:
+    """The exit record of a job that ended with ``returncode`` (``extra``: more fields)."""
     if cancelled:
         status = "cancelled"
     else:
         status = "done" if returncode == 0 else "failed"
-    record = {"status": status, "returncode": returncode, "started": started, "ended": time.time()}
-    if returncode is not None and returncode < 0:
-        record["signal"] = signal.Signals(-returncode).name
-    return {**record, **extra}
+    killed = signal.Signals(-returncode).name if returncode is not None and returncode < 0 else None
+    return ExitRecord(status, returncode, started, time.time(), killed, **extra)
 
 
-def unknown_end(run_dir: Path, started: float, why: str) -> dict:
+def unknown_end(run_dir: Path, started: float, why: str) -> ExitRecord:
     """The exit record of a job that ended with no one left to see how: ``ended``
     (``cancelled`` if a cancel was asked for), exit status unknown."""
     cancelled = (run_dir / CANCEL_FILE).exists()
-    return {"status": "cancelled" if cancelled else "ended", "returncode": None,
-            "started": started, "ended": time.time(), "detail": f"exit status unknown ({why})"}
+    return ExitRecord("cancelled" if cancelled else "ended", None, started, time.time(),
+                      detail=f"exit status unknown ({why})")
 
 
 def record_end(run_dir: Path, end: dict[str, Any], started: float, cancelled: bool,
@@ -85,25 +87,11 @@ def record_end(run_dir: Path, end: dict[str, Any], started: float, cancelled: bo
     that failed on a full disk (or lost output to one) gets ``disk_full``."""
     record = exit_record(end["returncode"], cancelled, started,
                          **{k: end[k] for k in ("error",) if k in end}, **extra)
-    if end.get("no_space") or record["status"] == "failed":
+    if end.get("no_space") or record.status == "failed":
         filesystem = fs.filesystem(run_dir)
         if end.get("no_space") or filesystem["full"]:
-            record["disk_full"] = filesystem
+            record.disk_full = filesystem
     write_exit(run_dir / EXIT_FILE, record)
-
-
-def note_once(run_dir: Path, entry: dict[str, Any]) -> None:
-    """Append diagnosis ``entry`` to the run's state file unless it is there already."""
-    path = run_dir / STATE_FILE
-    try:
-        with open(path, "a+") as f:
-            f.seek(0)
-            if any(json.loads(line).get("diagnosis") == entry["diagnosis"]
-                   for line in f if line.strip()):
-                return
-            f.write(json.dumps({"t": round(time.time(), 3), **entry}) + "\n")
-    except (OSError, ValueError):
-        pass  # a full disk, a damaged line: the note is only a note
 
 
 def copy_stderr(pipe: int, out: BinaryIO, note: BinaryIO) -> bool:
@@ -189,7 +177,7 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
             pass
         gone.set()
         if running.is_set():
-            note_once(run_dir, WRAPPER_DIED)
+            journal.append(run_dir, wrapper_died(run_dir), once=True)
 
     threading.Thread(target=watch, daemon=True).start()
     with open(run_dir / OUTPUT_FILE, "ab") as out:
@@ -215,7 +203,7 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
         end = {"returncode": returncode, "no_space": any(no_space)}
     _send(report, end)
     gone.wait()
-    if read_exit(run_dir / EXIT_FILE) is None:  # the wrapper died before recording it
+    if not recorded(run_dir / EXIT_FILE):  # the wrapper died before recording it
         record_end(run_dir, end, started, (run_dir / CANCEL_FILE).exists())
 
 

@@ -9,7 +9,8 @@ import subprocess
 import sys
 import time
 
-from accelbench.engine.exitfile import read_exit, write_exit
+from accelbench.engine import journal
+from accelbench.engine.exitfile import recorded, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.procs import alive, group_alive
 from accelbench.engine.spec import JobSpec
@@ -45,7 +46,7 @@ def cancel(run: RunInfo, grace: float = 10.0) -> None:
         if group_alive(*job):
             _signal(job[0], signal.SIGKILL)
     deadline = time.monotonic() + 5  # the wrapper (or keeper) records the exit within moments
-    while read_exit(run.path(EXIT_FILE)) is None and time.monotonic() < deadline:
+    while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
         if poll(run) == "lost":  # the wrapper itself is gone: record the end for it
             write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
             break
@@ -68,10 +69,10 @@ def poll(run: RunInfo) -> str:
     if "job_started" not in wrapper:  # it died before the job started
         return "lost"
     if group_alive(wrapper["job_pid"], wrapper["job_started"]):
-        jobwrap.note_once(run.dir, jobwrap.WRAPPER_DIED)
+        journal.append(run.dir, jobwrap.wrapper_died(run.dir), once=True)
         return "running"
     if not alive(wrapper["keeper_pid"], wrapper["keeper_started"]) \
-            and read_exit(run.path(EXIT_FILE)) is None:
+            and not recorded(run.path(EXIT_FILE)):
         try:
             write_exit(run.path(EXIT_FILE), jobwrap.unknown_end(
                 run.dir, wrapper["started"], "the job's wrapper and keeper died before it ended"))
@@ -83,7 +84,7 @@ def poll(run: RunInfo) -> str:
 def _wait_for_job(run: RunInfo, timeout: float = 5.0) -> tuple[int, float] | None:
     """The job's process group and its creation time, once the wrapper has started it."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and read_exit(run.path(EXIT_FILE)) is None:
+    while time.monotonic() < deadline and not recorded(run.path(EXIT_FILE)):
         wrapper = read_json(run.path(WRAPPER_FILE)) or {}
         if "job_pid" in wrapper:
             return wrapper["job_pid"], wrapper.get("job_started", wrapper["started"])

@@ -8,12 +8,14 @@ on the compute node. State changes seen in the queue are recorded in the run's
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 import time
+from dataclasses import replace
 
-from accelbench.engine.exitfile import read_exit, write_exit
+from accelbench.engine import journal
+from accelbench.engine.events import Diagnosis, Phase
+from accelbench.engine.exitfile import ExitRecord, read_exit, recorded, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.slurm import (
     QUEUE,
@@ -28,7 +30,6 @@ from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import (
     CANCEL_FILE,
     EXIT_FILE,
-    STATE_FILE,
     WRAPPER_FILE,
     RunInfo,
     read_json,
@@ -77,29 +78,32 @@ def poll(run: RunInfo) -> str:
         return "lost" if time.time() - run.created > SUBMIT_TIMEOUT else "queued"
     job = find_job(run)
     if QUEUE.error:
-        record(run, {"diagnosis": "slurm_unreachable",
-                     "message": f"the Slurm controller did not answer: {QUEUE.error}",
-                     "hint": "accelbench retries with back-off; the job itself is not affected"})
+        record(run, Diagnosis(run.id, time.time(), "slurm_unreachable",
+                              f"the Slurm controller did not answer: {QUEUE.error}",
+                              "accelbench retries with back-off; the job itself is not affected"))
         return run.status if run.status in ("queued", "running") else "queued"
     if job is None:
         return "queued" if not_yet_listed(run, info) else "lost"
     if job.pending:
         reason = f" ({job.reason})" if job.reason else ""
-        record(run, {"phase": "queued", "detail": job.state + reason})
+        record(run, Phase(run.id, time.time(), "queued", job.state + reason))
         return "queued"
     if not job.final:
         if job.state == "COMPLETING" or not run.path(WRAPPER_FILE).exists():
             # once the wrapper runs, the job's own phases (loading, ...) say more than RUNNING
             state = "completing" if job.state == "COMPLETING" else "running"
-            record(run, {"phase": state, "detail": f"{job.state} on {job.nodes}"})
+            record(run, Phase(run.id, time.time(), state, f"{job.state} on {job.nodes}"))
         return "running"
     ended_at = info.setdefault("final_seen", time.time())
     write_json(run.path(SLURM_FILE), info)
     started = run.path(WRAPPER_FILE).exists()
-    written = read_exit(run.path(EXIT_FILE))
-    if written is not None and written.get("verdict") == "slurm":  # the wrapper was signalled
-        write_exit(run.path(EXIT_FILE), {**exit_from_slurm(run, job),
-                                         "returncode": written["returncode"]})
+    try:
+        written = read_exit(run.path(EXIT_FILE))
+    except ValueError:
+        return "running"  # a damaged record: its readers say so, it is never written over
+    if written is not None and written.verdict == "slurm":  # the wrapper was signalled
+        write_exit(run.path(EXIT_FILE), replace(exit_from_slurm(run, job),
+                                                returncode=written.returncode))
     elif written is None and (not started or time.time() - ended_at > FINAL_GRACE):
         write_exit(run.path(EXIT_FILE), exit_from_slurm(run, job))
     return "running"
@@ -110,27 +114,19 @@ def not_yet_listed(run: RunInfo, info: dict) -> bool:
     return time.time() - info.get("submitted", run.created) < 3 * max(QUEUE.interval, 2)
 
 
-def exit_from_slurm(run: RunInfo, job: SlurmJob) -> dict:
+def exit_from_slurm(run: RunInfo, job: SlurmJob) -> ExitRecord:
     """An exit record from Slurm's final state, for a job whose wrapper did not write one."""
     status = _FINAL_STATUS.get(job.state, "failed")
     if run.path(CANCEL_FILE).exists() and status != "done":
         status = "cancelled"
     detail = f"Slurm: {job.state}" + (f" ({job.reason})" if job.reason else "")
-    return {**jobwrap.exit_record(job.exit_code, status == "cancelled", run.created),
-            "status": status, "detail": detail}
+    return replace(jobwrap.exit_record(job.exit_code, status == "cancelled", run.created),
+                   status=status, detail=detail)
 
 
-def record(run: RunInfo, entry: dict) -> None:
-    """Append ``entry`` to the run's state file unless it repeats the last one."""
-    path = run.path(STATE_FILE)
-    try:
-        last = path.read_text().rstrip("\n").rpartition("\n")[2]
-        if last and {k: v for k, v in json.loads(last).items() if k != "t"} == entry:
-            return
-    except FileNotFoundError:
-        pass
-    with open(path, "a") as f:
-        f.write(json.dumps({"t": round(time.time(), 3), **entry}) + "\n")
+def record(run: RunInfo, event: Phase | Diagnosis) -> None:
+    """Append ``event`` to the run's journal unless it repeats the last entry."""
+    journal.append(run.dir, event)
 
 
 def cancel(run: RunInfo, grace: float = 10.0) -> None:
@@ -140,7 +136,7 @@ def cancel(run: RunInfo, grace: float = 10.0) -> None:
     if job is not None:
         scancel(job.job_id)
     deadline = time.monotonic() + grace + 3 * QUEUE.interval
-    while read_exit(run.path(EXIT_FILE)) is None and time.monotonic() < deadline:
+    while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
         if poll(run) == "lost":
             write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
             return

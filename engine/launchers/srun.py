@@ -16,7 +16,7 @@ import time
 
 import psutil
 
-from accelbench.engine.exitfile import read_exit, write_exit
+from accelbench.engine.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.launchers import slurm
 from accelbench.engine.slurm import QUEUE, job_name, preflight, resource_args, tool
 from accelbench.engine.spec import JobSpec
@@ -42,11 +42,11 @@ def poll(run: RunInfo) -> str:
     info = read_json(run.path(slurm.SLURM_FILE)) or {}
     if "job_id" in info or QUEUE.find(name=job_name(run.id)) is not None or _srun_alive(info):
         return slurm.poll(run)
-    if read_exit(run.path(EXIT_FILE)) is None:
+    if not recorded(run.path(EXIT_FILE)):
         lines = [line for line in _srun_log(run).splitlines() if line.strip()]
-        write_exit(run.path(EXIT_FILE), {
-            "status": "failed", "returncode": None, "ended": time.time(),
-            "error": lines[-1] if lines else "srun ended before its job started"})
+        write_exit(run.path(EXIT_FILE), ExitRecord(
+            "failed", None, ended=time.time(),
+            error=lines[-1] if lines else "srun ended before its job started"))
     return "running"
 
 

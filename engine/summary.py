@@ -1,0 +1,138 @@
+"""A run's summary: the figures runs are compared by, and how its job ended.
+
+``RunSummary`` is what the store records when a run ends (``summary.json`` and the
+index row, ``Store.record_end``) and what every reader gets back (``RunInfo.summary``).
+Its canonical figures are picked from the run's metrics through one alias table
+(``METRIC_ALIASES``: raw metric name → canonical field); the raw metrics are kept too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import Field, dataclass, field, fields
+from typing import Any
+
+from accelbench.engine.events import finite
+
+# raw metric name → canonical field; where several are reported, the first listed wins
+METRIC_ALIASES: dict[str, str] = {
+    "train_samples_per_second": "samples_per_s",
+    "training_samples_per_second": "samples_per_s",
+    "train_runtime": "train_time_s",
+    "e2e_train_time": "train_time_s",
+    "final_loss": "final_loss",
+    "train_loss": "final_loss",
+    "loss": "final_loss",
+    "accuracy": "accuracy",
+    "eval_loss": "eval_loss",
+    "test_loss": "eval_loss",
+}
+MEAN_THROUGHPUT = "mean of throughput samples"  # samples/s measured from Throughput events
+
+
+def canonical(metrics: Mapping[str, float], aliases: Mapping[str, str] = METRIC_ALIASES
+              ) -> dict[str, tuple[float, str]]:
+    """Canonical field → (value, the metric it was taken from), by ``aliases``."""
+    out: dict[str, tuple[float, str]] = {}
+    for name, key in aliases.items():
+        if key not in out and metrics.get(name) is not None:
+            out[key] = (metrics[name], name)
+    return out
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _figures(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and finite(v)
+                                           for k, v in value.items())
+
+
+def _code(value: Any) -> bool:
+    return value is None or type(value) is int
+
+
+@dataclass
+class Ending:
+    """How the job ended, in a finished run's summary."""
+
+    exit_code: int | None = field(default=None, metadata={"check": _code})
+    bad_machine_lines: int | None = field(default=None, metadata={"check": _count})
+    log_tail: list[str] | None = field(default=None, metadata={"check": _texts})
+
+
+@dataclass
+class RunSummary:
+    """The figures of a run (``None``: not reported), then its ``ending`` once it ended.
+
+    ``extra`` keeps what a summary read back holds that this version does not know (or
+    that is not of its field's type), so nothing read is lost when it is written again.
+    """
+
+    samples_per_s: float | None = field(default=None, metadata={"check": finite})
+    samples_per_s_source: str | None = field(default=None, metadata={"check": _text})
+    train_time_s: float | None = field(default=None, metadata={"check": finite})
+    final_loss: float | None = field(default=None, metadata={"check": finite})
+    accuracy: float | None = field(default=None, metadata={"check": finite})
+    eval_loss: float | None = field(default=None, metadata={"check": finite})
+    steps: int | None = field(default=None, metadata={"check": _count})
+    total_steps: int | None = field(default=None, metadata={"check": _count})
+    duration_s: float | None = field(default=None, metadata={"check": finite})
+    diagnoses: list[str] | None = field(default=None, metadata={"check": _texts})
+    utilization: dict[str, float] | None = field(default=None, metadata={"check": _figures})
+    metrics: dict[str, float] | None = field(default=None, metadata={"check": _figures})
+    ending: Ending | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_metrics(cls, metrics: Mapping[str, float], mean_rate: float | None,
+                     aliases: Mapping[str, str] = METRIC_ALIASES, **figures: Any
+                     ) -> RunSummary:
+        """The summary of ``metrics``: canonical figures by ``aliases``, samples/s from
+        the mean of the throughput samples (``mean_rate``) when no metric reports it."""
+        picked = canonical(metrics, aliases)
+        if "samples_per_s" not in picked and mean_rate is not None:
+            picked["samples_per_s"] = (mean_rate, MEAN_THROUGHPUT)
+        rate = picked.pop("samples_per_s", (None, None))
+        return cls(samples_per_s=rate[0], samples_per_s_source=rate[1],
+                   **{key: value for key, (value, _) in picked.items()},
+                   metrics=dict(metrics), **figures)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (what the store records): the fields that are set, the ending's
+        ``exit_code`` always once it ended, then ``extra``."""
+        out = {f.name: getattr(self, f.name) for f in _FIELDS
+               if getattr(self, f.name) is not None}
+        if self.ending is not None:
+            out.update({f.name: getattr(self.ending, f.name) for f in _ENDING
+                        if f.name == "exit_code" or getattr(self.ending, f.name) is not None})
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RunSummary:
+        """The summary of a JSON form (:meth:`to_dict`, or an earlier version's); a value
+        that is not of its field's type is kept in ``extra``, never taken for a figure."""
+        data = dict(data) if isinstance(data, dict) else {}
+        known = {f.name: data.pop(f.name) for f in _FIELDS if _fits(f, data)}
+        ending = None
+        if "exit_code" in data and _code(data["exit_code"]):
+            ending = Ending(**{f.name: data.pop(f.name) for f in _ENDING if _fits(f, data)})
+        return cls(**known, ending=ending, extra=data)
+
+
+def _fits(f: Field[Any], data: dict[str, Any]) -> bool:
+    """``data`` holds a value of the type of field ``f``."""
+    return f.name in data and f.metadata["check"](data[f.name])
+
+
+_FIELDS = [f for f in fields(RunSummary) if "check" in f.metadata]
+_ENDING = fields(Ending)
