@@ -24,6 +24,8 @@ from accelbench.engine.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.registry import metric_aliases
+from accelbench.engine.system import CANONICAL
 
 HISTORY = 600  # samples kept per utilization engine
 SERIES = 1000  # points kept of each metric's history and of throughput (even)
@@ -155,12 +157,9 @@ class RunState:
 
         total, count = self._rate_sum
         mean_rate = total / count if count else None
-        put("samples_per_s", m.get("train_samples_per_second"),
-            m.get("training_samples_per_second"), mean_rate)
-        put("train_time_s", m.get("train_runtime"), m.get("e2e_train_time"))
-        put("final_loss", m.get("final_loss"), m.get("train_loss"), m.get("loss"))
-        put("accuracy", m.get("accuracy"))
-        put("eval_loss", m.get("eval_loss"), m.get("test_loss"))
+        for name in CANONICAL:  # each from the first of its names reported (then the mean rate)
+            put(name, *(m.get(raw) for raw, field in metric_aliases().items() if field == name),
+                mean_rate if name == "samples_per_s" else None)
         if self.total:
             out["steps"] = self.step
             out["total_steps"] = self.total

@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 from accelbench.engine.exitfile import read_exit, write_exit

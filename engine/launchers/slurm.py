@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 import time
 
 from accelbench.engine.exitfile import read_exit, write_exit
