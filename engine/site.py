@@ -3,16 +3,9 @@
 ``config.toml`` in the user's config directory (``$ACCELBENCH_CONFIG`` or the
 platform's, e.g. ``~/.config/accelbench/config.toml``), one table per system::
 
-    [ipu]
-    python = "~/venvs/graphcore/poptorch33_env/bin/python"   # the vendor SDK's virtualenv
-
-    [sambanova]
-    bert_large_script = "/opt/sambaflow/apps/nlp/bert/BertLarge_run.sh"
-
-    [cerebras]
-    python = "~/venv_cerebras_pt/bin/python"
-    modelzoo = "~/modelzoo"
-    params = "~/modelzoo/src/cerebras/modelzoo/models/nlp/bert/configs/params_bert_large_msl128.yaml"
+    [example]                                  # a system's name
+    python = "~/venvs/example/bin/python"      # the job's interpreter: its SDK's virtualenv
+    trainer = "/opt/example/train.py"          # a key the system declares
 
 The tables and keys are the ones the systems declare (``System.site_keys``: typed,
 with defaults and help). accelbench itself never needs a system's SDK: it runs the
