@@ -5,7 +5,8 @@ between the runs (from each run's spec: workload knobs, ``env.*``, ``slurm.*``,
 the accelerator and launcher), then samples/s, train time, final loss,
 accuracy, evaluation figures, the metrics the systems declare as columns
 (``System.columns``: inferences/s, latency, ...) and the mean utilization of each
-engine. The best value of a ranked column is marked (utilization is shown, not ranked: a busier engine is not better by itself); exports
+engine. The best value of a ranked column is marked (utilization is shown, not
+ranked: a busier engine is not better by itself); exports
 (CSV, Markdown, JSON) hold the same numbers.
 """
 
