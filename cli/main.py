@@ -10,16 +10,15 @@ import signal
 import sys
 from collections.abc import Callable
 
-from accelbench.engine import __version__
+from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``accelbench`` console script; returns the exit code."""
-    parser = _parser()
-    args = parser.parse_args(argv)
     try:
+        args = _parser().parse_args(argv)  # the dialects in its help come from the systems
         if not args.command:
             return _open_tui(args)
         _NOTICES.show()
@@ -129,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     cancel.add_argument("--grace", type=float, default=10.0, help="seconds before SIGKILL")
     cancel.set_defaults(func=_cmd_cancel)
 
-    dialects = "auto, hf_trainer, neuron_profile, poptorch, sambanova, cerebras, groq"
+    dialects = registry.dialect_help()
     parse = sub.add_parser("parse", help="print the events found in a log file you already have")
     parse.add_argument("logfile")
     parse.add_argument("--dialect", default="auto", help=f"one of: {dialects}")
@@ -551,11 +550,10 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.engine import format as fmt
-    from accelbench.engine.accelerators import get_accelerator
     from accelbench.engine.logfile import import_file
 
     if args.accelerator:
-        get_accelerator(args.accelerator)
+        registry.get_accelerator(args.accelerator)
     for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
         s = info.summary
         print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.samples_per_s)}"
@@ -587,19 +585,18 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - unifor
     from rich.table import Table
 
     from accelbench.cli.live import console
-    from accelbench.engine.accelerators import ACCELERATORS
     from accelbench.engine.present import availability_cell
-    from accelbench.engine.workloads import WORKLOADS
 
     table = Table(title="accelerators")
     for column in ("name", "system", "status", "details", "workloads"):
         table.add_column(column)
-    for acc in ACCELERATORS.values():
+    for acc in registry.systems().values():
         found = acc.detect()
         table.add_row(acc.name, acc.title,
                       availability_cell(found.available).rich(),
                       found.detail if found.available else found.reason,
-                      ", ".join(w.name for w in WORKLOADS.values() if w.runs_on(acc.name)))
+                      ", ".join(w.name for w in registry.workloads().values()
+                                if w.runs_on(acc.name)))
     console().print(table)
     return 0
 

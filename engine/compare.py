@@ -3,9 +3,10 @@
 A ``Comparison`` holds one row per run: the parameters whose values differ
 between the runs (from each run's spec: workload knobs, ``env.*``, ``slurm.*``,
 the accelerator and launcher), then samples/s, train time, final loss,
-accuracy, evaluation figures, vendor figures (GroqFlow IPS and latency) and the
-mean utilization of each engine. The best value of a ranked column is marked
-(utilization is shown, not ranked: a busier engine is not better by itself); exports
+accuracy, evaluation figures, the metrics the systems declare as columns
+(``System.columns``: inferences/s, latency, ...) and the mean utilization of each
+engine. The best value of a ranked column is marked (utilization is shown, not
+ranked: a busier engine is not better by itself); exports
 (CSV, Markdown, JSON) hold the same numbers.
 """
 
@@ -19,6 +20,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
+from accelbench.engine import registry
 from accelbench.engine.store import SPEC_FILE, RunInfo
 from accelbench.engine.summary import RunSummary
 
@@ -38,12 +40,6 @@ _FIXED = (
     Column("final_loss", "final loss", "min"),
     Column("accuracy", "accuracy %", "max"),
     Column("eval_loss", "eval loss", "min"),
-)
-_METRICS = (  # vendor figures kept as metrics: (pattern, direction)
-    (re.compile(r"^eval_(f1|matthews_correlation)$"), "max"),
-    (re.compile(r"^\w+\.(ips|on_chip_ips)$"), "max"),
-    (re.compile(r"^\w+\.(e2e_latency_ms|on_chip_latency_ms)$"), "min"),
-    (re.compile(r"^profile\.(mfu|hfu)\w*$"), "max"),
 )
 _CORES = re.compile(r"^([a-z]+)(\d+)$")  # host cores cpu0..cpuN: shown as one mean
 _SPEC_NOISE = {"name", "description", "telemetry_interval", "python"}
@@ -156,7 +152,7 @@ def compare(runs: list[RunInfo]) -> Comparison:
         summary = run.summary
         row.update({c.key: getattr(summary, c.key) for c in _FIXED})
         for name, value in (summary.metrics or {}).items():
-            for pattern, better in _METRICS:
+            for pattern, better in registry.columns():
                 if pattern.match(name):
                     metric_columns.setdefault(name, Column(name, name, better))
                     row[name] = value

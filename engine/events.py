@@ -81,7 +81,7 @@ class Throughput(Event):
 
 @dataclass(slots=True)
 class Utilization(Event):
-    """Busy share of one engine (a CPU core, a GPU, a NeuronCore, ...).
+    """Busy share of one engine (a CPU core, an accelerator core, ...).
 
     ``value``/``unit`` carry an absolute reading where one exists (memory in MiB).
     """

@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Event
-from accelbench.engine.parsers import DIALECTS, get_dialect
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
 
@@ -47,13 +47,13 @@ def split_sections(text: str) -> list[Section]:
 
 def detect(text: str) -> list[str]:
     """The dialects whose sniff recognises ``text``."""
-    return [name for name in DIALECTS if get_dialect(name).sniff(text)]
+    return [name for name, dialect in registry.dialects().items() if dialect.sniff(text)]
 
 
 def parse_section(section: Section, run_id: str, dialects: list[str], ts: float = 0.0) -> None:
     """Fill ``section.events`` from its text with ``dialects`` (lines split as the tail does)."""
     section.dialects = dialects
-    parsers = [get_dialect(name)(run_id) for name in dialects]
+    parsers = [registry.get_dialect(name)(run_id) for name in dialects]
     events: list[Event] = []
     for line in section.text.split("\n"):
         events += _feed(parsers, line, ts)
@@ -70,7 +70,7 @@ def _feed(parsers: list, line: str, ts: float) -> list[Event]:
 def split_runs(section: Section, dialects: list[str]) -> list[Section]:
     """A section cut after each line that ends a run (a dialect's ``run_end`` metric),
     where another run's figures follow: one seed section often holds two runs."""
-    parsers = [get_dialect(name)("split") for name in dialects]
+    parsers = [registry.get_dialect(name)("split") for name in dialects]
     ends = {name for parser in parsers for name in parser.run_end}
     parts, lines, ended = [], [], False
     for line in section.text.split("\n"):
@@ -94,9 +94,9 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    if dialect != "auto" and dialect not in DIALECTS:
+    if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
-                        hint="known dialects: auto, " + ", ".join(DIALECTS))
+                        hint="known dialects: auto, " + ", ".join(registry.dialects()))
     sections = []
     for section in split_sections(text):
         names = detect(section.text) if dialect == "auto" else [dialect]
@@ -106,13 +106,10 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
     return sections
 
 
-_SYSTEM_OF = {"neuron_profile": "trainium", "poptorch": "ipu", "sambanova": "sambanova",
-              "cerebras": "cerebras", "groq": "groq"}
-
-
-def system_of(dialects: list[str]) -> str | None:
-    """The accelerator a set of dialects points to, if any does."""
-    return next((_SYSTEM_OF[d] for d in dialects if d in _SYSTEM_OF), None)
+def system_of(names: list[str]) -> str | None:
+    """The accelerator a set of dialects points to, if any does (a system's own dialect)."""
+    table = registry.dialect_systems()
+    return next((table[name] for name in names if name in table), None)
 
 
 def import_file(store, path: str | Path, dialect: str = "auto",

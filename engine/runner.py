@@ -20,8 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import journal, site
-from accelbench.engine.accelerators import get_accelerator, require_available
+from accelbench.engine import journal, registry, site
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import (
     UNREADABLE,
@@ -34,7 +33,7 @@ from accelbench.engine.events import (
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
-from accelbench.engine.parsers import get_dialect, machine
+from accelbench.engine.parsers import machine
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
@@ -54,7 +53,7 @@ from accelbench.engine.store import (
 from accelbench.engine.summary import Ending, RunSummary
 from accelbench.engine.tail import CHUNK, FileTail, Redrawn
 from accelbench.engine.telemetry import events_from_line
-from accelbench.engine.workloads import Context, Plan, get_workload
+from accelbench.engine.workloads import Context, Plan
 from accelbench.engine.workloads.emit import PREFIX
 
 POLL_INTERVAL = 0.1
@@ -76,7 +75,7 @@ class Deriver:
         self.ts = created
         self.state = RunState(run_id)
         self.started = False
-        self.dialects = [get_dialect(name)(run_id) for name in dialects]
+        self.dialects = [registry.get_dialect(name)(run_id) for name in dialects]
         self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
         self.bad_lines = 0  # machine lines that could not be read
         self._next_redraw = 0.0  # time.monotonic() before which no Redraw is given
@@ -405,7 +404,7 @@ class Runner:
         if spec.sweep:
             raise UserError(f"{spec.name}: a preset with a [sweep] starts an experiment",
                             hint="start it with engine.experiment.start (accelbench run does)")
-        require_available(spec.accelerator)
+        registry.require_available(spec.accelerator)
         launcher = get_launcher(spec.launcher)
         info = self.store.create(spec, experiment, variant)
         try:
@@ -414,11 +413,10 @@ class Runner:
                 info.path(name).write_text(content)
             env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
                    "ACCELBENCH_RUN_ID": info.id, **plan.env, **spec.env}
-            sampler = get_accelerator(spec.accelerator).sampler
             write_json(info.path(LAUNCH_FILE), {
                 "argv": plan.argv, "env": env, "cwd": str(info.dir),
                 "telemetry_interval": spec.telemetry_interval,
-                "samplers": [sampler] if sampler else [], "dialects": plan.dialects})
+                "samplers": registry.sampler_refs(spec.accelerator), "dialects": plan.dialects})
             launcher.start(info, spec)
         except BaseException:
             self.store.remove(info.id)
@@ -428,10 +426,16 @@ class Runner:
     @staticmethod
     def plan(spec: JobSpec, run_dir: Path) -> Plan:
         """The job's plan (argv, environment, files, dialects) for ``spec`` in ``run_dir``."""
-        accelerator = get_accelerator(spec.accelerator)
+        system = registry.get_accelerator(spec.accelerator)
         python = spec.python or site.value(spec.accelerator, "python") or sys.executable
-        ctx = Context(python, accelerator.name, accelerator.device, run_dir)
-        return get_workload(spec.workload).plan(spec.params, ctx)
+        ctx = Context(python, system.name, system.device, run_dir)
+        plan = registry.get_workload(spec.workload).plan(spec.params, ctx)
+        for name in plan.dialects:  # a recipe's dialect that does not resolve: now, not later
+            try:
+                registry.get_dialect(name)
+            except UserError as exc:
+                raise exc.prefixed(f"workload {spec.workload!r} on {system.name!r}") from None
+        return plan
 
     def open(self, ref: str) -> RunHandle:
         """A run started earlier (by this process or any other), by id or id prefix."""

@@ -3,18 +3,13 @@
 ``config.toml`` in the user's config directory (``$ACCELBENCH_CONFIG`` or the
 platform's, e.g. ``~/.config/accelbench/config.toml``), one table per system::
 
-    [ipu]
-    python = "~/venvs/graphcore/poptorch33_env/bin/python"   # the vendor SDK's virtualenv
+    [example]                                  # a system's name
+    python = "~/venvs/example/bin/python"      # the job's interpreter: its SDK's virtualenv
+    trainer = "/opt/example/train.py"          # a key the system declares
 
-    [sambanova]
-    bert_large_script = "/opt/sambaflow/apps/nlp/bert/BertLarge_run.sh"
-
-    [cerebras]
-    python = "~/venv_cerebras_pt/bin/python"
-    modelzoo = "~/modelzoo"
-    params = "~/modelzoo/src/cerebras/modelzoo/models/nlp/bert/configs/params_bert_large_msl128.yaml"
-
-accelbench itself never needs a vendor SDK: it runs the job with that interpreter.
+The tables and keys are the ones the systems declare (``System.site_keys``: typed,
+with defaults and help). accelbench itself never needs a system's SDK: it runs the
+job with that interpreter.
 """
 
 from __future__ import annotations
@@ -25,19 +20,7 @@ from typing import Any
 
 from accelbench.engine import tomlfile
 from accelbench.engine.errors import UserError, shown, shown_key
-
-KEYS: dict[str, dict[str, str]] = {
-    "cpu": {"python": "the job's interpreter"},
-    "cuda": {"python": "the job's interpreter"},
-    "trainium": {"python": "the Neuron SDK virtualenv's python",
-                 "nproc_per_node": "torchrun processes (NeuronCores), default 2",
-                 "neuron_profile": "the neuron-profile tool, default neuron-profile on PATH"},
-    "ipu": {"python": "the PopTorch virtualenv's python"},
-    "sambanova": {"bert_large_script": "path of BertLarge_run.sh"},
-    "cerebras": {"python": "the Cerebras virtualenv's python", "modelzoo": "ModelZoo checkout",
-                 "params": "the default params YAML for BERT-Large"},
-    "groq": {"python": "the GroqFlow virtualenv's python (groqflow and demo_helpers)"},
-}
+from accelbench.engine.registry import site_keys
 
 
 def config_path() -> Path:
@@ -58,24 +41,32 @@ def load() -> dict[str, dict[str, Any]]:
     except FileNotFoundError:
         return {}
     data = tomlfile.parse(text, path)
+    known = site_keys()
     for system, table in data.items():
-        if system not in KEYS:
+        if system not in known:
             raise UserError(f"{path}: [{shown_key(system)}]: unknown system",
-                            hint="systems: " + ", ".join(KEYS))
+                            hint="systems: " + ", ".join(known))
         if not isinstance(table, dict):
             raise UserError(f"{path}: {system}: expected a table ([{system}])")
         for key, value in table.items():
-            if key not in KEYS[system]:
+            if key not in known[system]:
                 raise UserError(f"{path}: {system}.{shown_key(key)}: unknown key",
-                                hint=f"keys of [{system}]: " + ", ".join(KEYS[system]))
-            if not isinstance(value, str | int) or isinstance(value, bool):
-                raise UserError(f"{path}: {system}.{key}: expected a string, got {shown(value)}")
+                                hint=f"keys of [{system}]: " + ", ".join(known[system]))
+            expected = known[system][key].type
+            if type(value) is not expected and not (expected is float and type(value) is int):
+                raise UserError(f"{path}: {system}.{key}: expected a {_TYPES[expected]},"
+                                f" got {shown(value)}", hint=known[system][key].help)
     return data
 
 
-def value(system: str, key: str, default: Any = None) -> Any:
-    """``[system] key`` of the site configuration (``~`` expanded in paths), or ``default``."""
-    found = load().get(system, {}).get(key, default)
+_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean (true or false)"}
+
+
+def value(system: str, key: str) -> Any:
+    """``[system] key`` of the site configuration (``~`` expanded in paths), or the key's
+    declared default (``None`` for a key the system does not declare)."""
+    declared = site_keys().get(system, {}).get(key)
+    found = load().get(system, {}).get(key, declared.default if declared else None)
     return os.path.expanduser(found) if isinstance(found, str) else found
 
 
@@ -84,5 +75,5 @@ def required(system: str, key: str) -> str:
     found = value(system, key)
     if not found:
         raise UserError(f"{system}.{key} is not set in {config_path()}",
-                        hint=f"add [{system}] {key} = \"...\" ({KEYS[system][key]})")
+                        hint=f"add [{system}] {key} = \"...\" ({site_keys()[system][key].help})")
     return found

@@ -17,11 +17,10 @@ import tomli_w
 from accelbench.engine import slurm as slurms
 from accelbench.engine import sweep as sweeps
 from accelbench.engine import tomlfile
-from accelbench.engine.accelerators import get_accelerator
 from accelbench.engine.errors import UserError, lookup, shown, shown_key
 from accelbench.engine.launchers import LAUNCHERS
 from accelbench.engine.params import Param, check_text
-from accelbench.engine.workloads import get_workload
+from accelbench.engine.registry import get_accelerator, get_workload
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
     Param("name", str, "run", "a short name for runs of this spec", line=True),

@@ -24,6 +24,7 @@ from accelbench.engine.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.registry import metric_aliases
 from accelbench.engine.summary import RunSummary
 
 HISTORY = 600  # samples kept per utilization engine
@@ -149,7 +150,7 @@ class RunState:
         total, count = self._rate_sum
         known = self.created is not None and self.last_ts is not None
         return RunSummary.from_metrics(
-            self.metrics, total / count if count else None,
+            self.metrics, total / count if count else None, metric_aliases(),
             steps=self.step if self.total else None, total_steps=self.total or None,
             duration_s=round(self.last_ts - self.created, 3) if known else None,
             diagnoses=sorted({d.code for d in self.diagnoses}) or None,

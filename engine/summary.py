@@ -3,7 +3,7 @@
 ``RunSummary`` is what the store records when a run ends (``summary.json`` and the
 index row, ``Store.record_end``) and what every reader gets back (``RunInfo.summary``).
 Its canonical figures are picked from the run's metrics through one alias table
-(``METRIC_ALIASES``: raw metric name → canonical field); the raw metrics are kept too.
+(raw metric name → canonical field: ``GENERIC_ALIASES`` and each system's); the raw metrics are kept too.
 """
 
 from __future__ import annotations
@@ -14,12 +14,14 @@ from typing import Any
 
 from accelbench.engine.events import finite
 
-# raw metric name → canonical field; where several are reported, the first listed wins
-METRIC_ALIASES: dict[str, str] = {
+CANONICAL = ("samples_per_s", "train_time_s", "final_loss", "accuracy", "eval_loss")
+"""The summary's figures, which metric aliases name."""
+
+# raw metric name → canonical field, for the Hugging Face Trainer and accelbench's own
+# workloads (each system adds its own: registry.metric_aliases); the first listed wins
+GENERIC_ALIASES: dict[str, str] = {
     "train_samples_per_second": "samples_per_s",
-    "training_samples_per_second": "samples_per_s",
     "train_runtime": "train_time_s",
-    "e2e_train_time": "train_time_s",
     "final_loss": "final_loss",
     "train_loss": "final_loss",
     "loss": "final_loss",
@@ -30,7 +32,7 @@ METRIC_ALIASES: dict[str, str] = {
 MEAN_THROUGHPUT = "mean of throughput samples"  # samples/s measured from Throughput events
 
 
-def canonical(metrics: Mapping[str, float], aliases: Mapping[str, str] = METRIC_ALIASES
+def canonical(metrics: Mapping[str, float], aliases: Mapping[str, str]
               ) -> dict[str, tuple[float, str]]:
     """Canonical field → (value, the metric it was taken from), by ``aliases``."""
     out: dict[str, tuple[float, str]] = {}
@@ -95,7 +97,7 @@ class RunSummary:
 
     @classmethod
     def from_metrics(cls, metrics: Mapping[str, float], mean_rate: float | None,
-                     aliases: Mapping[str, str] = METRIC_ALIASES, **figures: Any
+                     aliases: Mapping[str, str], **figures: Any
                      ) -> RunSummary:
         """The summary of ``metrics``: canonical figures by ``aliases``, samples/s from
         the mean of the throughput samples (``mean_rate``) when no metric reports it."""

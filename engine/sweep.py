@@ -5,7 +5,7 @@
     [sweep]
     max_seq_length = [16, 32, 64, 128]    # a grid axis; several axes give their product
     slurm.ntasks = [16, 8]                # dotted keys reach [slurm], [env], [params]
-    variants = [{batch_size = 32}, {batch_size = 32, env.NEURON_CC_FLAGS = "..."}]
+    variants = [{batch_size = 32}, {batch_size = 32, env.OMP_NUM_THREADS = "4"}]
     max_parallel = 2                      # local runs at once (Slurm runs are all submitted)
     stop_on_failure = false               # a failed run stops the rest only when true
     experiment = "padding"                # the experiment's name (default: the preset's)

@@ -15,6 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SYSTEMS = ROOT / "engine" / "systems"  # the built-in systems' packages
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def pytest_runtest_protocol(item, nextitem):
     """Tests not marked ``slurm`` never reach a Slurm cluster, the machine's or the private
     one: Slurm's commands fail for them, and no GRES answer is cached across tests. (A hook,
     not an autouse fixture: hypothesis refuses function-scoped fixtures around @given.)"""
-    from accelbench.engine.accelerators.probe import slurm_gres
+    from accelbench.engine.probe import slurm_gres
 
     path = os.environ.get("PATH", "")
     if not item.get_closest_marker("slurm"):

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from accelbench.engine.errors import UserError
 from accelbench.engine.presets import find_preset
+from accelbench.engine.registry import workloads
 from accelbench.engine.runner import Runner
 from accelbench.engine.slurm import SLURM_PARAMS
 from accelbench.engine.spec import _TOP_LEVEL, load_preset
 from accelbench.engine.sweep import OPTIONS
 from accelbench.engine.tomlfile import parse
-from accelbench.engine.workloads import WORKLOADS
 
 FUZZ = settings(max_examples=1500, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -51,7 +51,7 @@ def names(*known) -> st.SearchStrategy[str]:
                      st.text(max_size=8))
 
 
-PARAMS = [p.name for w in WORKLOADS.values() for p in w.params]
+PARAMS = [p.name for w in workloads().values() for p in w.params]
 # the keys of each table ("" for the top level), known ones and any text
 KEYS = {"": names(_TOP_LEVEL, ["params", "env", "slurm", "sweep"]), "params": names(PARAMS),
         "env": names(["X", "OMP_NUM_THREADS", "A=B", ""]), "slurm": names(SLURM_PARAMS),
@@ -78,7 +78,7 @@ def valid(param) -> st.SearchStrategy:
 
 def likely(base: str) -> st.SearchStrategy[dict]:
     """Changes to ``base`` that often load: its workload's knobs, values of their type."""
-    workload = WORKLOADS[load_preset(find_preset(base)).workload]
+    workload = workloads()[load_preset(find_preset(base)).workload]
     change = st.one_of(
         *(st.tuples(st.just("params"), st.just(p.name), valid(p)) for p in workload.params),
         *(st.tuples(st.just("sweep"), st.just(p.name), st.lists(valid(p), min_size=1,

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.events import Phase
-from accelbench.engine.parsers.groq import GroqFlow
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import load_preset
-from accelbench.engine.workloads import SCRIPTS_DIR
-from tests.conftest import ROOT
+from accelbench.engine.systems.groq.dialect import GroqFlow
+from tests.conftest import ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"
 STEPS = ["Exporting PyTorch to ONNX", "Optimizing ONNX file", "Checking for Op support",
@@ -46,9 +45,9 @@ def groq_site(home, monkeypatch):
     config.write_text(f'[groq]\npython = "{sys.executable}"\n')
     monkeypatch.setenv("PYTHONPATH", str(STANDINS))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr("accelbench.engine.accelerators.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.accelerators.groq.slurm_gres", dict)
-    monkeypatch.setattr("accelbench.engine.accelerators.groq.tools", lambda *names: [])
+    monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
+    monkeypatch.setattr("accelbench.engine.systems.groq.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
     return config
 
 
@@ -57,7 +56,7 @@ def groq_site(home, monkeypatch):
 def test_preset_command_lines(preset, length, groq_site, tmp_path):
     spec = load_preset(find_preset(preset))
     plan = Runner.plan(spec, tmp_path)
-    assert plan.argv == [sys.executable, "-u", str(SCRIPTS_DIR / "groq_bert_tiny.py"),
+    assert plan.argv == [sys.executable, "-u", str(SYSTEMS / "groq" / "groq_bert_tiny.py"),
                          "--model=M-FAC/bert-tiny-finetuned-sst2", "--batch-size=1",
                          f"--max-seq-length={length}", "--mode=both"]
     assert plan.dialects == ["groq"] and plan.env == {} and spec.env == {}
@@ -65,7 +64,7 @@ def test_preset_command_lines(preset, length, groq_site, tmp_path):
 
 
 def test_detection_finds_groqflow_importable_by_the_configured_python(groq_site, monkeypatch):
-    from accelbench.engine.accelerators import get_accelerator
+    from accelbench.engine.registry import get_accelerator
 
     found = get_accelerator("groq").detect()
     assert found.available
@@ -77,11 +76,11 @@ def test_detection_finds_groqflow_importable_by_the_configured_python(groq_site,
 
 
 def test_detection_without_configuration_asks_this_python(home, monkeypatch):
-    from accelbench.engine.accelerators import get_accelerator
+    from accelbench.engine.registry import get_accelerator
 
-    monkeypatch.setattr("accelbench.engine.accelerators.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.accelerators.groq.slurm_gres", dict)
-    monkeypatch.setattr("accelbench.engine.accelerators.groq.tools", lambda *names: [])
+    monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
+    monkeypatch.setattr("accelbench.engine.systems.groq.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
     assert not get_accelerator("groq").detect().available
     monkeypatch.syspath_prepend(str(STANDINS))
     found = get_accelerator("groq").detect()
@@ -155,7 +154,7 @@ def test_batch_of_four_is_measured_on_batches(groq_site, runner, tiny_model):
 
 
 def test_run_without_groqflow_says_so(home, runner, tiny_model, monkeypatch):
-    monkeypatch.setattr("accelbench.engine.runner.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
     events, _ = run(runner, "groq-bert-tiny-seq128", f"model={tiny_model}")
     assert events[-1].status == "failed"
     [diagnosis] = [e for e in events if e.kind == "diagnosis" and e.code == "groqflow_missing"]

@@ -13,8 +13,7 @@ from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.slurm import QUEUE
 from accelbench.engine.spec import load_preset
-from accelbench.engine.workloads import SCRIPTS_DIR
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"
 OPTIONS = '{"autoReport.all":"true", "autoReport.directory":"./profile"}'
@@ -32,7 +31,7 @@ def test_preset_command_line_and_srun_argv(home, runner, tmp_path, monkeypatch):
     spec = load_preset(find_preset("ipu-mnist-seed"), [f"env.POPLAR_ENGINE_OPTIONS={OPTIONS}"])
     plan = Runner.plan(spec, tmp_path)
     assert plan.argv == [
-        "/opt/poptorch33_env/bin/python", "-u", str(SCRIPTS_DIR / "mnist_poptorch.py"),
+        "/opt/poptorch33_env/bin/python", "-u", str(SYSTEMS / "ipu" / "mnist_poptorch.py"),
         "--learning-rate=0.03", "--epochs=10", "--batch-size=8", "--test-batch-size=80",
         "--device-iterations=50", "--data=auto", "--data-dir=", "--train-samples=0",
         "--test-samples=0", "--seed=0"]
@@ -44,7 +43,7 @@ def test_preset_command_line_and_srun_argv(home, runner, tmp_path, monkeypatch):
         (fake / tool).write_text("#!/bin/sh\nexit 0\n")
         (fake / tool).chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
-    monkeypatch.setattr("accelbench.engine.runner.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
     handle = runner.start(spec)
     srun = json.loads(handle.info.path("slurm.json").read_text())["srun"]
     assert srun[0] == str(fake / "srun") and "--ipus=1" in srun and no_env_words(srun)

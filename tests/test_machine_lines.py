@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from accelbench.engine.events import Diagnosis, Log, from_json, to_json
 from accelbench.engine.exitfile import ExitRecord
-from accelbench.engine.parsers import DIALECTS
 from accelbench.engine.parsers.machine import _FROM_WORKLOAD, parse
+from accelbench.engine.registry import dialects
 from accelbench.engine.runner import Deriver
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads.emit import PREFIX
@@ -74,7 +74,7 @@ def _lines() -> st.SearchStrategy[str]:
     return st.one_of(objects, objects, objects, nested, noise, raw, huge, st.text(max_size=80))
 
 
-def _fold(lines: list[str], dialects: list[str] = tuple(DIALECTS)) -> Deriver:
+def _fold(lines: list[str], dialects: list[str] = tuple(dialects())) -> Deriver:
     """Lines through a Deriver (every dialect too), to the end of a run; nothing may raise."""
     deriver = Deriver("r", 0.0, list(dialects))
     deriver.opening()
@@ -140,7 +140,7 @@ def test_telemetry_and_launcher_state_lines_never_raise(line):
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.text(max_size=300), st.sampled_from(sorted(DIALECTS)))
+@given(st.text(max_size=300), st.sampled_from(sorted(dialects())))
 def test_vendor_dialects_never_raise_on_any_text(text, dialect):
     _fold([part for line in text.split("\n") for part in (line, line + "\r" + line[::-1])],
           [dialect])

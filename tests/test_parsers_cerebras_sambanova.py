@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.parsers import get_dialect
-from accelbench.engine.parsers.cerebras import Cerebras
-from accelbench.engine.parsers.sambanova import SambaNova
+from accelbench.engine.registry import get_dialect
+from accelbench.engine.systems.cerebras.dialect import Cerebras
+from accelbench.engine.systems.sambanova.dialect import SambaNova
 from tests.conftest import heading_sections
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"

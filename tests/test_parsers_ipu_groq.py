@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.events import Diagnosis, Metric, Phase, Progress
-from accelbench.engine.parsers import get_dialect
-from accelbench.engine.parsers.groq import GroqFlow
-from accelbench.engine.parsers.poptorch import PopTorch
+from accelbench.engine.registry import get_dialect
+from accelbench.engine.systems.groq.dialect import GroqFlow
+from accelbench.engine.systems.ipu.poptorch import PopTorch
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 HEADING = re.compile(r"(#{1,3}) +(.*)")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.events import Metric, Utilization
-from accelbench.engine.parsers import get_dialect
 from accelbench.engine.parsers.hf_trainer import HFTrainer
-from accelbench.engine.parsers.neuron_profile import NeuronProfile
+from accelbench.engine.registry import get_dialect
+from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
 from tests.conftest import heading_sections
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"

@@ -9,6 +9,7 @@ import pytest
 from accelbench.engine import journal
 from accelbench.engine.events import Diagnosis, Metric, Phase, Throughput
 from accelbench.engine.exitfile import ExitRecord, read_exit, recorded, reserve, write_exit
+from accelbench.engine.registry import metric_aliases
 from accelbench.engine.state import RunState
 from accelbench.engine.store import EXIT_FILE, STATE_FILE
 from accelbench.engine.summary import MEAN_THROUGHPUT, Ending, RunSummary, canonical
@@ -83,7 +84,7 @@ def test_journal_appends_events_skipping_a_repeat_and_reads_old_lines_the_same(t
 
 def test_canonical_figures_come_from_one_alias_table_in_its_order():
     metrics = {"loss": 0.5, "train_loss": 0.7, "e2e_train_time": 9.0, "test_loss": 1.0}
-    assert canonical(metrics) == {"train_time_s": (9.0, "e2e_train_time"),
+    assert canonical(metrics, metric_aliases()) == {"train_time_s": (9.0, "e2e_train_time"),
                                   "final_loss": (0.7, "train_loss"),
                                   "eval_loss": (1.0, "test_loss")}
     assert canonical({"GlobalRate": 42.0}, {"GlobalRate": "samples_per_s"}) == {

@@ -13,13 +13,13 @@ import pytest
 
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import Phase
-from accelbench.engine.parsers.neuron_runtime import NeuronRuntime
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import load_preset
+from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
 from accelbench.engine.workloads import SCRIPTS_DIR
 from accelbench.engine.workloads.emit import PREFIX
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"
 NEURON_BIN = STANDINS / "neuron-venv" / "bin"
@@ -133,7 +133,7 @@ def test_precompile_and_profile_command_line(neuron_site, tmp_path):
     spec = load_preset(find_preset(PRESET), ["precompile=true", "profile=true"])
     plan = Runner.plan(spec, tmp_path)
     python = str(NEURON_BIN / "python")
-    assert plan.argv == [python, "-u", str(SCRIPTS_DIR / "neuron_job.py"),
+    assert plan.argv == [python, "-u", str(SYSTEMS / "trainium" / "neuron_job.py"),
                          "--precompile", str(NEURON_BIN / "neuron_parallel_compile"),
                          "--profile", str(tmp_path / "profile"),
                          "--neuron-profile", "neuron-profile",
@@ -147,7 +147,7 @@ def test_profile_preset_command_line(neuron_site, tmp_path):
     spec = load_preset(find_preset("trainium-bert-padding-32-profile"))
     plan = Runner.plan(spec, tmp_path)
     python = str(NEURON_BIN / "python")
-    assert plan.argv == [python, "-u", str(SCRIPTS_DIR / "neuron_job.py"),
+    assert plan.argv == [python, "-u", str(SYSTEMS / "trainium" / "neuron_job.py"),
                          "--profile", str(tmp_path / "profile"),
                          "--neuron-profile", "neuron-profile",
                          "--", *torchrun(python)]
@@ -160,7 +160,7 @@ def test_precompile_alone_and_the_tools_from_the_site(neuron_site, tmp_path):
     neuron_site.config.write_text('[trainium]\npython = "/opt/neuron/bin/python"\n'
                                   'neuron_profile = "/opt/aws/neuron/bin/neuron-profile"\n')
     plan = Runner.plan(load_preset(find_preset(PRESET), ["precompile=true"]), tmp_path)
-    assert plan.argv == ["/opt/neuron/bin/python", "-u", str(SCRIPTS_DIR / "neuron_job.py"),
+    assert plan.argv == ["/opt/neuron/bin/python", "-u", str(SYSTEMS / "trainium" / "neuron_job.py"),
                          "--precompile", "neuron_parallel_compile",  # none beside python: PATH's
                          "--", *torchrun("/opt/neuron/bin/python")]
     assert plan.env == {} and plan.dialects == ["neuron_runtime"]

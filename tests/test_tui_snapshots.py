@@ -10,10 +10,10 @@ import json
 import pytest
 from textual.widgets import Input
 
-from accelbench.engine import accelerators
-from accelbench.engine.accelerators import Availability
+from accelbench.engine import registry
 from accelbench.engine.events import from_dict
 from accelbench.engine.follow import Follower
+from accelbench.engine.system import Availability
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
@@ -29,9 +29,9 @@ def fixed_detection(monkeypatch):
     found = {"cpu": Availability(True, detail="2 cores, x86_64"),
              "cuda": Availability(False, reason="no NVIDIA driver (NVML: NVML Shared Library"
                                                 " Not Found)")}
-    for name, acc in accelerators.ACCELERATORS.items():
+    for name, acc in registry.systems().items():
         avail = found.get(name, Availability(False, reason=f"no {name} here"))
-        monkeypatch.setitem(accelerators.ACCELERATORS, name,
+        monkeypatch.setitem(registry.systems(), name,
                             dataclasses.replace(acc, detect=lambda a=avail: a))
 
 

@@ -8,7 +8,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from accelbench.engine.accelerators import ACCELERATORS
+from accelbench.engine import registry
 from accelbench.engine.presets import list_presets
 
 
@@ -34,7 +34,7 @@ class AccelbenchCommands(Provider):
             entries.append((f"Open experiment: {escape(exp.name)} ({exp.id})",
                             partial(app.open_experiment, exp.id),
                             f"{exp.status} · {exp.total} variants"))
-        for acc in ACCELERATORS.values():
+        for acc in registry.systems().values():
             entries.append((f"Use accelerator: {acc.name}", partial(app.use_accelerator, acc.name),
                             acc.title))
         return entries

@@ -9,7 +9,6 @@ on the compute node. State changes seen in the queue are recorded in the run's
 from __future__ import annotations
 
 import shlex
-import sys
 import time
 from dataclasses import replace
 

@@ -1,31 +1,20 @@
 """Log dialects: turning the lines of a job's output into events.
 
-accelbench's own workloads print machine lines (``machine.py``). Vendor programs
-that accelbench drives unchanged print their own dialects; each has a ``Dialect``
-subclass in a module of its own here, named in ``DIALECTS``.
+accelbench's own workloads print machine lines (``machine.py``). Programs that
+accelbench drives unchanged print their own dialects: each is a ``Dialect`` subclass
+that a system declares (``engine/systems``), but for the Hugging Face Trainer's
+(``hf_trainer.py``), which the generic BERT fine-tuning prints on any system.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import ClassVar
 
-from accelbench.engine.errors import lookup
 from accelbench.engine.events import Event
-
-DIALECTS = {
-    "hf_trainer": "accelbench.engine.parsers.hf_trainer",
-    "neuron_profile": "accelbench.engine.parsers.neuron_profile",
-    "neuron_runtime": "accelbench.engine.parsers.neuron_runtime",
-    "poptorch": "accelbench.engine.parsers.poptorch",
-    "sambanova": "accelbench.engine.parsers.sambanova",
-    "cerebras": "accelbench.engine.parsers.cerebras",
-    "groq": "accelbench.engine.parsers.groq",
-}
 
 
 class Dialect:
-    """One vendor dialect. Stateful: feed it a log's lines in order.
+    """One log dialect. Stateful: feed it a log's lines in order.
 
     ``feed`` returns the events a line completes (Phase, Progress, Metric,
     Throughput, Utilization, Diagnosis; never Log: the caller makes those), each
@@ -52,10 +41,3 @@ class Dialect:
     def sniff(cls, text: str) -> bool:
         """True when a log's ``text`` looks written in this dialect."""
         raise NotImplementedError
-
-
-def get_dialect(name: str) -> type[Dialect]:
-    """The dialect class called ``name``."""
-    module = importlib.import_module(lookup(DIALECTS, name, "dialect"))
-    return next(v for v in vars(module).values()
-                if isinstance(v, type) and issubclass(v, Dialect) and v.name == name)

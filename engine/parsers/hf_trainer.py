@@ -3,7 +3,7 @@
 Three kinds of line: the log dicts printed while training
 (``{'loss': 0.6929, 'learning_rate': 4.9e-05, 'epoch': 0.42}``; transformers 5
 prints the values as strings), the ``***** train metrics *****`` blocks of
-``key = value`` lines, and the accuracy lines of the Trainium BERT examples.
+``key = value`` lines, and the ``Accuracy: ...`` lines of BERT examples.
 """
 
 from __future__ import annotations

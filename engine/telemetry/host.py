@@ -1,4 +1,5 @@
-"""Host sampler: per-core CPU %, the job tree's CPU and RSS (psutil), and NVIDIA GPUs (NVML)."""
+"""Host sampler: per-core CPU % and the job tree's CPU and RSS (psutil), beside the
+samplers of the run's system."""
 
 from __future__ import annotations
 
@@ -25,17 +26,15 @@ class HostSampler:
         self._procs: dict[int, psutil.Process] = {}
         self._total_mem = psutil.virtual_memory().total
         psutil.cpu_percent(percpu=True)  # start the per-core counters
-        self._gpus = _nvml_handles()
 
     def sample(self) -> list[dict[str, Any]]:
-        """One reading per engine: cores, the job (CPU, RSS), GPUs."""
+        """One reading per engine: cores, the job (CPU, RSS)."""
         engines = [{"engine": f"cpu{i}", "percent": p}
                    for i, p in enumerate(psutil.cpu_percent(percpu=True))]
         cpu, rss = self._job_tree()
         engines.append({"engine": "job cpu", "percent": round(cpu, 1)})
         engines.append({"engine": "job rss", "percent": round(100 * rss / self._total_mem, 2),
                         "value": round(rss / _MIB, 1), "unit": "MiB"})
-        engines += _nvml_sample(self._gpus)
         return engines
 
     def _job_tree(self) -> tuple[float, int]:
@@ -56,38 +55,10 @@ class HostSampler:
         return cpu, rss
 
 
-def _nvml_handles() -> list[Any]:
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        return [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
-    except Exception:  # no driver, no library: no GPU engines
-        return []
-
-
-def _nvml_sample(handles: list[Any]) -> list[dict[str, Any]]:
-    if not handles:
-        return []
-    import pynvml
-
-    out = []
-    for i, handle in enumerate(handles):
-        try:
-            util = pynvml.nvmlDeviceGetUtilizationRates(handle)
-            mem = pynvml.nvmlDeviceGetMemoryInfo(handle)
-        except pynvml.NVMLError:
-            continue
-        out.append({"engine": f"gpu{i}", "percent": float(util.gpu)})
-        out.append({"engine": f"gpu{i} mem", "percent": round(100 * mem.used / mem.total, 2),
-                    "value": round(mem.used / _MIB, 1), "unit": "MiB"})
-    return out
-
-
 def sample_until(stop: threading.Event, pid: int, interval: float, out: Path,
-                 vendors: Sequence[ToolSampler] = ()) -> None:
+                 samplers: Sequence[ToolSampler] = ()) -> None:
     """Append a telemetry line to ``out`` every ``interval`` s until ``stop`` is set:
-    this machine's readings and the latest of each vendor sampler, in one record.
+    this machine's readings and the latest of each of ``samplers``, in one record.
     A line the disk has no room for is skipped (a full disk must not stop the job)."""
     try:
         sampler = HostSampler(pid)
@@ -95,6 +66,6 @@ def sample_until(stop: threading.Event, pid: int, interval: float, out: Path,
         return
     with open(out, "ab", buffering=0) as f:
         while not stop.wait(interval):
-            engines = sampler.sample() + [e for vendor in vendors for e in vendor.sample()]
+            engines = sampler.sample() + [e for other in samplers for e in other.sample()]
             with contextlib.suppress(OSError):
                 f.write((record_line(time.time(), engines) + "\n").encode())

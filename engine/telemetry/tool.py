@@ -1,4 +1,4 @@
-"""Vendor samplers: a vendor's monitoring tool run beside the job, its output read as engines.
+"""Tool samplers: a system's monitoring tool run beside the job, its output read as engines.
 
 Each sampler starts its tool (an argument list, never a shell), reads the tool's
 output in a thread of its own and keeps the latest readings; ``sample()`` returns
@@ -8,6 +8,7 @@ job nothing: the sampler writes one line to the wrapper's log and reports nothin
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import threading
@@ -20,7 +21,7 @@ Readings = list[dict[str, Any]]
 class ToolSampler:
     """Runs ``tool`` and turns its output lines into readings (subclasses say how)."""
 
-    vendor = ""  # the name an accelerator's ``sampler`` field gives
+    name = ""  # unique among the systems' samplers
     tool = ""  # the executable, looked up on PATH
     repeat = False  # a one-shot tool: run it again every interval
 
@@ -31,6 +32,11 @@ class ToolSampler:
         self._proc: subprocess.Popen | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()  # no tool starts once close() has begun
+
+    @classmethod
+    def ref(cls) -> str:
+        """``module:Class``: what the wrapper starts it by (``start_samplers``)."""
+        return f"{cls.__module__}:{cls.__qualname__}"
 
     def argv(self) -> list[str]:
         """The tool's command line."""
@@ -46,7 +52,7 @@ class ToolSampler:
 
     def start(self) -> ToolSampler:
         """Start the tool and its reader thread."""
-        threading.Thread(target=self._read, daemon=True, name=f"{self.vendor} sampler").start()
+        threading.Thread(target=self._read, daemon=True, name=f"{self.name} sampler").start()
         return self
 
     def sample(self) -> Readings:
@@ -95,15 +101,15 @@ class ToolSampler:
 
     def _gone(self, why: str) -> None:
         self._latest = []
-        print(f"accelbench telemetry: {why}; no {self.vendor} readings", file=sys.stderr,
+        print(f"accelbench telemetry: {why}; no {self.name} readings", file=sys.stderr,
               flush=True)
 
 
-def start_samplers(names: list[str], interval: float, run_dir: Path) -> list[ToolSampler]:
-    """The vendor samplers called ``names``, started."""
-    from accelbench.engine.telemetry.graphcore import GraphcoreSampler
-    from accelbench.engine.telemetry.neuron import NeuronSampler
-    from accelbench.engine.telemetry.sambanova import SambaNovaSampler
-
-    known = {c.vendor: c for c in (NeuronSampler, GraphcoreSampler, SambaNovaSampler)}
-    return [known[name](interval, run_dir).start() for name in names]
+def start_samplers(refs: list[str], interval: float, run_dir: Path) -> list[ToolSampler]:
+    """The samplers ``refs`` name (``ToolSampler.ref()``, checked when the run started), started."""
+    started = []
+    for ref in refs:
+        module, _, name = ref.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        started.append(cls(interval, run_dir).start())
+    return started

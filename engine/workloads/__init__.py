@@ -1,18 +1,22 @@
-"""The workload catalog: what each workload is, its knobs, and its command line.
+"""Workloads: what each is, its knobs, and its command line; the generic ones.
 
-The scripts beside this file are standalone (they need only torch, or
-transformers for BERT) and run under whichever Python the run names; this module
-never imports them.
+The generic workloads run on the systems that say so (``System.extends``); each
+system's own workloads live in its package (``engine/systems``), and the catalog
+of them all is ``engine.registry.workloads()``. The scripts beside this file are
+standalone (they need only torch, or transformers for BERT) and run under whichever
+Python the run names; this module never imports them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from accelbench.engine.errors import UserError, lookup, shown
+from accelbench.engine.errors import UserError, shown
 from accelbench.engine.params import Param
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
@@ -39,12 +43,29 @@ class Plan:
     dialects: list[str] = field(default_factory=list)
 
 
+Recipe = Callable[["Workload", dict[str, Any], Context], Plan]
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A system's addition to the generic workload called ``workload``: it runs on the
+    system's accelerator, with ``recipe`` there if given (else the generic plan), and
+    ``params`` valid there only (``what`` they are, for the error elsewhere)."""
+
+    workload: str
+    recipe: Recipe | None = None
+    params: tuple[Param, ...] = ()
+    what: str = "a knob of another system"
+
+
 @dataclass(frozen=True)
 class Workload:
     """A kind of job: its parameter schema and how to turn values into a ``Plan``.
 
-    ``recipe`` builds the plan of a vendor program (``engine/workloads/vendor.py``);
-    without one, the plan runs ``script`` (or, for ``command``, the user's command).
+    ``recipe`` builds the plan of a system's program; without one, the plan runs
+    ``script`` (a path; for ``command``, the user's command). ``recipes`` and ``owned``
+    are what systems' extensions add: the recipe per accelerator, and the knobs that
+    belong to one accelerator (knob → (accelerator, what it is)).
     """
 
     name: str
@@ -53,7 +74,9 @@ class Workload:
     params: tuple[Param, ...]
     accelerators: tuple[str, ...]
     script: str = ""
-    recipe: Callable[[dict[str, Any], Context], Plan] | None = None
+    recipe: Recipe | None = None
+    recipes: Mapping[str, Recipe] = field(default_factory=dict)
+    owned: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def launchable(self) -> bool:
@@ -73,6 +96,14 @@ class Workload:
         raise UserError(f"unknown parameter {shown(name)} for workload {self.name!r}",
                         hint=f"known parameters: {known}")
 
+    def extended(self, accelerator: str, ext: Extension) -> Workload:
+        """This workload as ``accelerator``'s extension ``ext`` adds to it."""
+        return dataclasses.replace(
+            self, accelerators=(*self.accelerators, accelerator),
+            params=(*self.params, *ext.params),
+            recipes={**self.recipes, **({accelerator: ext.recipe} if ext.recipe else {})},
+            owned={**self.owned, **{p.name: (accelerator, ext.what) for p in ext.params}})
+
     def defaults(self) -> dict[str, Any]:
         """Every knob at its default value."""
         return {p.name: p.default for p in self.params}
@@ -82,24 +113,44 @@ class Workload:
         if not self.launchable:
             raise UserError("an imported run holds a log: it has no command to start",
                             hint="start a preset instead (accelbench presets)")
-        if self.recipe is not None:
-            return self.recipe(params, ctx)
+        for name, (accelerator, what) in self.owned.items():
+            default = self.param(name).default
+            if accelerator != ctx.accelerator and params[name] != default:
+                raise UserError(f"params.{name}: {what}, for accelerator {accelerator!r} only",
+                                hint=f"set {name}={_text(default)}")
+        recipe = self.recipes.get(ctx.accelerator, self.recipe)
+        if recipe is not None:
+            return recipe(self, params, ctx)
         if not self.script:
             argv = shlex.split(params["command"])
             if not argv:
                 raise UserError("params.command: expected a command to run, got ''")
             return Plan(argv)
-        return Plan([ctx.python, "-u", str(SCRIPTS_DIR / self.script), "--device", ctx.device,
-                     *self.flags(params)])
+        return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *self.flags(params)])
 
     def flags(self, params: dict[str, Any]) -> list[str]:
-        """``--knob=value`` for every knob, as the workload scripts take them (one argv item
-        each, so that a value such as ``-h`` is never read as an option)."""
-        argv = []
-        for p in self.params:
-            value = params[p.name]
-            argv.append(f"{p.flag}={('true' if value else 'false') if p.type is bool else value}")
-        return argv
+        """``--knob=value`` for every knob but the ones an extension owns, as the workload
+        scripts take them (one argv item each, so that a value such as ``-h`` is never read
+        as an option)."""
+        return [f"{p.flag}={_text(params[p.name])}" for p in self.params
+                if p.name not in self.owned]
+
+
+def own_script(workload: Workload, params: dict[str, Any], ctx: Context,
+               *dialects: str) -> Plan:
+    """A system's standalone ``workload.script`` under its Python (its site ``python``),
+    its output read with ``dialects``."""
+    return Plan([ctx.python, "-u", workload.script, *workload.flags(params)],
+                dialects=list(dialects))
+
+
+def file_arg(path: str) -> str:
+    """A program's file argument that cannot be read as an option: ``-c`` → ``./-c``."""
+    return f"./{path}" if path.startswith("-") else path
+
+
+def _text(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 _SEED = "the seeds' value"
@@ -108,8 +159,8 @@ MNIST_CNN = Workload(
     name="mnist_cnn",
     title="MNIST CNN",
     description="The seeds' MNIST convolutional network (PopTorch tutorial), trained then tested.",
-    script="mnist_cnn.py",
-    accelerators=("cpu", "cuda"),
+    script=str(SCRIPTS_DIR / "mnist_cnn.py"),
+    accelerators=(),
     params=(
         Param("learning_rate", float, 0.03, f"SGD learning rate ({_SEED}: 0.03)", min=1e-6, max=10),
         Param("epochs", int, 10, f"passes over the training set ({_SEED}: 10)", min=1, max=1000),
@@ -131,8 +182,8 @@ BERT_FINETUNE = Workload(
     name="bert_finetune",
     title="BERT fine-tuning",
     description="Sequence classification with the Hugging Face Trainer (padding and batch sweeps).",
-    script="bert_finetune.py",
-    accelerators=("cpu", "cuda"),
+    script=str(SCRIPTS_DIR / "bert_finetune.py"),
+    accelerators=(),
     params=(
         Param("model", str, "bert-base-uncased",
               "hub name or local path; 'tiny' builds a small BERT offline"),
@@ -170,16 +221,4 @@ IMPORTED = Workload(
             Param("dialects", str, "", "the log dialects it was read with, comma-separated")),
 )
 
-def _catalog() -> dict[str, Workload]:
-    from accelbench.engine.workloads import vendor
-
-    return {w.name: w for w in (MNIST_CNN, vendor.BERT_FINETUNE, COMMAND, IMPORTED,
-                                *vendor.WORKLOADS)}
-
-
-WORKLOADS: dict[str, Workload] = _catalog()
-
-
-def get_workload(name: str) -> Workload:
-    """The workload called ``name``, or a ``UserError`` listing the known ones."""
-    return lookup(WORKLOADS, name, "workload")
+GENERIC = (MNIST_CNN, BERT_FINETUNE, COMMAND, IMPORTED)

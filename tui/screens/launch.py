@@ -7,19 +7,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from accelbench.engine import registry
 from accelbench.engine import sweep as sweeps
-from accelbench.engine.accelerators import ACCELERATORS, Availability
 from accelbench.engine.errors import UserError
 from accelbench.engine.params import Param
 from accelbench.engine.present import availability_cell
 from accelbench.engine.presets import find_preset
 from accelbench.engine.slurm import resource_args
 from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
-from accelbench.engine.workloads import WORKLOADS
+from accelbench.engine.system import Availability
 from accelbench.tui.messages import SpecWanted, StartRun
 from accelbench.tui.widgets.param_form import ParamForm
 
@@ -57,7 +58,7 @@ class LaunchScreen(Screen):
         with Horizontal(id="launch"):
             with Vertical(id="pickers"):
                 yield Label("Accelerator", classes="section")
-                yield OptionList(*[Option(f"… {a.name}", id=a.name) for a in ACCELERATORS.values()],
+                yield OptionList(*[Option(f"… {name}", id=name) for name in registry.systems()],
                                  compact=True, id="accelerators")
                 yield Static("detecting…", id="accelerator-status")
                 yield Label("Workload", classes="section")
@@ -84,7 +85,7 @@ class LaunchScreen(Screen):
     @work(thread=True, exclusive=True, group="detect")
     def detect(self) -> None:
         """Detect every accelerator off the UI thread (a driver probe may be slow)."""
-        found = {name: acc.detect() for name, acc in ACCELERATORS.items()}
+        found = registry.detect_all()
         self.app.call_from_thread(self._show_detection, found)
 
     def _show_detection(self, found: dict[str, Availability]) -> None:
@@ -114,18 +115,19 @@ class LaunchScreen(Screen):
 
     def _fill_workloads(self) -> None:
         workloads = self.query_one("#workloads", OptionList)
-        names = [w.name for w in WORKLOADS.values()
+        catalog = registry.workloads()
+        names = [w.name for w in catalog.values()
                  if w.launchable and w.runs_on(self.accelerator)]
         if self.workload not in names:
             self.workload = names[0]
         with self.prevent(OptionList.OptionHighlighted):
             workloads.clear_options()
-            workloads.add_options([Option(f"{WORKLOADS[n].title} [dim]({n})[/]", id=n)
+            workloads.add_options([Option(f"{escape(catalog[n].title)} [dim]({n})[/]", id=n)
                                    for n in names])
             workloads.highlighted = names.index(self.workload)
 
     def _fill_form(self, values: dict) -> None:
-        workload = WORKLOADS[self.workload]
+        workload = registry.get_workload(self.workload)
         door = self.base.launcher
         if self.base.slurm:
             door += " " + " ".join(resource_args(self.base.slurm))
@@ -145,7 +147,7 @@ class LaunchScreen(Screen):
         if avail is None:
             status.update("detecting…")
         else:
-            title = ACCELERATORS[self.accelerator].title
+            title = registry.get_accelerator(self.accelerator).title
             found = availability_cell(avail.available)
             why = avail.detail if avail.available else avail.reason
             status.update(Content.assemble((title, "bold"), "\n", (found.text, found.style),

@@ -22,7 +22,7 @@ _FOREVER = 1_000_000_000  # intervals: the tool runs until the job ends
 class SambaNovaSampler(ToolSampler):
     """Mean tile execution percent of each RDU ``sntilestat`` lists."""
 
-    vendor = "sambanova"
+    name = "sambanova"
     tool = "sntilestat"
 
     def __init__(self, *args) -> None:

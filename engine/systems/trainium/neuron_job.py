@@ -18,10 +18,16 @@ A SIGTERM reaches the job through its process group; this program then starts no
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import subprocess
+import sys
 from pathlib import Path
+
+# the generic workloads' scripts (emit.py, mnist_cnn.py) are in engine/workloads:
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "workloads"))
 
 from emit import StopFlag, emit, fail
 

@@ -21,11 +21,17 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 import time
 
 import numpy as np
 import torch
 import transformers
+
+# the generic workloads' scripts (emit.py, mnist_cnn.py) are in engine/workloads:
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "workloads"))
+
 from emit import emit, fail, first_line
 
 MODEL = "M-FAC/bert-tiny-finetuned-sst2"

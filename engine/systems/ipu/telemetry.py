@@ -24,7 +24,7 @@ from accelbench.engine.telemetry.tool import Readings, ToolSampler
 class GraphcoreSampler(ToolSampler):
     """IPU utilisation of every IPU ``gc-inventory`` lists."""
 
-    vendor = "graphcore"
+    name = "graphcore"
     tool = "gc-inventory"
     repeat = True
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from accelbench.engine.accelerators import Accelerator, Availability
+from accelbench.engine.system import Availability, SiteKey, System
+from accelbench.engine.systems.cuda.telemetry import NvmlSampler
+from accelbench.engine.workloads import Extension
 
 
 def detect() -> Availability:
@@ -26,4 +28,10 @@ def detect() -> Availability:
     return Availability(True, detail=f"{count}× {names[0]}")
 
 
-ACCELERATOR = Accelerator(name="cuda", title="NVIDIA GPU (CUDA)", device="cuda", detect=detect)
+SYSTEM = System(
+    name="cuda", order=20, title="NVIDIA GPU (CUDA)", device="cuda", detect=detect,
+    site_keys=(SiteKey("python", str, "", "the job's interpreter"),),
+    gres=("gpu",),
+    samplers=(NvmlSampler,),
+    extends=(Extension("mnist_cnn"), Extension("bert_finetune")),
+)

@@ -22,7 +22,7 @@ _MIB = 1024 * 1024
 class NeuronSampler(ToolSampler):
     """NeuronCore utilization and device memory of the Neuron applications on this machine."""
 
-    vendor = "neuron"
+    name = "neuron"
     tool = "neuron-monitor"
 
     def argv(self) -> list[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import platform
 
-from accelbench.engine.accelerators import Accelerator, Availability
+from accelbench.engine.system import Availability, SiteKey, System
+from accelbench.engine.workloads import Extension
 
 
 def detect() -> Availability:
@@ -14,4 +15,8 @@ def detect() -> Availability:
     return Availability(True, detail=f"{cores} cores, {platform.machine()}")
 
 
-ACCELERATOR = Accelerator(name="cpu", title="CPU", device="cpu", detect=detect)
+SYSTEM = System(
+    name="cpu", order=10, title="CPU", device="cpu", detect=detect,
+    site_keys=(SiteKey("python", str, "", "the job's interpreter"),),
+    extends=(Extension("mnist_cnn"), Extension("bert_finetune")),
+)

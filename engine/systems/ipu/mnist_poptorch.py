@@ -15,10 +15,15 @@ import sys
 import time
 
 import torch
-from emit import Reporter, StopFlag, emit
-from mnist_cnn import Network, add_mnist_flags, fail, load_data, prepare
 from torch import nn
 from torch.utils.data import TensorDataset
+
+# the generic workloads' scripts (emit.py, mnist_cnn.py) are in engine/workloads:
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "workloads"))
+
+from emit import Reporter, StopFlag, emit
+from mnist_cnn import Network, add_mnist_flags, fail, load_data, prepare
 
 try:
     import poptorch

@@ -1,0 +1,193 @@
+"""Every table of what the installed systems know, derived from their ``System`` objects.
+
+The systems are the objects registered under the entry-point group
+``accelbench.systems`` (accelbench's own in its ``pyproject.toml``, exactly as a
+third-party package registers one). They are loaded once and checked whole: a name
+declared twice, a workload or metric that does not resolve, a site key of the wrong
+type is a ``UserError`` naming the system, when accelbench starts, never later.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from accelbench.engine import plugins
+from accelbench.engine.errors import UserError, lookup
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.hf_trainer import HFTrainer
+from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
+from accelbench.engine.system import BETTER, Availability, Column, System
+from accelbench.engine.telemetry.tool import ToolSampler
+from accelbench.engine.workloads import GENERIC, Extension, Workload
+
+GROUP = "accelbench.systems"
+SITE_TYPES = (str, int, float, bool)
+GENERIC_COLUMNS = (Column(r"^eval_(f1|matthews_correlation)$", "max"),)
+
+
+@functools.cache
+def systems() -> dict[str, System]:
+    """The installed systems by name, checked, in their ``order``."""
+    loaded = plugins.load(GROUP, System)
+    found = {s.name: s for s in sorted(loaded.values(), key=lambda s: (s.order, s.name))}
+    for system in found.values():
+        _check(system, found)
+    _check_unique(found.values())
+    return found
+
+
+def get_accelerator(name: str) -> System:
+    """The system called ``name``, or a ``UserError`` listing the known ones."""
+    return lookup(systems(), name, "accelerator")
+
+
+def require_available(name: str) -> System:
+    """The system called ``name`` if it is usable here, else a ``UserError`` saying why."""
+    system = get_accelerator(name)
+    found = system.detect()
+    if not found.available:
+        raise UserError(f"accelerator {name!r} is not available here: {found.reason}",
+                        hint="run `accelbench accelerators` to see what is")
+    return system
+
+
+def detect_all() -> dict[str, Availability]:
+    """Whether each system is here, by name."""
+    return {name: system.detect() for name, system in systems().items()}
+
+
+@functools.cache
+def dialects() -> dict[str, type[Dialect]]:
+    """Every log dialect by name: the generic Trainer's, then the systems'."""
+    return {HFTrainer.name: HFTrainer,
+            **{d.name: d for system in systems().values() for d in system.dialects}}
+
+
+def get_dialect(name: str) -> type[Dialect]:
+    """The dialect class called ``name``, or a ``UserError`` listing the known ones."""
+    return lookup(dialects(), name, "dialect")
+
+
+@functools.cache
+def dialect_systems() -> dict[str, str]:
+    """The system each system-specific dialect points to (an imported log's system)."""
+    return {d.name: system.name for system in systems().values() for d in system.dialects}
+
+
+def sampler_refs(name: str) -> list[str]:
+    """What the wrapper starts the samplers of system ``name`` by (``ToolSampler.ref``)."""
+    return [sampler.ref() for sampler in get_accelerator(name).samplers]
+
+
+@functools.cache
+def workloads() -> dict[str, Workload]:
+    """Every workload by name: the generic ones as the systems extend them, then the
+    systems' own."""
+    generic = {w.name: w for w in GENERIC}
+    for system in systems().values():
+        for ext in system.extends:
+            generic[ext.workload] = generic[ext.workload].extended(system.name, ext)
+    return {**generic, **{w.name: w for system in systems().values() for w in system.workloads}}
+
+
+def get_workload(name: str) -> Workload:
+    """The workload called ``name``, or a ``UserError`` listing the known ones."""
+    return lookup(workloads(), name, "workload")
+
+
+@functools.cache
+def site_keys() -> dict[str, dict[str, Any]]:
+    """Each system's site configuration keys (``SiteKey``) by name."""
+    return {system.name: {key.name: key for key in system.site_keys}
+            for system in systems().values()}
+
+
+@functools.cache
+@functools.cache
+def metric_aliases() -> dict[str, str]:
+    """Raw metric name → the summary field it gives (``summary.CANONICAL``), generic names
+    first: a field takes the first of its names that a run reported."""
+    return {**GENERIC_ALIASES,
+            **{raw: field for system in systems().values()
+               for raw, field in system.metric_aliases.items()}}
+
+
+@functools.cache
+def columns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(pattern, better) of the metrics a comparison shows as columns."""
+    declared = (*GENERIC_COLUMNS, *(c for s in systems().values() for c in s.columns))
+    return tuple((re.compile(c.pattern), c.better) for c in declared)
+
+
+def dialect_help() -> str:
+    """The ``--dialect`` values, for a command's help."""
+    return ", ".join(["auto", *dialects()])
+
+
+def _check(system: System, found: dict[str, System]) -> None:
+    """A ``UserError`` naming ``system`` and its first bad declaration, if any."""
+    def fail(what: str) -> None:
+        raise UserError(f"system {system.name!r}: {what}",
+                        hint="fix or uninstall the package that registers it")
+
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", system.name):
+        fail("a name is lowercase letters, digits and _, starting with a letter")
+    if not callable(system.detect):
+        fail("detect is not callable")
+    keys = [key.name for key in system.site_keys]
+    for key in system.site_keys:
+        if key.type not in SITE_TYPES:
+            fail(f"site key {key.name!r}: type {key.type!r} is not one of str, int, float, bool")
+        if key.default is not None and type(key.default) is not key.type:
+            fail(f"site key {key.name!r}: default {key.default!r} is not a {key.type.__name__}")
+    for kind, items, base in (("sampler", system.samplers, ToolSampler),
+                              ("dialect", system.dialects, Dialect)):
+        for item in items:
+            if not (isinstance(item, type) and issubclass(item, base) and item.name):
+                fail(f"{kind} {item!r} is not a named {base.__name__} subclass")
+    for workload in system.workloads:
+        if not isinstance(workload, Workload):
+            fail(f"workload {workload!r} is not a Workload")
+        for name in workload.accelerators:
+            if name != "*" and name not in found:
+                fail(f"workload {workload.name!r} runs on unknown accelerator {name!r}")
+    generic = {w.name for w in GENERIC}
+    for ext in system.extends:
+        if not isinstance(ext, Extension) or ext.workload not in generic:
+            fail(f"extends {getattr(ext, 'workload', ext)!r}, not a generic workload"
+                 f" ({', '.join(sorted(generic))})")
+    for raw, field in system.metric_aliases.items():
+        if field not in CANONICAL:
+            fail(f"metric alias {raw!r} → {field!r}: not one of {', '.join(CANONICAL)}")
+    for column in system.columns:
+        if column.better not in BETTER:
+            fail(f"column {column.pattern!r}: better is {column.better!r}, not max or min")
+        try:
+            re.compile(column.pattern)
+        except re.error as exc:
+            fail(f"column {column.pattern!r}: {exc}")
+    if len(set(keys)) != len(keys):
+        fail("a site key is declared twice")
+
+
+def _check_unique(found: Any) -> None:
+    """A ``UserError`` if two declarations take one name (a system's own or accelbench's)."""
+    owners: dict[tuple[str, str], str] = {
+        ("dialect", HFTrainer.name): "accelbench",
+        **{("workload", w.name): "accelbench" for w in GENERIC},
+        **{("knob", f"{w.name}.{p.name}"): "accelbench" for w in GENERIC for p in w.params},
+        **{("metric alias", raw): "accelbench" for raw in GENERIC_ALIASES}}
+    for system in found:
+        names = [*(("sampler", s.name) for s in system.samplers),
+                 *(("dialect", d.name) for d in system.dialects),
+                 *(("workload", w.name) for w in system.workloads),
+                 *(("knob", f"{e.workload}.{p.name}") for e in system.extends for p in e.params),
+                 *(("metric alias", raw) for raw in system.metric_aliases)]
+        for kind, name in names:
+            owner = owners.setdefault((kind, name), system.name)
+            if owner != system.name or names.count((kind, name)) > 1:
+                also = f" (also by {owner})" if owner != system.name else ""
+                raise UserError(f"system {system.name!r}: {kind} {name!r} is declared twice{also}",
+                                hint="fix or uninstall the package that registers it")

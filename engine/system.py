@@ -1,0 +1,77 @@
+"""What a system (an accelerator and its software) declares: the base types of a plug-in.
+
+A system is one package exporting one ``System`` object, registered under the
+entry-point group ``accelbench.systems`` (``engine/registry.py`` reads them all and
+derives every table from them). It declares how it is detected, its site
+configuration keys, its Slurm GRES names, the samplers run beside its jobs, its log
+dialects, its workloads and its additions to generic ones, the names its figures
+have, and the columns they show in a comparison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.telemetry.tool import ToolSampler
+from accelbench.engine.workloads import Extension, Workload
+
+BETTER = ("max", "min")
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a system can be used here; ``reason`` says why not, ``detail`` what is found."""
+
+    available: bool
+    detail: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SiteKey:
+    """A key of the system's table in the site configuration (``[name] key = value``)."""
+
+    name: str
+    type: type
+    default: Any = None
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Column:
+    """Comparison columns: the metrics whose name matches ``pattern`` (a regular
+    expression), and which way is better (``max`` or ``min``)."""
+
+    pattern: str
+    better: str
+
+
+@dataclass(frozen=True)
+class System:
+    """Everything accelbench knows about one system.
+
+    ``device`` is the device string generic workloads take; ``detect`` says whether it
+    is here; ``gres`` are its Slurm generic-resource names; ``samplers`` run beside
+    each of its jobs; ``dialects`` read its programs' output; ``workloads`` are its
+    own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map
+    its metrics' names to the summary's (``summary.CANONICAL``); ``columns`` are its metrics
+    shown in a comparison; ``order`` places it in listings (lower first, then by name;
+    accelbench's own take 10 to 70).
+    """
+
+    name: str
+    title: str
+    device: str
+    detect: Callable[[], Availability]
+    site_keys: tuple[SiteKey, ...] = ()
+    gres: tuple[str, ...] = ()
+    samplers: tuple[type[ToolSampler], ...] = ()
+    dialects: tuple[type[Dialect], ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    extends: tuple[Extension, ...] = ()
+    metric_aliases: Mapping[str, str] = field(default_factory=dict)
+    columns: tuple[Column, ...] = ()
+    order: int = 100

@@ -1,0 +1,28 @@
+"""AWS Trainium (Neuron SDK): found by its device files, its tools, or Slurm GRES on the
+cluster; BERT fine-tuning under torchrun, Neuron Monitor beside the job, the Neuron
+runtime's and neuron-profile's output read."""
+
+from __future__ import annotations
+
+from accelbench.engine.probe import finder
+from accelbench.engine.system import Column, SiteKey, System
+from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
+from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
+from accelbench.engine.systems.trainium.telemetry import NeuronSampler
+from accelbench.engine.systems.trainium.workloads import BERT
+
+SYSTEM = System(
+    name="trainium", order=30, title="AWS Trainium (Neuron SDK)", device="xla",
+    detect=finder("/dev/neuron*", "neuron", ("neuron-ls", "neuron-top", "neuron-monitor")),
+    site_keys=(
+        SiteKey("python", str, "", "the Neuron SDK virtualenv's python"),
+        SiteKey("nproc_per_node", int, 2, "torchrun processes (NeuronCores), default 2"),
+        SiteKey("neuron_profile", str, "neuron-profile",
+                "the neuron-profile tool, default neuron-profile on PATH"),
+    ),
+    gres=("neuron",),
+    samplers=(NeuronSampler,),
+    dialects=(NeuronProfile, NeuronRuntime),
+    extends=(BERT,),
+    columns=(Column(r"^profile\.(mfu|hfu)\w*$", "max"),),
+)

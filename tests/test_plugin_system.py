@@ -1,0 +1,226 @@
+"""A system registered from outside the tree: a temporary distribution with an
+``accelbench.systems`` entry point (found on PYTHONPATH, no pip), driven through
+detection, a launch, ``parse`` and the launch screen; and broken ones, refused in one
+line that names them.
+
+The example system and its ``example: ...`` lines are made up for this test (the
+same plug-in as the README's "Writing a system"); no vendor prints them.
+"""
+
+import functools
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList
+
+from accelbench.engine import registry
+from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.launch import LaunchScreen
+from tests.conftest import ROOT
+
+SYSTEM_MODULE = '''\
+"""An example system: a made-up board whose trainer prints ``example: ...`` lines."""
+
+import re
+
+from accelbench.engine import site
+from accelbench.engine.events import Metric, Phase, Throughput
+from accelbench.engine.params import Param
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.system import Availability, Column, SiteKey, System
+from accelbench.engine.workloads import Plan, Workload
+
+_STEP = re.compile(r"^example: step (\\d+) loss ([\\d.]+) rate ([\\d.]+)$")
+
+
+class ExampleLog(Dialect):
+    """The trainer's lines: ``example: compiling``, ``example: step N loss X rate Y``."""
+
+    name = "example"
+    title = "Example trainer"
+
+    def feed(self, line, ts):
+        if line == "example: compiling":
+            return [Phase(self.run_id, ts, "compiling", "example graph")]
+        if m := _STEP.match(line):
+            step = int(m[1])
+            return [Metric(self.run_id, ts, "example_loss", float(m[2]), step),
+                    Throughput(self.run_id, ts, float(m[3]), step)]
+        return []
+
+    @classmethod
+    def sniff(cls, text):
+        return "example: step " in text
+
+
+def detect():
+    return Availability(True, detail="an example board")
+
+
+def train(workload, params, ctx):
+    """The site's trainer (``[example] trainer``) for ``steps`` steps."""
+    return Plan([ctx.python, "-u", site.value("example", "trainer"),
+                 f"--steps={params['steps']}"], dialects=["example"])
+
+
+TRAIN = Workload(
+    name="example_train", title="Example training", description="The example trainer.",
+    accelerators=("example",), recipe=train,
+    params=(Param("steps", int, 3, "training steps", min=1),))
+
+SYSTEM = System(
+    name="example", title="Example board", device="example", detect=detect,
+    site_keys=(SiteKey("trainer", str, "", "the example trainer script"),),
+    dialects=(ExampleLog,), workloads=(TRAIN,),
+    metric_aliases={"example_loss": "final_loss"},
+    columns=(Column(r"^example_loss$", "min"),))
+'''
+
+TRAINER = '''\
+import sys
+steps = int(sys.argv[1].split("=")[1])
+print("example: compiling", flush=True)
+for step in range(1, steps + 1):
+    print(f"example: step {step} loss {1 / step:.3f} rate {100 * step}.0", flush=True)
+'''
+
+
+def distribution(root: Path, module: str, entry: str = "example") -> Path:
+    """``root`` holding the module ``accelbench_example`` and its dist-info."""
+    info = root / "accelbench_example-0.1.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (root / "accelbench_example.py").write_text(module)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: accelbench-example\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        f"[accelbench.systems]\n{entry} = accelbench_example:SYSTEM\n")
+    return root
+
+
+def forget_systems() -> None:
+    """Drop the registry's tables and the plug-in module, so the next use loads afresh."""
+    for value in vars(registry).values():
+        if isinstance(value, functools._lru_cache_wrapper):
+            value.cache_clear()
+    sys.modules.pop("accelbench_example", None)
+    importlib.invalidate_caches()
+
+
+@pytest.fixture
+def plugin(tmp_path, home, monkeypatch):
+    """The example system installed (on PYTHONPATH, for this process and its children)."""
+    root = distribution(tmp_path / "site-packages", SYSTEM_MODULE)
+    trainer = tmp_path / "trainer.py"
+    trainer.write_text(TRAINER)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config" / "config.toml").write_text(f'[example]\ntrainer = "{trainer}"\n')
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(root), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    monkeypatch.syspath_prepend(str(root))
+    forget_systems()
+    yield root
+    forget_systems()
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**os.environ, "COLUMNS": "200"})
+
+
+def test_detected_launched_parsed(plugin, home, tmp_path):
+    listing = cli("accelerators")
+    assert listing.returncode == 0, listing.stderr
+    row = next(line for line in listing.stdout.splitlines() if " example " in line)
+    assert "Example board" in row and "available" in row and "example_train" in row
+
+    preset = tmp_path / "example.toml"
+    preset.write_text('name = "ex"\naccelerator = "example"\nworkload = "example_train"\n'
+                      '[params]\nsteps = 4\n')
+    run = cli("run", str(preset), "--json")
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert {"type": "phase", "name": "compiling", "detail": "example graph"}.items() <= next(
+        e for e in events if e["type"] == "phase" and e["name"] == "compiling").items()
+    finished = events[-1]
+    assert finished["status"] == "done", finished
+    assert finished["summary"]["final_loss"] == 0.25  # through the system's metric alias
+    assert finished["summary"]["samples_per_s"] == 250.0  # the mean of its rates
+
+    log = next((home / "runs").glob("*/output.log"))
+    parsed = cli("parse", str(log), "--json")
+    assert parsed.returncode == 0, parsed.stderr
+    metrics = [json.loads(line) for line in parsed.stdout.splitlines()]
+    assert [(e["name"], e["value"]) for e in metrics if e["type"] == "metric"] == [
+        ("example_loss", 1.0), ("example_loss", 0.5), ("example_loss", 0.333),
+        ("example_loss", 0.25)]
+    assert "example" in cli("parse", "--help").stdout
+
+
+async def test_offered_on_the_launch_screen(plugin, runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = next(s for s in app.screen_stack if isinstance(s, LaunchScreen))
+        accelerators = screen.query_one("#accelerators", OptionList)
+        assert accelerators.get_option("example") is not None
+        screen.select_accelerator("example")
+        await pilot.pause()
+        assert screen.accelerator == "example"
+        workloads = screen.query_one("#workloads", OptionList)
+        assert [workloads.get_option_at_index(i).id
+                for i in range(workloads.option_count)] == ["command", "example_train"]
+
+
+def broken(module: str, old: str, new: str) -> str:
+    assert old in module
+    return module.replace(old, new)
+
+
+@pytest.mark.parametrize("module, entry, message", [
+    ("raise ImportError('no board SDK here')\n", "example",
+     "accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM' of"
+     " accelbench-example 0.1: cannot load: ImportError: no board SDK here"),
+    (SYSTEM_MODULE + "SYSTEM = 'a system'\n", "example",
+     "accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM' of"
+     " accelbench-example 0.1: expected a System, got str"),
+    (SYSTEM_MODULE, "groq", "accelbench.systems entry point 'groq' = 'accelbench_example:SYSTEM'"
+     " of accelbench-example 0.1: names itself 'example'"),
+    (broken(SYSTEM_MODULE, 'name = "example"', 'name = "groq"'), "example",
+     "system 'example': dialect 'groq' is declared twice (also by groq)"),
+    (broken(SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), samplers=(ExampleLog,),"),
+     "example", "system 'example': sampler <class 'accelbench_example.ExampleLog'> is not a"
+                " named ToolSampler subclass"),
+    (broken(SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), extends=(Extension("
+                           "'bert_finetuning'),),").replace(
+        "Plan, Workload", "Extension, Plan, Workload"), "example",
+     "system 'example': extends 'bert_finetuning', not a generic workload"),
+    (broken(SYSTEM_MODULE, 'SiteKey("trainer", str, "",', 'SiteKey("trainer", list, "",'),
+     "example", "system 'example': site key 'trainer': type <class 'list'> is not one of"),
+    (broken(SYSTEM_MODULE, '"example_loss": "final_loss"', '"example_loss": "loss_final"'),
+     "example", "system 'example': metric alias 'example_loss' → 'loss_final': not one of"),
+])
+def test_a_broken_plugin_is_one_line_naming_it(tmp_path, home, module, entry, message):
+    root = distribution(tmp_path / "site-packages", module, entry)
+    result = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "accelerators"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"accelbench: error: {message}"), result.stderr
+
+
+def test_a_dialect_that_does_not_resolve_stops_the_launch(plugin, home, tmp_path):
+    (plugin / "accelbench_example.py").write_text(
+        broken(SYSTEM_MODULE, 'dialects=["example"]', 'dialects=["exmaple"]'))
+    preset = tmp_path / "example.toml"
+    preset.write_text('name = "ex"\naccelerator = "example"\nworkload = "example_train"\n')
+    run = cli("run", str(preset))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.splitlines()[0] == ("accelbench: error: workload 'example_train' on"
+                                          " 'example': unknown dialect 'exmaple'")
+    assert not list((home / "runs").glob("*"))  # nothing started, nothing left behind
