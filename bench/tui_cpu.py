@@ -23,9 +23,10 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pty import PtyProgram  # noqa: E402
+from _pty import PtyProgram
 
-JOB = "import time\nfor i in range(80):\n    print('tick', i, flush=True) if i < 3 else None\n    time.sleep(1)\n"
+JOB = ("import time\nfor i in range(80):\n    print('tick', i, flush=True) if i < 3 else None\n"
+       "    time.sleep(1)\n")
 
 
 def cpu_seconds(proc: psutil.Process) -> float:
@@ -48,7 +49,8 @@ def measure(kind: str, seconds: float) -> tuple[float, float]:
         try:
             program.wait_for("tick 2", timeout=30)
             app = psutil.Process(program.proc.pid)
-            wrapper_pid = json.loads(next(Path(home, "runs").glob("*/wrapper.json")).read_text())["pid"]
+            wrapper_file = next(Path(home, "runs").glob("*/wrapper.json"))
+            wrapper_pid = json.loads(wrapper_file.read_text())["pid"]
             wrapper = psutil.Process(wrapper_pid)
             a0, w0, t0 = cpu_seconds(app), cpu_seconds(wrapper), time.perf_counter()
             time.sleep(seconds)

@@ -2,8 +2,8 @@
 
 A job writes --lines lines as fast as it can; the app (headless, 120x40) follows
 it in the run view while a key (follow on/off) is pressed every 50 ms and the
-time until its effect shows (the follow switch flips) is recorded. The baseline, in the same process,
-is the engine alone deriving the same run's events (no UI).
+time until its effect shows (the follow switch flips) is recorded. The baseline, in the same
+process, is the engine alone deriving the same run's events (no UI).
 Targets: key presses handled within 100 ms; memory bounded (lines kept <= limits).
 
     python bench/tui_log_flood.py [--lines 1000000]

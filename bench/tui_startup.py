@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pty import PtyProgram  # noqa: E402
+from _pty import PtyProgram
 
 BARE = ("from textual.app import App\nfrom textual.widgets import Static\n"
         "class A(App):\n    def compose(self):\n        yield Static('Accelerator')\nA().run()\n")

@@ -14,7 +14,7 @@ class UserError(Exception):
         self.message = message
         self.hint = hint
 
-    def prefixed(self, where: str) -> "UserError":
+    def prefixed(self, where: str) -> UserError:
         """The same error with ``where`` (a file, a key) put in front."""
         return UserError(f"{where}: {self.message}", self.hint)
 

@@ -160,10 +160,12 @@ class _Field(NamedTuple):
     expected: str  # what a refusal says was expected
 
 
-_BASE = {str: ((str,), None, "a string"),
-         float: ((int, float), MAX_NUMBER, f"a finite number within ±{MAX_NUMBER:g}"),
-         int: ((int,), MAX_INT - 1, "an integer within 64 bits"),
-         dict: ((dict,), None, "an object")}
+_BASE: dict[type, tuple[tuple[type, ...], float | None, str]] = {
+    str: ((str,), None, "a string"),
+    float: ((int, float), MAX_NUMBER, f"a finite number within ±{MAX_NUMBER:g}"),
+    int: ((int,), MAX_INT - 1, "an integer within 64 bits"),
+    dict: ((dict,), None, "an object"),
+}
 
 
 def _field(hint: Any, metadata: typing.Mapping[str, Any]) -> _Field:
@@ -185,8 +187,8 @@ def _refused(schema: dict[str, _Field], data: dict[str, Any]) -> str | None:
     for name, value in data.items():
         kinds, bound, choices, _ = schema[name]
         if (type(value) not in kinds
-                or bound is not None and value is not None and not -bound <= value <= bound
-                or choices and value not in choices):
+                or (bound is not None and value is not None and not -bound <= value <= bound)
+                or (choices and value not in choices)):
             return name
     return None
 
@@ -234,7 +236,7 @@ def from_dict(data: Any) -> Event:
     """Rebuild an event from :func:`to_dict` output; a wrong type, key or value is a
     ``ValueError`` (see :func:`build`)."""
     if not isinstance(data, dict):
-        raise ValueError(f"an event is a JSON object, got {shown(data)}")  # noqa: TRY004 - damage
+        raise ValueError(f"an event is a JSON object, got {shown(data)}")
     data = dict(data)
     kind = data.pop("type", None)
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None

@@ -51,7 +51,8 @@ class Follower:
         self.version += 1
 
     def logs_since(self, seq: int) -> tuple[list[Log], int]:
-        """Log lines fed after sequence number ``seq`` (as many as are still kept), and the new seq."""
+        """Log lines fed after sequence number ``seq`` (as many as are still kept), and the new
+        seq."""
         missing = min(self.log_seq - seq, len(self.logs))
         if missing <= 0:
             return [], self.log_seq

@@ -6,14 +6,15 @@ import time
 
 
 def duration(seconds: float | None) -> str:
-    """``4.23`` → ``4.2s`` (``4`` → ``4s``), ``75.2`` → ``1:15``, hours when needed; ``-`` if unknown."""
+    """``4.23`` → ``4.2s`` (``4`` → ``4s``), ``75.2`` → ``1:15``, hours when needed; ``-`` if
+    unknown."""
     if seconds is None:
         return "-"
     if isinstance(seconds, int) and seconds < 60:
         return f"{seconds}s"
     if seconds < 59.95:
         return f"{seconds:.1f}s"
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

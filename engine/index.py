@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,10 +154,8 @@ class Index:
         while aside.exists():
             aside = aside.with_name(aside.name + "-1")
         for suffix in ("-wal", "-shm", ""):
-            try:
+            with suppress(FileNotFoundError):
                 os.replace(f"{self.path}{suffix}", f"{aside}{suffix}")
-            except FileNotFoundError:
-                pass
         return f"was unreadable ({exc}); kept as {aside.name}"
 
     def _rebuild(self, why: str) -> None:
@@ -378,10 +376,8 @@ def _unindexable(found: list[Finding]) -> str:
 
 def _private_file(path: Path) -> None:
     """Create ``path`` readable by its owner only; make it (and its -wal, -shm) so."""
-    try:
+    with suppress(FileExistsError):
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        pass
     for name in (str(path), f"{path}-wal", f"{path}-shm"):
         try:
             if os.stat(name).st_mode & 0o077:

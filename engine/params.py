@@ -59,7 +59,8 @@ class Param:
         value = self._coerce(value)
         if self.choices and value not in self.choices:
             raise self._error(value)
-        if self.min is not None and value < self.min or self.max is not None and value > self.max:
+        if ((self.min is not None and value < self.min)
+                or (self.max is not None and value > self.max)):
             raise self._error(value)
         if self.type is str:
             self._check_text(value)
@@ -91,7 +92,7 @@ class Param:
             value = float(value) if self.type is float else value
         if not isinstance(value, self.type) or (self.type is not bool and isinstance(value, bool)):
             raise self._error(value)
-        if self.type is float and not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
             raise self._error(value, " (a finite number)")
         return value
 

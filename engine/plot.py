@@ -61,7 +61,8 @@ def lines(series: list[tuple[str, list[tuple[float, float]]]], width: int = 60,
         style = COLOURS[i % len(COLOURS)]
         scaled = [(round((x - x0) / (x1 - x0) * (dots_w - 1)),
                    round((y - y0) / (y1 - y0) * (dots_h - 1))) for x, y in sorted(pts)]
-        for (ax, ay), (bx, by) in zip(scaled, scaled[1:] or scaled):
+        # each point with the next one (a lone point with itself)
+        for (ax, ay), (bx, by) in zip(scaled, scaled[1:] or scaled, strict=False):
             steps = max(abs(bx - ax), abs(by - ay), 1)
             for s in range(steps + 1):
                 dot(ax + (bx - ax) * s // steps, ay + (by - ay) * s // steps, style)

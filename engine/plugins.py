@@ -35,8 +35,9 @@ def load(group: str, kind: type[T]) -> dict[str, T]:
         if not isinstance(obj, kind):
             raise UserError(f"{_origin(entry)}: expected a {kind.__name__},"
                             f" got {type(obj).__name__}")
-        if getattr(obj, "name", entry.name) != entry.name:
-            raise UserError(f"{_origin(entry)}: names itself {getattr(obj, 'name')!r}",
+        name = getattr(obj, "name", entry.name)
+        if name != entry.name:
+            raise UserError(f"{_origin(entry)}: names itself {name!r}",
                             hint="the entry point's name and the object's must agree")
         if entry.name in found:
             raise UserError(f"{_origin(entry)}: the name {entry.name!r} is taken twice",

@@ -16,7 +16,7 @@ import itertools
 import sys
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ DIALECT_LINE = 4096  # characters of a line the dialects see: their figures sit 
 class Deriver:
     """Turns a run's file contents into events, keeping the run's state."""
 
-    def __init__(self, run_id: str, created: float, dialects: list[str] = ()) -> None:
+    def __init__(self, run_id: str, created: float, dialects: Iterable[str] = ()) -> None:
         self.run_id = run_id
         self.ts = created
         self.state = RunState(run_id)
@@ -99,7 +99,8 @@ class Deriver:
         self.stderr.extend(lines)
 
     def _stream(self, line: str) -> str:
-        """``stderr`` if ``line`` is the next stderr line (a few may be skipped), else ``stdout``."""
+        """``stderr`` if ``line`` is the next stderr line (a few may be skipped), else
+        ``stdout``."""
         for i, pending in enumerate(itertools.islice(self.stderr, 4)):
             if pending == line:
                 for _ in range(i + 1):
@@ -286,6 +287,7 @@ class RunHandle:
         events += deriver.output(out.rest()) + deriver.telemetry(tel.rest())
         events += deriver.dialects_done()
         events += deriver.ending(record)
+        assert deriver.state.finished is not None  # ending() feeds the state its Finished
         self._record_end(deriver.state.finished)
         return events, True
 

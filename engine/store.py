@@ -18,6 +18,7 @@ import stat
 import time
 import tomllib
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,7 +295,8 @@ class Store:
         if exact or len(rows) == 1:
             return self._info((exact or rows)[0])
         if not rows:
-            raise UserError(f"no run {ref!r} in {self.home}", hint="run `accelbench runs` to list runs")
+            raise UserError(f"no run {ref!r} in {self.home}",
+                            hint="run `accelbench runs` to list runs")
         raise UserError(f"run {ref!r} is ambiguous: {len(rows)} runs match",
                         hint="give more of the id: " + ", ".join(r["id"] for r in rows[:3]))
 
@@ -349,10 +351,8 @@ def _private_dirs(home: Path, runs_dir: Path) -> None:
     if not made and mode & 0o044:
         log.warning("the run store %s can be read by other users (mode %o): it is used as is;"
                     " the runs in it stay private", home, mode)
-    try:
+    with suppress(OSError):  # a store that cannot be written: opening its index tells why
         _make_dirs(runs_dir)
-    except OSError:
-        pass  # a store that cannot be written: opening its index tells why
 
 
 def _make_dirs(path: Path) -> bool:

@@ -105,7 +105,7 @@ def check_count(sweep: dict[str, Any], where) -> None:
 def variants(sweep: dict[str, Any]) -> list[dict[str, Any]]:
     """Every variant: the grid's product, times the explicit variants, in order."""
     grid = axes(sweep)
-    points = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+    points = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
     return [{**point, **extra} for point in points for extra in (sweep["variants"] or [{}])]
 
 

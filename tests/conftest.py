@@ -44,10 +44,11 @@ def runner(store):
 def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
     """Run the ``accelbench`` CLI in a subprocess (environment from the test's)."""
     return subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy(), **kwargs)
+                          text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy(), check=False,
+                          **kwargs)
 
 
-def heading_sections(text: str, heading: "re.Pattern[str]") -> dict[str, str]:
+def heading_sections(text: str, heading: re.Pattern[str]) -> dict[str, str]:
     """The text under each markdown heading that ``heading`` matches, by heading title."""
     out: dict[str, list[str]] = {"": []}
     current = ""

@@ -37,7 +37,8 @@ def figures(events):
 
 def watch(run_id):
     """``accelbench attach --json`` of a run, from its start to its end, uninterrupted."""
-    return subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "attach", run_id, "--json"],
+    return subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "attach", run_id,
+                             "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             cwd=ROOT)
 
@@ -63,8 +64,9 @@ def wait_until_finished(run_id, timeout=120):
 def baseline(tmp_path_factory):
     """The events of another run of the same spec, watched without interruption."""
     env = {**os.environ, "ACCELBENCH_HOME": str(tmp_path_factory.mktemp("baseline"))}
-    out = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist", *QUICK, "--json"],
-                         capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    out = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist", *QUICK,
+                          "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env,
+                         check=False)
     assert out.returncode == 0, out.stderr
     return json_events(out.stdout)
 
@@ -72,9 +74,9 @@ def baseline(tmp_path_factory):
 @pytest.mark.slow
 def test_kill_9_of_the_cli_loses_nothing(home, baseline):
     for attempt in range(3):
-        cli = subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist", *QUICK,
-                                "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True, cwd=ROOT)
+        cli = subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist",
+                                *QUICK, "--json"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
         seen = [json.loads(cli.stdout.readline())]
         watcher = watch(seen[0]["run_id"])
         for line in cli.stdout:  # kill it in the middle of training, at a different step each time
@@ -87,7 +89,8 @@ def test_kill_9_of_the_cli_loses_nothing(home, baseline):
         assert wait_until_finished(run_id)["status"] == "done"
         attached = json_events(accelbench("attach", run_id, "--json").stdout)
         watched = json_events(watcher.communicate(timeout=60)[0])
-        for before, after, whole in zip(streams(seen), streams(attached), streams(watched)):
+        for before, after, whole in zip(streams(seen), streams(attached), streams(watched),
+                                        strict=True):
             assert after[:len(before)] == before  # the same history, event for event
             assert after == whole
         assert counts(attached) == counts(watched)
@@ -121,7 +124,8 @@ def test_sighup_of_the_tui_under_tmux_loses_nothing(home, tmp_path, baseline):
         watcher = watch(run.id)
         time.sleep(1.5)  # in the middle of training
         pane_pid = int(subprocess.run(["tmux", "list-panes", "-t", session, "-F",
-                                       "#{pane_pid}"], capture_output=True, text=True).stdout)
+                                       "#{pane_pid}"], capture_output=True, text=True,
+                                      check=False).stdout)
         assert read_exit(run.path(EXIT_FILE)) is None
     finally:  # the SSH link drops: the terminal hangs up on the app
         subprocess.run(["tmux", "kill-session", "-t", session], check=False)

@@ -31,7 +31,7 @@ def test_cli_run_show_runs_compare_with_markup_in_names(home, monkeypatch):
         assert out.returncode == 0, out.stderr  # was MarkupError after the run had run
         assert f"{name} (" in out.stdout  # the summary's title, as typed
         ids.append(json.loads(accelbench("runs", "--format", "json").stdout)[0]["id"])
-    for run_id, name in zip(ids, NAMES):
+    for run_id, name in zip(ids, NAMES, strict=True):
         shown = accelbench("show", run_id)
         assert shown.returncode == 0, shown.stderr  # was MarkupError every time
         assert f"{name} ({run_id})" in shown.stdout

@@ -123,11 +123,11 @@ def test_cerebras_processed_lines_in_notes():
 
 def test_cerebras_other_train_forms_and_errors():
     events = parse(Cerebras, "\n".join([
-        "2023-05-17 18:15:11,548 INFO:   | Train Device=xla:0, Step=100, Loss=9.46875, "
-        "Rate=4597.49 samples/sec, GlobalRate=4597.49 samples/sec",
-        "2025-10-08 04:17:27,583 INFO:   | Train Device=CSX, Step=200, Loss=8.5, Rate=18.99 "
-        "samples/sec, GlobalRate=19.25 samples/sec, LoopTimeRemaining=0:07:35, "
-        "TimeRemaining>0:07:35",
+        ("2023-05-17 18:15:11,548 INFO:   | Train Device=xla:0, Step=100, Loss=9.46875, "
+         "Rate=4597.49 samples/sec, GlobalRate=4597.49 samples/sec"),
+        ("2025-10-08 04:17:27,583 INFO:   | Train Device=CSX, Step=200, Loss=8.5, Rate=18.99 "
+         "samples/sec, GlobalRate=19.25 samples/sec, LoopTimeRemaining=0:07:35, "
+         "TimeRemaining>0:07:35"),
         "2025-07-11 18:04:19,787 ERROR:   Job wsjob-abc123 failed due to: 1 replica(s) failed",
         "Traceback (most recent call last):",
         '  File "run.py", line 27, in <module>',
@@ -174,13 +174,13 @@ def test_sambanova_log_lines():
     events = parse(SambaNova, "\n".join([
         "COMPILE START AT 3",
         "RUN",
-        "Iteration:  20%|##        | 500/2549 [07:29<29:04,  1.17it/s]2024-04-03 09:39:54,427 - "
-        "bert_mlperf_trainer - info - epoch:0|local_step:501|global_step:501|average_loss:8.34513|"
-        "step_loss:8.34513",
+        ("Iteration:  20%|##        | 500/2549 [07:29<29:04,  1.17it/s]2024-04-03 09:39:54,427 - "
+         "bert_mlperf_trainer - info - epoch:0|local_step:501|global_step:501|average_loss:8.34513|"
+         "step_loss:8.34513"),
         "2024-04-03 09:39:57,835 - bert_mlperf_trainer - info - final_loss 8.308523",
-        "2024-04-03 09:39:57,844 - bert_mlperf_trainer - info - {'e2e_train_time': 457.5, "
-        "'training_sequences_per_second': 289619.5, 'final_loss': 8.25, "
-        "'training_samples_per_second': 2262.5}",
+        ("2024-04-03 09:39:57,844 - bert_mlperf_trainer - info - {'e2e_train_time': 457.5, "
+         "'training_sequences_per_second': 289619.5, 'final_loss': 8.25, "
+         "'training_samples_per_second': 2262.5}"),
         "2024-04-03 09:39:57,903 - transformers_hook - info - NLP app finished",
         "2024-04-03 09:39:57,906 - transformers_hook - info - NLP app finished",
         "AssertionError: Expected throughput to be at least 560000.0, instead found 289619.5",

@@ -1,4 +1,5 @@
-"""The Trainium dialects (HF Trainer output, ``neuron-profile`` summaries) on the real seed notes."""
+"""The Trainium dialects (HF Trainer output, ``neuron-profile`` summaries) on the real seed
+notes."""
 
 from __future__ import annotations
 
@@ -87,8 +88,10 @@ def test_hf_trainer_seed_001_batch_16():
 def test_hf_trainer_log_dicts():
     lines = [
         "{'loss': 0.6929, 'grad_norm': 1.2, 'learning_rate': 4.9e-05, 'epoch': 0.42}",
-        " 40%|████      | 80/200 [00:10<00:15]{'loss': '0.697', 'grad_norm': '3.1', 'epoch': '1'}",
-        "{'train_runtime': 123.15, 'train_samples_per_second': 194.87, 'train_loss': 0.28, 'epoch': 3.0}",
+        (" 40%|████      | 80/200 [00:10<00:15]"
+         "{'loss': '0.697', 'grad_norm': '3.1', 'epoch': '1'}"),
+        ("{'train_runtime': 123.15, 'train_samples_per_second': 194.87, 'train_loss': 0.28,"
+         " 'epoch': 3.0}"),
         "{'model': 'bert', 'batch': 32}",
     ]
     events = parse(HFTrainer, "\n".join(lines))
@@ -100,8 +103,10 @@ def test_hf_trainer_log_dicts():
 
 
 def test_hf_trainer_block_ends_at_other_line():
-    text = "***** eval metrics *****\n  eval_loss = 0.5\n  eval_runtime = 1 day, 0:00:01.50\nDone\n  later = 7"
-    assert metrics(parse(HFTrainer, text)) == pytest.approx({"eval_loss": 0.5, "eval_runtime": 86401.5})
+    text = ("***** eval metrics *****\n  eval_loss = 0.5\n  eval_runtime = 1 day, 0:00:01.50\n"
+            "Done\n  later = 7")
+    assert metrics(parse(HFTrainer, text)) == pytest.approx({"eval_loss": 0.5,
+                                                            "eval_runtime": 86401.5})
 
 
 def test_neuron_profile_seed_000_padding_32():

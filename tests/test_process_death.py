@@ -159,9 +159,10 @@ def test_stopped_job_stays_running_and_finishes_after_sigcont(runner, store):
 
 
 def test_group_liveness_tells_a_reused_pid_apart():
-    leader = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; "
-                               "subprocess.Popen([sys.executable, '-c', "
-                               "'import time; time.sleep(30)']); time.sleep(30)"],
+    leader = subprocess.Popen([sys.executable, "-c",
+                               ("import subprocess, sys, time; "
+                                "subprocess.Popen([sys.executable, '-c', "
+                                "'import time; time.sleep(30)']); time.sleep(30)")],
                               start_new_session=True)
     try:
         created = psutil.Process(leader.pid).create_time()
@@ -183,7 +184,7 @@ class FakeQueue:
     def __init__(self, job):
         self.job = job
 
-    def find(self, job_id=None, name=""):  # noqa: ARG002 - the queue's interface
+    def find(self, job_id=None, name=""):
         return self.job
 
 

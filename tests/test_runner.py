@@ -79,7 +79,9 @@ def test_success_live_equals_replay_and_store_is_updated(runner, store):
     assert finished.summary["steps"] == 3 == finished.summary["total_steps"]
 
     replayed, state = runner.open(handle.id).replay()
-    not_telemetry = lambda events: [e for e in events if not isinstance(e, Utilization)]  # noqa
+    def not_telemetry(events):
+        return [e for e in events if not isinstance(e, Utilization)]
+
     assert not_telemetry(replayed)[:-1] == not_telemetry(live)[:-1]
     assert replayed[-1].summary == {**finished.summary, "utilization": replayed[-1].summary[
         "utilization"]}
@@ -190,4 +192,5 @@ def test_stdout_and_stderr_are_told_apart_in_order(runner):
                     ("stderr", "Traceback-like err 2")]
     replayed, _ = runner.open(handle.id).replay()
     assert [(e.stream, e.text) for e in replayed if isinstance(e, Log)] == live
-    assert handle.info.path("output.log").read_text() == "out 1\nerr 1\nout 2\nTraceback-like err 2\n"
+    assert (handle.info.path("output.log").read_text()
+            == "out 1\nerr 1\nout 2\nTraceback-like err 2\n")

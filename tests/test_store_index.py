@@ -231,7 +231,7 @@ def test_an_index_that_cannot_be_opened_for_writing_is_read_as_a_copy(store, mon
     assert copy.readonly and [r.summary for r in copy.list()] == [RunSummary(accuracy=1.0)]
     copy.remove(info.id)  # deleting the directory frees space: it must work
     assert not info.dir.exists() and copy.list() == []
-    with pytest.raises(UserError, match="cannot start a run: the run store .* cannot be"):
+    with pytest.raises(UserError, match=r"cannot start a run: the run store .* cannot be"):
         copy.create(SPEC)
     assert caplog.text.count("cannot be written") == 1
     monkeypatch.setattr(sqlite3, "connect", connect)

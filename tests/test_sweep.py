@@ -40,7 +40,8 @@ def test_grid_times_variants_in_order_and_round_trip(tmp_path):
            for _, s in spec.variants()]
     assert got == [(16, 1, 4, {}), (16, 1, 8, {"X": "1"}), (16, 2, 4, {}), (16, 2, 8, {"X": "1"}),
                    (32, 1, 4, {}), (32, 1, 8, {"X": "1"}), (32, 2, 4, {}), (32, 2, 8, {"X": "1"})]
-    assert spec.variants()[1][1].name == "grid max_seq_length=16 slurm.ntasks=1 batch_size=8 env.X=1"
+    assert (spec.variants()[1][1].name
+            == "grid max_seq_length=16 slurm.ntasks=1 batch_size=8 env.X=1")
     assert all(not s.sweep for _, s in spec.variants())
     again = write(tmp_path, spec.to_toml(), "again.toml")
     assert load_preset(again) == spec
@@ -49,19 +50,20 @@ def test_grid_times_variants_in_order_and_round_trip(tmp_path):
 
 @pytest.mark.parametrize("sweep, overrides, message", [
     ("max_seq_length = [16, \"abc\"]", [],
-     "{path} [sweep max_seq_length=abc]: params.max_seq_length: expected an integer in"
-     " [8, 4096], got 'abc'"),
-    ("max_seq_length = 16", [], "{path}:5: sweep.max_seq_length: expected a non-empty list of"
-     " values, got 16"),
+     ("{path} [sweep max_seq_length=abc]: params.max_seq_length: expected an integer in"
+      " [8, 4096], got 'abc'")),
+    ("max_seq_length = 16", [],
+     "{path}:5: sweep.max_seq_length: expected a non-empty list of values, got 16"),
     ("name = [\"a\", \"b\"]", [], "{path}:5: sweep.name: name cannot be swept"),
     ("max_parallel = 0\nbatch_size = [1]", [],
      "{path}:5: sweep.max_parallel: expected an integer in [1, 256], got 0"),
-    ("nosuch = [1, 2]", [], "{path} [sweep nosuch=1]: params.nosuch: unknown parameter 'nosuch' for workload"
-     " 'bert_finetune'"),
+    ("nosuch = [1, 2]", [],
+     ("{path} [sweep nosuch=1]: params.nosuch: unknown parameter 'nosuch' for workload"
+      " 'bert_finetune'")),
     ("max_parallel = 2", [], "{path}:4: sweep: nothing to sweep"),
     ("batch_size = [4, 8]", ["batch_size=16"], "--set batch_size: the preset sweeps this key"),
-    ("batch_size = [4, 8]", ["sweep.colour=red"], "--set sweep.colour: unknown sweep option"
-     " 'colour'"),
+    ("batch_size = [4, 8]", ["sweep.colour=red"],
+     "--set sweep.colour: unknown sweep option 'colour'"),
 ])
 def test_bad_sweeps_are_one_line_errors(tmp_path, sweep, overrides, message):
     from accelbench.engine.errors import UserError
@@ -130,7 +132,7 @@ def test_cancel_stops_the_experiment_and_its_live_run(runner):
 def parse_markdown(text):
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()]
     head, body = rows[0], rows[2:]
-    return [dict(zip(head, row)) for row in body]
+    return [dict(zip(head, row, strict=True)) for row in body]
 
 
 def number(text):
@@ -164,7 +166,7 @@ def test_four_run_sweep_compares_and_exports_parse_back(home):
     rows = list(csv.DictReader(io.StringIO(exported["csv"].stdout)))
     table = parse_markdown(exported["markdown"].stdout)
     assert len(rows) == len(table) == 4
-    for run, row, md in zip(runs, rows, table):
+    for run, row, md in zip(runs, rows, table, strict=True):
         assert row["id"] == md["run"] == run["id"]
         assert int(row["max_seq_length"]) == int(md["max_seq_length"]) == run["params"][
             "max_seq_length"]
@@ -198,9 +200,9 @@ def test_rm_and_clean(home, runner):
     done = runner.start(spec_from_dict({"name": "a", "workload": "command",
                                         "params": {"command": command("pass")},
                                         "telemetry_interval": 0}))
-    live = runner.start(spec_from_dict({"name": "b", "workload": "command",
-                                        "params": {"command": command("import time; time.sleep(60)")},
-                                        "telemetry_interval": 0}))
+    live = runner.start(spec_from_dict({
+        "name": "b", "workload": "command",
+        "params": {"command": command("import time; time.sleep(60)")}, "telemetry_interval": 0}))
     deadline = time.monotonic() + 20
     while runner.open(done.id).replay()[1].finished is None and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -11,8 +11,8 @@ from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.widgets.param_form import ParamForm
 
-TINY_MNIST = ["data=synthetic", "batch_size=64", "train_samples=640", "test_samples=200", "epochs=1", "threads=1",
-              "telemetry_interval=0.5"]
+TINY_MNIST = ["data=synthetic", "batch_size=64", "train_samples=640", "test_samples=200",
+              "epochs=1", "threads=1", "telemetry_interval=0.5"]
 
 
 async def wait_until(pilot, predicate, timeout=60.0, step=0.1):

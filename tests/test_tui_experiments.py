@@ -69,10 +69,10 @@ async def test_sweep_runs_as_an_experiment_then_compares(runner):
 async def test_live_runs_are_listed_first_on_opening(runner):
     done = runner.start(spec_from_dict({"name": "old", "workload": "command",
                                         "telemetry_interval": 0, "params": {"command": "true"}}))
+    sleeper = shlex.join([sys.executable, "-c", "import time; time.sleep(60)"])
     live = runner.start(spec_from_dict({"name": "live", "workload": "command",
-                                        "telemetry_interval": 0, "params": {
-                                            "command": shlex.join([sys.executable, "-c",
-                                                                   "import time; time.sleep(60)"])}}))
+                                        "telemetry_interval": 0,
+                                        "params": {"command": sleeper}}))
     app = AccelbenchApp(runner)
     try:
         async with app.run_test(size=(120, 40)) as pilot:

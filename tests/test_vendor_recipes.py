@@ -98,7 +98,8 @@ def follow(handle):
 
 
 def test_cerebras_run_with_a_stand_in_run_py(site, runner, monkeypatch):
-    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)  # no csctl here
+    # no csctl here
+    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
     spec = load_preset(find_preset("cerebras-bert-large-batch512"))
     handle = runner.start(spec)
     events = follow(handle)

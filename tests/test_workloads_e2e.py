@@ -41,7 +41,8 @@ def test_mnist_cnn_end_to_end(home):
     out = accelbench("run", "cpu-mnist", *MNIST_TINY, "--json")
     assert out.returncode == 0, out.stderr
     events = json_events(out.stdout)
-    summary = check_stream(events, ["queued", "running", "loading", "running", "evaluating", "done"])
+    summary = check_stream(events, ["queued", "running", "loading", "running", "evaluating",
+                                    "done"])
     assert summary["total_steps"] == 2 * 1280 // 64
     assert summary["samples_per_s"] > 0 and summary["train_time_s"] > 0
     assert 0 < summary["final_loss"] < 3
@@ -56,8 +57,8 @@ def test_bert_finetune_end_to_end(home):
     out = accelbench("run", "cpu-bert-finetune-tiny", *BERT_TINY, "--json")
     assert out.returncode == 0, out.stderr
     events = json_events(out.stdout)
-    summary = check_stream(events, ["queued", "running", "loading", "running", "evaluating", "running",
-                                    "evaluating", "done"])
+    summary = check_stream(events, ["queued", "running", "loading", "running", "evaluating",
+                                    "running", "evaluating", "done"])
     assert summary["total_steps"] == 2 * 128 // 16
     for key in ("samples_per_s", "train_time_s", "final_loss", "accuracy", "eval_loss"):
         assert summary[key] > 0, key

@@ -140,7 +140,8 @@ def tiny_model(texts: list[str], num_labels: int):
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]",
                                         cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
     config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=64, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=128, num_labels=num_labels)
+                        num_attention_heads=2, intermediate_size=128)
+    config.num_labels = num_labels  # a property: BertConfig's signature does not take it
     return tokenizer, BertForSequenceClassification(config)
 
 
@@ -159,7 +160,7 @@ def load_model(name: str, texts: list[str], num_labels: int):
 
 def encode(rows: list, tokenizer, max_len: int) -> list[dict]:
     """Examples padded to ``max_len``, as the Trainer's default collator batches them."""
-    texts, labels = zip(*rows)
+    texts, labels = zip(*rows, strict=True)
     enc = tokenizer(list(texts), padding="max_length", truncation=True,
                     max_length=max_len, return_tensors="pt")
     enc["labels"] = torch.tensor(labels)

@@ -54,7 +54,7 @@ class StopFlag:
         self.requested = False
         signal.signal(signal.SIGTERM, self._handle)
 
-    def _handle(self, signum, frame) -> None:  # noqa: ARG002 - signal API
+    def _handle(self, signum, frame) -> None:
         self.requested = True
 
     def exit_if_requested(self, where: str) -> None:

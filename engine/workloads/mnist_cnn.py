@@ -17,6 +17,7 @@ import threading
 import time
 import urllib.request
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -90,10 +91,10 @@ def read_mnist(data_dir: Path) -> tuple[torch.Tensor, ...]:
     if not data_dir.is_dir():
         raise DataError(f"{data_dir}: no such directory")
     paths = [find(data_dir, name) for name in FILES]
-    missing = [name for name, path in zip(FILES, paths) if path is None]
+    missing = [name for name, path in zip(FILES, paths, strict=True) if path is None]
     if missing:
         raise DataError(f"{data_dir}: no {', '.join(missing)} (plain or .gz)")
-    tensors = [read_idx(path) for path in paths]
+    tensors = [read_idx(path) for path in paths if path is not None]  # all are, by now
     for images, labels in (tensors[:2], tensors[2:]):
         if (images.dim() != 3 or images.shape[1:] != (28, 28) or labels.shape != images.shape[:1]
                 or labels.numel() == 0 or labels.max() > 9):
@@ -101,18 +102,26 @@ def read_mnist(data_dir: Path) -> tuple[torch.Tensor, ...]:
     return tuple(tensors)
 
 
-def _fetch(url: str, target: Path, state: dict) -> None:
+@dataclass
+class Download:
+    """A download's last sign of life (``time.monotonic()``) and its error, if any."""
+
+    alive: float
+    error: str | None = "download stopped"
+
+
+def _fetch(url: str, target: Path, state: Download) -> None:
     """Stream ``url`` to ``target`` through a .part file, noting progress in ``state``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     part = target.with_name(target.name + ".part")
     with urllib.request.urlopen(url, timeout=10) as response, open(part, "wb") as out:
         while chunk := response.read(1 << 16):
             out.write(chunk)
-            state["alive"] = time.monotonic()
+            state.alive = time.monotonic()
     os.replace(part, target)
 
 
-def _fetch_missing(data_dir: Path, state: dict) -> None:
+def _fetch_missing(data_dir: Path, state: Download) -> None:
     """Download each missing file from the first mirror that serves it (worker thread)."""
     for name in (name for name in FILES if not find(data_dir, name)):
         for mirror in MIRRORS:
@@ -120,23 +129,23 @@ def _fetch_missing(data_dir: Path, state: dict) -> None:
                 _fetch(f"{mirror}{name}.gz", data_dir / f"{name}.gz", state)
                 break
             except (OSError, http.client.HTTPException) as e:
-                state["error"] = f"{name}.gz: {e}"
+                state.error = f"{name}.gz: {e}"
         else:
             return
-    state["error"] = None
+    state.error = None
 
 
 def download(data_dir: Path) -> None:
     """Fetch the missing MNIST .gz files into ``data_dir``; bounded when the network hangs."""
-    state = {"alive": time.monotonic(), "error": "download stopped"}
+    state = Download(time.monotonic())
     worker = threading.Thread(target=_fetch_missing, args=(data_dir, state), daemon=True)
     worker.start()
     while worker.is_alive():  # urllib's timeout does not cover DNS lookups
         worker.join(0.25)
-        if time.monotonic() - state["alive"] > STALL_S:
+        if time.monotonic() - state.alive > STALL_S:
             raise DataError(f"no answer from the mirrors for {STALL_S:g} s")
-    if state["error"]:
-        raise DataError(state["error"])
+    if state.error:
+        raise DataError(state.error)
 
 
 def synthetic(seed: int, n_train: int = 60000, n_test: int = 10000) -> tuple[torch.Tensor, ...]:
@@ -218,7 +227,7 @@ def train(model: nn.Module, optimizer, x: torch.Tensor, y: torch.Tensor, args, s
             optimizer.step()
             epoch_loss += loss.detach()
             step += 1
-            reporter.step(step, epoch, len(batch), lambda: loss.item())
+            reporter.step(step, epoch, len(batch), loss.item)
             stop.exit_if_requested(f"at step {step}")
         mean_loss = epoch_loss.item() / steps  # .item() waits for the device: honest timings
         rate = n / (time.perf_counter() - epoch_started)
@@ -279,8 +288,8 @@ def main() -> None:
     model = Network().to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=args.learning_rate)
     print(f"mnist_cnn: {source} on {args.device}: {len(x)} train / {len(test_x)} test"
-          f" samples, batch {args.batch_size} (test {args.test_batch_size}), lr {args.learning_rate},"
-          f" {args.epochs} epochs, {torch.get_num_threads()} threads")
+          f" samples, batch {args.batch_size} (test {args.test_batch_size}),"
+          f" lr {args.learning_rate}, {args.epochs} epochs, {torch.get_num_threads()} threads")
     stop.exit_if_requested("while loading")
 
     emit("phase", name="running", detail=f"{args.epochs} epochs of {len(x)} samples")

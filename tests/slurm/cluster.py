@@ -83,7 +83,8 @@ class PrivateCluster:
         env = clean_env(self.conf)
         for name, *args in (["slurmctld"], ["slurmd", "-N", NODE]):
             argv = [program(name) or name, "-f", str(self.conf), *args]
-            out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+            out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60,
+                                 check=False)
             if out.returncode != 0:
                 raise ClusterError(f"{name} did not start: {out.stderr.strip()}"
                                    + self.log_tails())
@@ -107,7 +108,7 @@ class PrivateCluster:
     def log_tails(self, lines: int = 15) -> str:
         """The last lines of each daemon's log, for an error message."""
         out = []
-        for log in sorted(self.logs.glob("*.log")) + [self.munge_dir / "munged.log"]:
+        for log in [*sorted(self.logs.glob("*.log")), self.munge_dir / "munged.log"]:
             if log.exists():
                 tail = log.read_text(errors="replace").splitlines()[-lines:]
                 out.append(f"\n--- {log}\n" + "\n".join(tail))
@@ -168,7 +169,7 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP OverSubsc
                 f"--pid-file={self.run_dir / 'munged.pid'}",
                 f"--log-file={self.munge_dir / 'munged.log'}",
                 f"--seed-file={self.munge_dir / 'munged.seed'}"]
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
         if out.returncode != 0:
             raise ClusterError(f"munged did not start: {out.stderr.strip()}")
 
@@ -190,7 +191,7 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP OverSubsc
     def _call(argv: list[str], env: dict[str, str]) -> str:
         try:
             return subprocess.run(argv, env=env, capture_output=True, text=True,
-                                  timeout=30).stdout
+                                  timeout=30, check=False).stdout
         except subprocess.TimeoutExpired:
             return ""
 

@@ -21,7 +21,7 @@ class Options:
     def __init__(self) -> None:
         self.device_iterations = 1
 
-    def deviceIterations(self, count: int) -> Options:  # noqa: N802 - PopTorch's name
+    def deviceIterations(self, count: int) -> Options:
         self.device_iterations = count
         return self
 
@@ -43,7 +43,7 @@ class _Executor:
         self.iterations = (options or Options()).device_iterations
         self.compiled = False
 
-    def compile(self, *args) -> None:  # noqa: ARG002 - PopTorch compiles for these inputs
+    def compile(self, *args) -> None:
         if not self.compiled:
             print("Graph compilation: 100%|██████████| 100/100 [00:00<00:00]", flush=True)
             self.compiled = True
@@ -53,22 +53,22 @@ class _Executor:
         if self.optimizer is None:
             with torch.no_grad():
                 return self.model(*args)
-        for chunk in zip(*(arg.chunk(self.iterations) for arg in args)):
+        for chunk in zip(*(arg.chunk(self.iterations) for arg in args), strict=True):
             output, loss = self.model(*chunk)
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
         return output.detach(), loss.detach()
 
-    def detachFromDevice(self) -> None:  # noqa: N802 - PopTorch's name
+    def detachFromDevice(self) -> None:
         """Nothing to release on the CPU."""
 
 
-def trainingModel(model, options=None, optimizer=None) -> _Executor:  # noqa: N802
+def trainingModel(model, options=None, optimizer=None) -> _Executor:
     """``model`` (returning ``(output, loss)``) trained by ``optimizer``, a step per iteration."""
     return _Executor(model, options, optimizer)
 
 
-def inferenceModel(model, options=None) -> _Executor:  # noqa: N802
+def inferenceModel(model, options=None) -> _Executor:
     """``model`` run forward only, on whole batches."""
     return _Executor(model, options)
