@@ -20,7 +20,7 @@ from accelbench.engine.accelerators import get_accelerator
 from accelbench.engine.errors import UserError, lookup, shown, shown_key
 from accelbench.engine.launchers import Launcher, launchers, option_tables
 from accelbench.engine.params import Param, check_text
-from accelbench.engine.workloads import get_workload
+from accelbench.engine.workloads import Workload, get_workload
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
     Param("name", str, "run", "a short name for runs of this spec", line=True),
@@ -112,22 +112,37 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
             raise UserError(f"{where('', table)}: expected a table ([{table}]),"
                             f" got {shown(data[table])}")
 
+    top = _top(data, parsed[""], where, source)
+    workload = get_workload(top["workload"])
+    params = _params(workload, data, parsed, where)
+    env = _env({**data.get("env", {}), **parsed["env"]}, where)
+    # every launcher's table is checked, whatever the launcher: a preset switched later
+    # to the launcher that reads it must not fail then
+    options = {table: _options(launcher, data.get(table, {}), parsed[table], where, source)
+               for table, launcher in option_tables().items() if table in data or parsed[table]}
+    spec = JobSpec(params=params, env=env, options=options, **top)
+    if "sweep" in data or parsed["sweep"]:
+        spec.sweep = _sweep(data, parsed, overrides, where, source)
+    return spec
+
+
+def _top(data: dict[str, Any], given: dict[str, str], where, source: str) -> dict[str, Any]:
+    """The top-level fields checked (with their ``--set`` values), the workload and the
+    accelerator known, and the one running on the other."""
     top: dict[str, Any] = {}
     for name, param in _fields().items():
         try:
-            if name in parsed[""]:
-                top[name] = param.parse(parsed[""][name])
+            if name in given:
+                top[name] = param.parse(given[name])
             elif name in data:
                 top[name] = param.check(data[name])
             else:
                 top[name] = param.default
         except UserError as exc:
-            src = f"--set {name}" if name in parsed[""] else where("", name)
-            raise exc.prefixed(src) from None
+            raise exc.prefixed(f"--set {name}" if name in given else where("", name)) from None
     if not top["workload"]:
         raise UserError(f"{source}: workload: missing",
                         hint="add e.g. workload = \"mnist_cnn\" (see `accelbench presets`)")
-
     for name in ("workload", "accelerator"):
         try:
             {"workload": get_workload, "accelerator": get_accelerator}[name](top[name])
@@ -138,12 +153,16 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
         raise UserError(f"{where('', 'accelerator')}: workload {workload.name!r} does not run on "
                         f"{top['accelerator']!r}",
                         hint="it runs on: " + ", ".join(workload.accelerators))
+    return top
 
+
+def _params(workload: Workload, data: dict[str, Any], parsed: dict[str, dict[str, str]],
+            where) -> dict[str, Any]:
+    """The workload's knobs: its defaults, the preset's ``[params]``, then ``--set``."""
     params = workload.defaults()
     # the preset's knobs belong to its own workload: --set workload=... starts afresh
     switched = "workload" in parsed[""] and data.get("workload") not in (None, workload.name)
-    own_params = {} if switched else data.get("params", {})
-    for key, value in own_params.items():
+    for key, value in ({} if switched else data.get("params", {})).items():
         try:
             params[key] = workload.param(key).check(value)
         except UserError as exc:
@@ -153,16 +172,7 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
             params[key] = workload.param(key).parse(value)
         except UserError as exc:
             raise exc.prefixed(f"--set params.{shown_key(key)}") from None
-
-    env = _env({**data.get("env", {}), **parsed["env"]}, where)
-    # every launcher's table is checked, whatever the launcher: a preset switched later
-    # to the launcher that reads it must not fail then
-    options = {table: _options(launcher, data.get(table, {}), parsed[table], where, source)
-               for table, launcher in option_tables().items() if table in data or parsed[table]}
-    spec = JobSpec(params=params, env=env, options=options, **top)
-    if "sweep" in data or parsed["sweep"]:
-        spec.sweep = _sweep(data, parsed, overrides, where, source)
-    return spec
+    return params
 
 
 def _tables() -> tuple[str, ...]:
