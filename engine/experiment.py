@@ -2,8 +2,8 @@
 
 ``start`` records the experiment (``plan.json``: every variant and its spec) and
 starts its driver, a detached process (``python -m accelbench.engine.experiment DIR``) that
-starts the runs, at most ``max_parallel`` local runs at once (Slurm runs are all
-submitted), and writes what it did to ``journal.jsonl``. The driver outlives
+starts the runs, at most ``max_parallel`` local runs at once (the runs of a launcher
+whose scheduler queues them are all submitted), and writes what it did to ``journal.jsonl``. The driver outlives
 whoever started it, like every run does; the files are the truth, and any reader
 (``Experiment``) can tell how far it got.
 """
@@ -25,7 +25,8 @@ from typing import Any
 from accelbench.engine import sweep as sweeps
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import Event
-from accelbench.engine.launchers.local import alive
+from accelbench.engine.launchers import get_launcher
+from accelbench.engine.launchers.procs import alive
 from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec, spec_from_dict
 from accelbench.engine.store import (
@@ -41,7 +42,6 @@ from accelbench.engine.store import (
 JOURNAL_FILE = "journal.jsonl"
 DRIVER_FILE = "driver.json"
 CANCEL_FILE = "cancel.json"
-QUEUED_LAUNCHERS = ("slurm", "srun", "appliance")  # a scheduler queues these: submit them all
 POLL_S = 0.5
 
 
@@ -60,8 +60,8 @@ def start(runner: Runner, spec: JobSpec) -> Experiment:
     """Record the experiment of ``spec``'s sweep and start its driver; returns at once."""
     variants = spec.variants()
     info = runner.store.create_experiment(spec.sweep["experiment"] or spec.name, len(variants))
-    launcher = spec.launcher
-    parallel = len(variants) if launcher in QUEUED_LAUNCHERS else spec.sweep["max_parallel"]
+    queues = get_launcher(spec.launcher).queues  # a scheduler queues them: submit them all
+    parallel = len(variants) if queues else spec.sweep["max_parallel"]
     write_json(info.path(PLAN_FILE), {
         "spec": spec.to_dict(), "max_parallel": parallel,
         "stop_on_failure": spec.sweep["stop_on_failure"],
@@ -230,7 +230,7 @@ class _Driver:
             del self.live[handle.id]
             if handle.info.status != "done":
                 self.failed = True
-                if self.plan["stop_on_failure"]:  # queued Slurm runs would go on: stop them
+                if self.plan["stop_on_failure"]:  # queued runs would go on: stop them
                     for other in list(self.live.values()):
                         await asyncio.to_thread(other.cancel)
 

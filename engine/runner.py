@@ -418,7 +418,9 @@ class Runner:
             write_json(info.path(LAUNCH_FILE), {
                 "argv": plan.argv, "env": env, "cwd": str(info.dir),
                 "telemetry_interval": spec.telemetry_interval,
-                "samplers": registry.sampler_refs(spec.accelerator), "dialects": plan.dialects})
+                "samplers": registry.sampler_refs(spec.accelerator), "dialects": plan.dialects,
+                "job_id_env": launcher.job_id_env,
+                "verdict": launcher.name if launcher.verdict else ""})
             launcher.start(info, spec)
         except BaseException:
             self.store.remove(info.id)

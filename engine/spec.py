@@ -8,31 +8,31 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from accelbench.engine import slurm as slurms
 from accelbench.engine import sweep as sweeps
 from accelbench.engine import tomlfile
 from accelbench.engine.errors import UserError, lookup, shown, shown_key
-from accelbench.engine.launchers import LAUNCHERS
+from accelbench.engine.launchers import Launcher, launchers, option_tables
 from accelbench.engine.params import Param, check_text
 from accelbench.engine.registry import get_accelerator, get_workload
+from accelbench.engine.workloads import Workload
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
     Param("name", str, "run", "a short name for runs of this spec", line=True),
     Param("description", str, "", "one line shown in preset lists", line=True),
     Param("accelerator", str, "cpu", "the system to run on"),
     Param("workload", str, "", "what to run"),
-    Param("launcher", str, "local", "how to start it", choices=tuple(LAUNCHERS)),
+    Param("launcher", str, "local", "how to start it"),  # one of the launchers: _fields()
     Param("python", str, "", "the job's Python interpreter (empty: accelbench's own)"),
     Param("telemetry_interval", float, 1.0, "seconds between telemetry samples (0: off)",
           min=0, max=3600),
 )}
-_TABLES = ("params", "env", "slurm", "sweep")
+_OWN_TABLES = ("params", "env")  # then the launchers' option tables, then "sweep"
 
 
 @dataclass
@@ -48,14 +48,16 @@ class JobSpec:
     telemetry_interval: float = 1.0
     params: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
-    slurm: dict[str, Any] = field(default_factory=dict)  # only the values set; see engine.slurm
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # launchers' tables given
     sweep: dict[str, Any] = field(default_factory=dict)  # checked [sweep] table; see engine.sweep
 
     def to_dict(self) -> dict[str, Any]:
-        """The spec as plain data, in the preset file's layout."""
+        """The spec as plain data, in the preset file's layout (a launcher table each)."""
         data = asdict(self)
-        if not self.sweep:
-            del data["sweep"]
+        sweep = data.pop("sweep")
+        data.update(data.pop("options"))
+        if sweep:
+            data["sweep"] = sweep
         return data
 
     def variants(self) -> list[tuple[dict[str, Any], JobSpec]]:
@@ -93,7 +95,8 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
                    text: str = "") -> JobSpec:
     """Validate raw preset data plus ``key=value`` overrides into a ``JobSpec``."""
     data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
-    parsed = _split_overrides(overrides)
+    tables = _tables()
+    parsed = _split_overrides(overrides, tables)
 
     def where(table: str, key: str) -> str:
         line = _line_of(text, table, key) if text else None
@@ -101,29 +104,45 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
         return f"{source}:{line}: {dotted}" if line else f"{source}: {dotted}"
 
     for key in data:
-        if key not in _TOP_LEVEL and key not in _TABLES:
-            raise UserError(f"{where('', key)}: unknown key" + _suggest(key, [*_TOP_LEVEL, *_TABLES]))
-    for table in _TABLES:
+        if key not in _TOP_LEVEL and key not in tables:
+            raise UserError(f"{where('', key)}: unknown key"
+                            + _suggest(key, [*_TOP_LEVEL, *tables]))
+    for table in tables:
         if not isinstance(data.get(table, {}), dict):
             raise UserError(f"{where('', table)}: expected a table ([{table}]),"
                             f" got {shown(data[table])}")
 
+    top = _top(data, parsed[""], where, source)
+    workload = get_workload(top["workload"])
+    params = _params(workload, data, parsed, where)
+    env = _env({**data.get("env", {}), **parsed["env"]}, where)
+    # every launcher's table is checked, whatever the launcher: a preset switched later
+    # to the launcher that reads it must not fail then
+    options = {table: _options(launcher, data.get(table, {}), parsed[table], where, source)
+               for table, launcher in option_tables().items() if table in data or parsed[table]}
+    spec = JobSpec(params=params, env=env, options=options, **top)
+    if "sweep" in data or parsed["sweep"]:
+        spec.sweep = _sweep(data, parsed, overrides, where, source)
+    return spec
+
+
+def _top(data: dict[str, Any], given: dict[str, str], where, source: str) -> dict[str, Any]:
+    """The top-level fields checked (with their ``--set`` values), the workload and the
+    accelerator known, and the one running on the other."""
     top: dict[str, Any] = {}
-    for name, param in _TOP_LEVEL.items():
+    for name, param in _fields().items():
         try:
-            if name in parsed[""]:
-                top[name] = param.parse(parsed[""][name])
+            if name in given:
+                top[name] = param.parse(given[name])
             elif name in data:
                 top[name] = param.check(data[name])
             else:
                 top[name] = param.default
         except UserError as exc:
-            src = f"--set {name}" if name in parsed[""] else where("", name)
-            raise exc.prefixed(src) from None
+            raise exc.prefixed(f"--set {name}" if name in given else where("", name)) from None
     if not top["workload"]:
         raise UserError(f"{source}: workload: missing",
                         hint="add e.g. workload = \"mnist_cnn\" (see `accelbench presets`)")
-
     for name in ("workload", "accelerator"):
         try:
             {"workload": get_workload, "accelerator": get_accelerator}[name](top[name])
@@ -134,12 +153,16 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
         raise UserError(f"{where('', 'accelerator')}: workload {workload.name!r} does not run on "
                         f"{top['accelerator']!r}",
                         hint="it runs on: " + ", ".join(workload.accelerators))
+    return top
 
+
+def _params(workload: Workload, data: dict[str, Any], parsed: dict[str, dict[str, str]],
+            where) -> dict[str, Any]:
+    """The workload's knobs: its defaults, the preset's ``[params]``, then ``--set``."""
     params = workload.defaults()
     # the preset's knobs belong to its own workload: --set workload=... starts afresh
     switched = "workload" in parsed[""] and data.get("workload") not in (None, workload.name)
-    own_params = {} if switched else data.get("params", {})
-    for key, value in own_params.items():
+    for key, value in ({} if switched else data.get("params", {})).items():
         try:
             params[key] = workload.param(key).check(value)
         except UserError as exc:
@@ -149,26 +172,45 @@ def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str 
             params[key] = workload.param(key).parse(value)
         except UserError as exc:
             raise exc.prefixed(f"--set params.{shown_key(key)}") from None
+    return params
 
-    env = _env({**data.get("env", {}), **parsed["env"]}, where)
-    slurm = {}
-    given = [(key, value, False) for key, value in data.get("slurm", {}).items()]
-    given += [(key, value, True) for key, value in parsed["slurm"].items()]
-    for key, value, from_set in given:
+
+def _tables() -> tuple[str, ...]:
+    """The tables a preset may hold: its own, the launchers' option tables, ``sweep``."""
+    tables = tuple(option_tables())
+    for table in tables:
+        if table in (*_OWN_TABLES, "sweep", *_TOP_LEVEL):
+            raise UserError(f"launcher {option_tables()[table].name!r}: its option table"
+                            f" [{table}] takes the name of a preset's own key",
+                            hint="fix or uninstall the package that registers it")
+    return (*_OWN_TABLES, *tables, "sweep")
+
+
+def _fields() -> dict[str, Param]:
+    """The top-level fields, ``launcher`` being one of the installed launchers."""
+    param = _TOP_LEVEL["launcher"]
+    names = sorted(launchers(), key=lambda name: (name != param.default, name))
+    return {**_TOP_LEVEL, "launcher": replace(param, choices=tuple(names))}
+
+
+def _options(launcher: Launcher, given: dict[str, Any], overrides: dict[str, str], where,
+             source: str) -> dict[str, Any]:
+    """``launcher``'s option table checked, with its ``--set table.key`` values."""
+    table, values = launcher.table, {}
+    items = [(key, value, False) for key, value in given.items()]
+    items += [(key, value, True) for key, value in overrides.items()]
+    for key, value, from_set in items:
         try:
-            param = lookup(slurms.SLURM_PARAMS, key, "slurm setting")
-            slurm[key] = param.parse(value) if from_set else param.check(value)
+            param = lookup(launcher.options, key, f"{table} setting")
+            values[key] = param.parse(value) if from_set else param.check(value)
         except UserError as exc:
-            raise exc.prefixed(f"--set slurm.{shown_key(key)}" if from_set
-                               else where("slurm", key)) from None
-    try:  # whatever the launcher: a preset switched to Slurm later must not fail then
-        slurms.check(slurm)
+            raise exc.prefixed(f"--set {table}.{shown_key(key)}" if from_set
+                               else where(table, key)) from None
+    try:
+        launcher.check(values)
     except UserError as exc:
         raise exc.prefixed(source) from None
-    spec = JobSpec(params=params, env=env, slurm=slurm, **top)
-    if "sweep" in data or parsed["sweep"]:
-        spec.sweep = _sweep(data, parsed, overrides, where, source)
-    return spec
+    return values
 
 
 def _env(given: dict[str, Any], where) -> dict[str, str]:
@@ -198,15 +240,16 @@ def _sweep(data: dict[str, Any], parsed: dict[str, dict[str, str]], overrides: l
     def at(key: str) -> str:
         return where("sweep", key) if key else where("", "sweep")
 
-    sweep = sweeps.check(data.get("sweep", {}) if "sweep" in data else {"variants": []}, at)
+    reach = (*_OWN_TABLES, *option_tables())  # the tables a dotted key may reach
+    sweep = sweeps.check(data.get("sweep", {}) if "sweep" in data else {"variants": []}, at,
+                         reach)
     for key, value in parsed["sweep"].items():
         try:
             sweep[key] = lookup(sweeps.OPTIONS, key, "sweep option").parse(value)
         except UserError as exc:
             raise exc.prefixed(f"--set sweep.{shown_key(key)}") from None
     sweeps.check_count(sweep, at)
-    given = {*parsed[""], *parsed["params"], *(f"{t}.{k}" for t in ("env", "slurm")
-                                                for k in parsed[t])}
+    given = {*parsed[""], *parsed["params"], *(f"{t}.{k}" for t in reach[1:] for k in parsed[t])}
     for key in sorted(sweeps.keys(sweep)):
         if key.removeprefix("params.") in given:
             raise UserError(f"--set {shown_key(key.removeprefix('params.'))}: the preset sweeps"
@@ -231,12 +274,12 @@ def save_preset(spec: JobSpec, path: str | Path) -> Path:
     return path
 
 
-def _split_overrides(overrides: list[str]) -> dict[str, dict[str, str]]:
+def _split_overrides(overrides: list[str], tables: tuple[str, ...]) -> dict[str, dict[str, str]]:
     """``["epochs=3", "env.X=1"]`` → ``{"": {}, "params": {"epochs": "3"}, "env": {"X": "1"}}``.
 
     A bare key names a top-level field if there is one, else a workload parameter.
     """
-    out: dict[str, dict[str, str]] = {table: {} for table in ("", *_TABLES)}
+    out: dict[str, dict[str, str]] = {table: {} for table in ("", *tables)}
     for item in overrides:
         key, sep, value = item.partition("=")
         key = key.strip()
@@ -244,11 +287,11 @@ def _split_overrides(overrides: list[str]) -> dict[str, dict[str, str]]:
             raise UserError(f"--set {shown_key(item)}: expected key=value",
                             hint="e.g. --set epochs=2")
         table, dot, rest = key.partition(".")
-        if dot and table in _TABLES:
+        if dot and table in tables:
             out[table][rest] = value
         elif dot:
             raise UserError(f"--set {shown_key(key)}: unknown table {shown(table)}",
-                            hint="dotted keys start with: " + ", ".join(_TABLES))
+                            hint="dotted keys start with: " + ", ".join(tables))
         elif key in _TOP_LEVEL:
             out[""][key] = value
         else:

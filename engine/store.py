@@ -27,7 +27,7 @@ from accelbench.engine import fs
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.index import Finding, Index, Rows
-from accelbench.engine.launchers import LAUNCHERS
+from accelbench.engine.launchers import launchers
 from accelbench.engine.spec import JobSpec, spec_from_dict
 from accelbench.engine.summary import RunSummary
 
@@ -459,7 +459,7 @@ def _run_row(run_dir: Path, previous: dict[str, Any] | None) -> dict[str, Any] |
            "ended": None, "params": _dumps(_mapping(spec.get("params"))), "summary": "{}",
            "experiment": _text(meta.get("experiment"), None),
            "variant": _dumps(_mapping(meta.get("variant")))}
-    if row["launcher"] not in LAUNCHERS:
+    if row["launcher"] not in launchers():
         return f"{SPEC_FILE} names an unknown launcher {row['launcher']!r}"
     end = _read(run_dir / SUMMARY_FILE, json.loads)
     if isinstance(end, dict) and end.get("status") in FINAL_STATUSES:

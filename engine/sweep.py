@@ -33,7 +33,6 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
           min=1, max=1_000_000),
 )}
 FIXED = ("name", "description", "workload")  # what a sweep may not vary
-TABLES = ("params", "env", "slurm")  # what a dotted key may reach
 
 
 def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -47,10 +46,11 @@ def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def check(raw: Any, where) -> dict[str, Any]:
+def check(raw: Any, where, tables: tuple[str, ...]) -> dict[str, Any]:
     """The sweep table normalised (options filled in, keys flattened), or a ``UserError``.
 
-    ``where(key)`` names the place of a key in the preset for error messages.
+    ``where(key)`` names the place of a key in the preset for error messages; ``tables``
+    are the preset's tables that a dotted key may reach.
     """
     if not isinstance(raw, dict):
         raise UserError(f"{where('')}: expected a table ([sweep]), got {shown(raw)}")
@@ -75,9 +75,9 @@ def check(raw: Any, where) -> dict[str, Any]:
         if key in FIXED:
             raise UserError(f"{where(key)}: {key} cannot be swept",
                             hint="sweep knobs such as max_seq_length, batch_size or slurm.ntasks")
-        if "." in key and key.partition(".")[0] not in TABLES:
+        if "." in key and key.partition(".")[0] not in tables:
             raise UserError(f"{where(key)}: a dotted key must start with "
-                            + ", ".join(f"{t}." for t in TABLES), hint="e.g. slurm.ntasks")
+                            + ", ".join(f"{t}." for t in tables), hint="e.g. slurm.ntasks")
     if not axes and not sweep["variants"]:
         raise UserError(f"{where('')}: nothing to sweep",
                         hint="add a list, e.g. max_seq_length = [16, 32], or variants = [...]")

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from accelbench.engine.errors import UserError
+from accelbench.engine.launchers.slurm_commands import SLURM_PARAMS
 from accelbench.engine.presets import find_preset
 from accelbench.engine.registry import workloads
 from accelbench.engine.runner import Runner
-from accelbench.engine.slurm import SLURM_PARAMS
 from accelbench.engine.spec import _TOP_LEVEL, load_preset
 from accelbench.engine.sweep import OPTIONS
 from accelbench.engine.tomlfile import parse

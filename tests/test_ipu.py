@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.events import Diagnosis, Log, Phase
+from accelbench.engine.launchers.slurm_commands import QUEUE
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
-from accelbench.engine.slurm import QUEUE
 from accelbench.engine.spec import load_preset
 from tests.conftest import ROOT, SYSTEMS
 

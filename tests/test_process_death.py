@@ -18,7 +18,7 @@ from accelbench.engine.events import Diagnosis, Phase
 from accelbench.engine.exitfile import read_exit, reserve, write_exit
 from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.procs import alive, group_alive
-from accelbench.engine.slurm import SlurmJob
+from accelbench.engine.launchers.slurm_commands import SlurmJob
 from accelbench.engine.store import EXIT_FILE, WRAPPER_FILE, read_json, write_json
 from tests.conftest import accelbench
 from tests.test_runner import command_spec, follow, wait_for
@@ -201,13 +201,13 @@ def slurm_run(store, monkeypatch, state):
 
 def test_slurm_job_running_with_a_dead_wrapper_is_running_not_lost(store, monkeypatch):
     info = slurm_run(store, monkeypatch, "RUNNING")
-    assert slurm.poll(info) == "running"
+    assert slurm.LAUNCHER.poll(info) == "running"
     assert read_exit(info.path(EXIT_FILE)) is None
 
 
 def test_slurm_job_that_ended_without_its_wrapper_takes_slurms_word(store, monkeypatch):
     info = slurm_run(store, monkeypatch, "COMPLETED")
-    assert slurm.poll(info) == "running"
+    assert slurm.LAUNCHER.poll(info) == "running"
     record = read_exit(info.path(EXIT_FILE))
     assert (record.status, record.detail) == ("done", "Slurm: COMPLETED")
 

@@ -13,7 +13,7 @@ from accelbench.engine.errors import UserError
 from accelbench.engine.events import Diagnosis, Log, Phase
 from accelbench.engine.exitfile import read_exit
 from accelbench.engine.launchers import jobwrap
-from accelbench.engine.slurm import QUEUE, SlurmQueue, preflight
+from accelbench.engine.launchers.slurm_commands import QUEUE, SlurmQueue, preflight
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE
 from tests.conftest import ROOT, accelbench, json_events

@@ -36,8 +36,8 @@ max_parallel = 2
 
 def test_grid_times_variants_in_order_and_round_trip(tmp_path):
     spec = load_preset(write(tmp_path, GRID))
-    got = [(s.params["max_seq_length"], s.slurm["ntasks"], s.params["batch_size"], s.env)
-           for _, s in spec.variants()]
+    got = [(s.params["max_seq_length"], s.options["slurm"]["ntasks"], s.params["batch_size"],
+            s.env) for _, s in spec.variants()]
     assert got == [(16, 1, 4, {}), (16, 1, 8, {"X": "1"}), (16, 2, 4, {}), (16, 2, 8, {"X": "1"}),
                    (32, 1, 4, {}), (32, 1, 8, {"X": "1"}), (32, 2, 4, {}), (32, 2, 8, {"X": "1"})]
     assert (spec.variants()[1][1].name

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.errors import UserError
+from accelbench.engine.launchers.slurm_commands import QUEUE, resource_args
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
-from accelbench.engine.slurm import QUEUE, resource_args
 from accelbench.engine.spec import load_preset
 from accelbench.engine.workloads import SCRIPTS_DIR
 from tests.conftest import FIXTURES, ROOT
@@ -62,8 +62,8 @@ def test_sambanova_command_line_and_slurm_request(site, tmp_path):
     spec = load_preset(find_preset("sambanova-bert-large-ntasks16"))
     plan = Runner.plan(spec, tmp_path)
     assert plan.argv == ["bash", str(site["script"])] and plan.dialects == ["sambanova"]
-    assert resource_args(spec.slurm) == ["--nodes=1", "--ntasks=16", "--ntasks-per-node=16",
-                                         "--cpus-per-task=8", "--gres=rdu:8"]
+    assert resource_args(spec.options["slurm"]) == [
+        "--nodes=1", "--ntasks=16", "--ntasks-per-node=16", "--cpus-per-task=8", "--gres=rdu:8"]
 
 
 def test_cerebras_command_line_and_params_copy(site, tmp_path):
@@ -162,7 +162,7 @@ def test_detection_through_slurm_gres(monkeypatch):
 
 
 def test_cerebras_appliance_state_and_cancel_with_csctl(site, runner, monkeypatch, tmp_path):
-    from accelbench.engine.launchers.appliance import APPLIANCE
+    from accelbench.engine.systems.cerebras.appliance import APPLIANCE
 
     monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
     monkeypatch.setenv("PATH", f"{STANDINS}:{__import__('os').environ['PATH']}")

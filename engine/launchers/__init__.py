@@ -1,45 +1,49 @@
-"""Launchers: the doors a run goes through: a local process, ``sbatch``, ``srun``, the
-Cerebras appliance.
-
-A launcher starts a run's job so that it outlives whoever started it, cancels
-it, and tells the state of a run that has not recorded an exit status yet.
+"""Launchers: the doors a run goes through (a local process, ``sbatch``, ``srun``, the
+Cerebras appliance, or a plug-in's), registered under the ``accelbench.launchers``
+entry-point group; the base class is ``engine.launchers.base.Launcher``.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Protocol
+from functools import cache
+from typing import TYPE_CHECKING
 
+from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
+from accelbench.engine.launchers.base import Launcher
 
 if TYPE_CHECKING:
-    from accelbench.engine.spec import JobSpec
     from accelbench.engine.store import RunInfo
 
-LAUNCHERS = {"local": "accelbench.engine.launchers.local", "slurm": "accelbench.engine.launchers.slurm",
-             "srun": "accelbench.engine.launchers.srun", "appliance": "accelbench.engine.launchers.appliance"}
+GROUP = "accelbench.launchers"
 
 
-class Launcher(Protocol):
-    """What every launcher module provides."""
+@cache
+def launchers() -> dict[str, Launcher]:
+    """Every installed launcher by name; launchers sharing an option table must agree on it."""
+    found = plugins.load(GROUP, Launcher)
+    owners: dict[str, Launcher] = {}
+    for launcher in found.values():
+        first = owners.setdefault(launcher.table, launcher)
+        if launcher.table and dict(launcher.options) != dict(first.options):
+            raise UserError(f"{GROUP}: launchers {first.name!r} and {launcher.name!r} declare"
+                            f" different keys for the [{launcher.table}] table",
+                            hint="launchers that share a table must declare the same keys")
+    return found
 
-    def start(self, run: RunInfo, spec: JobSpec) -> None:
-        """Start the job that the run's ``launch.json`` describes; return once it is on its way."""
 
-    def cancel(self, run: RunInfo, grace: float) -> None:
-        """Stop the job: politely, then by force after ``grace`` seconds."""
-
-    def poll(self, run: RunInfo) -> str:
-        """``queued``, ``running`` or ``lost`` for a run with no exit status yet.
-
-        A launcher that learns how the job ended (Slurm's final state) writes
-        ``exit.json`` itself; the caller reads it after polling.
-        """
+def option_tables() -> dict[str, Launcher]:
+    """The launchers' option tables, each with the first launcher that declares it."""
+    tables: dict[str, Launcher] = {}
+    for launcher in launchers().values():
+        if launcher.table:
+            tables.setdefault(launcher.table, launcher)
+    return tables
 
 
 def get_launcher(name: str) -> Launcher:
-    """The launcher module called ``name``."""
-    return importlib.import_module(lookup(LAUNCHERS, name, "launcher"))
+    """The launcher called ``name``."""
+    return lookup(launchers(), name, "launcher")
 
 
 def job_gone(run: RunInfo) -> bool:

@@ -7,7 +7,9 @@ and forks a *keeper*, the job's parent: the keeper starts the job from the run's
 copies its stderr there too, waits for it and reports how it ended. The wrapper
 samples telemetry beside it (this machine's, and the vendor tools' that
 ``launch.json``'s ``samplers`` name), forwards SIGTERM to the job's group, and
-records the exit status in ``exit.json``.
+records the exit status in ``exit.json``. Under a scheduler it notes the job's id
+(from the variable ``job_id_env`` names); a signalled job's end then awaits the word
+of the launcher that ``verdict`` names (a cancel, or a time limit?).
 
 If the wrapper dies (kill -9), the keeper goes on: the job's stderr still reaches
 the log, the wrapper's death is noted in ``state.jsonl`` and the keeper records
@@ -221,8 +223,9 @@ def run(run_dir: Path) -> int:
     news = keeper.news()
     wrapper = {"pid": os.getpid(), "host": socket.gethostname(), "started": started,
                "keeper_pid": keeper.pid, "keeper_started": keeper.created}
-    if "SLURM_JOB_ID" in os.environ:
-        wrapper["slurm_job_id"] = os.environ["SLURM_JOB_ID"]
+    job_id = os.environ.get(launch["job_id_env"]) if launch.get("job_id_env") else None
+    if job_id is not None:  # the scheduler's id of the job
+        wrapper["job_id"] = job_id
     if news is None or "pid" not in news:  # the job did not start, or the keeper died
         write_json(run_dir / WRAPPER_FILE, wrapper)
         return _ended(run_dir, keeper, news, started)
@@ -258,8 +261,8 @@ def run(run_dir: Path) -> int:
     for vendor in vendors:
         vendor.close()
     extra = {"detail": f"the job's wrapper received {terminated[0]}"} if terminated else {}
-    if terminated and "SLURM_JOB_ID" in os.environ:
-        extra["verdict"] = "slurm"  # scancel or a time limit? Slurm's final state will tell
+    if terminated and job_id is not None and launch.get("verdict"):
+        extra["verdict"] = launch["verdict"]  # a cancel or a time limit? its launcher will tell
     cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
     return _ended(run_dir, keeper, end, started, cancelled, **extra)
 

@@ -11,6 +11,7 @@ import time
 from accelbench.engine import journal
 from accelbench.engine.exitfile import recorded, write_exit
 from accelbench.engine.launchers import jobwrap
+from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.procs import alive, group_alive
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import (
@@ -25,59 +26,64 @@ from accelbench.engine.store import (
 WRAPPER_START_TIMEOUT = 30.0
 
 
-def start(run: RunInfo, spec: JobSpec) -> None:  # noqa: ARG001 - the launcher interface
-    """Start the wrapper, in a session of its own, on the run's ``launch.json``."""
-    with open(run.path("wrapper.log"), "ab") as log:
-        subprocess.Popen(jobwrap.command(run.dir), cwd=run.dir,
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                         start_new_session=True, close_fds=True)
+class Local(Launcher):
+    """This machine: the wrapper runs detached, in a session of its own."""
 
+    name = "local"
+    title = "this machine, under a detached wrapper"
 
-def cancel(run: RunInfo, grace: float = 10.0) -> None:
-    """SIGTERM to the job's process group, SIGKILL after ``grace`` seconds."""
-    write_json(run.path(CANCEL_FILE), {"requested": time.time()})
-    job = _wait_for_job(run)
-    if job is not None:
-        _signal(job[0], signal.SIGTERM)
-        deadline = time.monotonic() + grace
-        while group_alive(*job) and time.monotonic() < deadline:
+    def start(self, run: RunInfo, spec: JobSpec) -> None:  # noqa: ARG002 - the interface
+        """Start the wrapper, in a session of its own, on the run's ``launch.json``."""
+        with open(run.path("wrapper.log"), "ab") as log:
+            subprocess.Popen(jobwrap.command(run.dir), cwd=run.dir,
+                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True, close_fds=True)
+
+    def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+        """SIGTERM to the job's process group, SIGKILL after ``grace`` seconds."""
+        write_json(run.path(CANCEL_FILE), {"requested": time.time()})
+        job = _wait_for_job(run)
+        if job is not None:
+            _signal(job[0], signal.SIGTERM)
+            deadline = time.monotonic() + grace
+            while group_alive(*job) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if group_alive(*job):
+                _signal(job[0], signal.SIGKILL)
+        deadline = time.monotonic() + 5  # the wrapper (or keeper) records the exit within moments
+        while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
+            if Local.poll(self, run) == "lost":  # the wrapper is gone: record the end for it
+                write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
+                break
             time.sleep(0.05)
-        if group_alive(*job):
-            _signal(job[0], signal.SIGKILL)
-    deadline = time.monotonic() + 5  # the wrapper (or keeper) records the exit within moments
-    while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
-        if poll(run) == "lost":  # the wrapper itself is gone: record the end for it
-            write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
-            break
-        time.sleep(0.05)
 
+    def poll(self, run: RunInfo) -> str:
+        """``queued`` before the wrapper starts, ``running`` while it or the job's process
+        group lives, else ``lost``.
 
-def poll(run: RunInfo) -> str:
-    """``queued`` before the wrapper starts, ``running`` while it or the job's process
-    group lives, else ``lost``.
-
-    Callers read ``exit.json`` first: a wrapper that ended normally has written it.
-    When the wrapper was killed the job goes on, and its keeper records its end; if
-    the keeper died too, the end is recorded here, once the job's group is gone.
-    """
-    wrapper = read_json(run.path(WRAPPER_FILE))
-    if wrapper is None:
-        return "lost" if time.time() - run.created > WRAPPER_START_TIMEOUT else "queued"
-    if wrapper["host"] != socket.gethostname() or alive(wrapper["pid"], wrapper["started"]):
+        Callers read ``exit.json`` first: a wrapper that ended normally has written it.
+        When the wrapper was killed the job goes on, and its keeper records its end; if
+        the keeper died too, the end is recorded here, once the job's group is gone.
+        """
+        wrapper = read_json(run.path(WRAPPER_FILE))
+        if wrapper is None:
+            return "lost" if time.time() - run.created > WRAPPER_START_TIMEOUT else "queued"
+        if wrapper["host"] != socket.gethostname() or alive(wrapper["pid"], wrapper["started"]):
+            return "running"
+        if "job_started" not in wrapper:  # it died before the job started
+            return "lost"
+        if group_alive(wrapper["job_pid"], wrapper["job_started"]):
+            journal.append(run.dir, jobwrap.wrapper_died(run.dir), once=True)
+            return "running"
+        if not alive(wrapper["keeper_pid"], wrapper["keeper_started"]) \
+                and not recorded(run.path(EXIT_FILE)):
+            try:
+                write_exit(run.path(EXIT_FILE), jobwrap.unknown_end(
+                    run.dir, wrapper["started"],
+                    "the job's wrapper and keeper died before it ended"))
+            except OSError:
+                return "lost"  # no room to say more (a full disk with no space reserved)
         return "running"
-    if "job_started" not in wrapper:  # it died before the job started
-        return "lost"
-    if group_alive(wrapper["job_pid"], wrapper["job_started"]):
-        journal.append(run.dir, jobwrap.wrapper_died(run.dir), once=True)
-        return "running"
-    if not alive(wrapper["keeper_pid"], wrapper["keeper_started"]) \
-            and not recorded(run.path(EXIT_FILE)):
-        try:
-            write_exit(run.path(EXIT_FILE), jobwrap.unknown_end(
-                run.dir, wrapper["started"], "the job's wrapper and keeper died before it ended"))
-        except OSError:
-            return "lost"  # no room to say more (a full disk with no space reserved)
-    return "running"
 
 
 def _wait_for_job(run: RunInfo, timeout: float = 5.0) -> tuple[int, float] | None:
@@ -96,3 +102,6 @@ def _signal(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
     except ProcessLookupError:
         pass
+
+
+LAUNCHER = Local()

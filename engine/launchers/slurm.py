@@ -11,19 +11,25 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import replace
+from typing import Any
 
 from accelbench.engine import journal
 from accelbench.engine.events import Diagnosis, Phase
 from accelbench.engine.exitfile import ExitRecord, read_exit, recorded, write_exit
 from accelbench.engine.launchers import jobwrap
-from accelbench.engine.slurm import (
+from accelbench.engine.launchers.base import Launcher
+from accelbench.engine.launchers.slurm_commands import (
     QUEUE,
+    SLURM_PARAMS,
     SlurmJob,
     job_name,
     preflight,
     resource_args,
     sbatch,
     scancel,
+)
+from accelbench.engine.launchers.slurm_commands import (
+    check as check_slurm,
 )
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import (
@@ -46,21 +52,6 @@ def wrapper_argv(run: RunInfo) -> list[str]:
     return jobwrap.command(run.dir)
 
 
-def start(run: RunInfo, spec: JobSpec) -> None:
-    """Write ``job.sbatch`` (every value quoted) and submit it with ``sbatch --parsable``."""
-    preflight(spec.slurm)
-    script = run.path("job.sbatch")
-    script.write_text("#!/bin/bash\n"
-                      f"# accelbench run {run.id}: the job runs under accelbench's wrapper,\n"
-                      "# which writes its output, telemetry and exit status into this directory.\n"
-                      f"exec {shlex.join(wrapper_argv(run))}\n")
-    options = [f"--job-name={job_name(run.id)}", f"--output={run.dir}/slurm.out",
-               f"--chdir={run.dir}", *resource_args(spec.slurm)]
-    job_id, used = sbatch(str(script), options, str(run.dir))
-    write_json(run.path(SLURM_FILE), {"job_id": job_id, "submitted": time.time(),
-                                      "sbatch": used})
-
-
 def find_job(run: RunInfo) -> SlurmJob | None:
     """The run's job in the shared queue snapshot (by id once known, else by name)."""
     info = read_json(run.path(SLURM_FILE)) or {}
@@ -68,44 +59,6 @@ def find_job(run: RunInfo) -> SlurmJob | None:
     if job is not None and "job_id" not in info:
         write_json(run.path(SLURM_FILE), {**info, "job_id": job.job_id})
     return job
-
-
-def poll(run: RunInfo) -> str:
-    """The run's state from the queue; records changes, and the end when the wrapper cannot."""
-    info = read_json(run.path(SLURM_FILE))
-    if info is None:
-        return "lost" if time.time() - run.created > SUBMIT_TIMEOUT else "queued"
-    job = find_job(run)
-    if QUEUE.error:
-        record(run, Diagnosis(run.id, time.time(), "slurm_unreachable",
-                              f"the Slurm controller did not answer: {QUEUE.error}",
-                              "accelbench retries with back-off; the job itself is not affected"))
-        return run.status if run.status in ("queued", "running") else "queued"
-    if job is None:
-        return "queued" if not_yet_listed(run, info) else "lost"
-    if job.pending:
-        reason = f" ({job.reason})" if job.reason else ""
-        record(run, Phase(run.id, time.time(), "queued", job.state + reason))
-        return "queued"
-    if not job.final:
-        if job.state == "COMPLETING" or not run.path(WRAPPER_FILE).exists():
-            # once the wrapper runs, the job's own phases (loading, ...) say more than RUNNING
-            state = "completing" if job.state == "COMPLETING" else "running"
-            record(run, Phase(run.id, time.time(), state, f"{job.state} on {job.nodes}"))
-        return "running"
-    ended_at = info.setdefault("final_seen", time.time())
-    write_json(run.path(SLURM_FILE), info)
-    started = run.path(WRAPPER_FILE).exists()
-    try:
-        written = read_exit(run.path(EXIT_FILE))
-    except ValueError:
-        return "running"  # a damaged record: its readers say so, it is never written over
-    if written is not None and written.verdict == "slurm":  # the wrapper was signalled
-        write_exit(run.path(EXIT_FILE), replace(exit_from_slurm(run, job),
-                                                returncode=written.returncode))
-    elif written is None and (not started or time.time() - ended_at > FINAL_GRACE):
-        write_exit(run.path(EXIT_FILE), exit_from_slurm(run, job))
-    return "running"
 
 
 def not_yet_listed(run: RunInfo, info: dict) -> bool:
@@ -128,15 +81,89 @@ def record(run: RunInfo, event: Phase | Diagnosis) -> None:
     journal.append(run.dir, event)
 
 
-def cancel(run: RunInfo, grace: float = 10.0) -> None:
-    """``scancel`` the job; wait (a while) until its end is recorded."""
-    write_json(run.path(CANCEL_FILE), {"requested": time.time()})
-    job = find_job(run)
-    if job is not None:
-        scancel(job.job_id)
-    deadline = time.monotonic() + grace + 3 * QUEUE.interval
-    while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
-        if poll(run) == "lost":
-            write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
-            return
-        time.sleep(0.2)
+class Slurm(Launcher):
+    """Batch jobs through ``sbatch``, tracked in the shared queue snapshot."""
+
+    name = "slurm"
+    title = "a Slurm batch job (sbatch)"
+    table = "slurm"
+    options = SLURM_PARAMS
+    queues = True
+    job_id_env = "SLURM_JOB_ID"
+    verdict = True  # scancel or a time limit? Slurm's final state tells
+
+    def check(self, options: dict[str, Any]) -> None:
+        check_slurm(options)
+
+    def describe(self, spec: JobSpec) -> str:
+        return " ".join([self.name, *resource_args(self.settings(spec))])
+
+    def start(self, run: RunInfo, spec: JobSpec) -> None:
+        """Write ``job.sbatch`` (every value quoted) and submit it with ``sbatch --parsable``."""
+        preflight(self.settings(spec))
+        script = run.path("job.sbatch")
+        script.write_text("#!/bin/bash\n"
+                          f"# accelbench run {run.id}: the job runs under accelbench's wrapper,\n"
+                          "# which writes its output, telemetry and exit status"
+                          " into this directory.\n"
+                          f"exec {shlex.join(wrapper_argv(run))}\n")
+        options = [f"--job-name={job_name(run.id)}", f"--output={run.dir}/slurm.out",
+                   f"--chdir={run.dir}", *resource_args(self.settings(spec))]
+        job_id, used = sbatch(str(script), options, str(run.dir))
+        write_json(run.path(SLURM_FILE), {"job_id": job_id, "submitted": time.time(),
+                                          "sbatch": used})
+
+    def poll(self, run: RunInfo) -> str:
+        """The run's state from the queue; records changes, and the end when the wrapper
+        cannot."""
+        info = read_json(run.path(SLURM_FILE))
+        if info is None:
+            return "lost" if time.time() - run.created > SUBMIT_TIMEOUT else "queued"
+        job = find_job(run)
+        if QUEUE.error:
+            record(run, Diagnosis(run.id, time.time(), "slurm_unreachable",
+                                  f"the Slurm controller did not answer: {QUEUE.error}",
+                                  "accelbench retries with back-off;"
+                                  " the job itself is not affected"))
+            return run.status if run.status in ("queued", "running") else "queued"
+        if job is None:
+            return "queued" if not_yet_listed(run, info) else "lost"
+        if job.pending:
+            reason = f" ({job.reason})" if job.reason else ""
+            record(run, Phase(run.id, time.time(), "queued", job.state + reason))
+            return "queued"
+        if not job.final:
+            if job.state == "COMPLETING" or not run.path(WRAPPER_FILE).exists():
+                # once the wrapper runs, the job's own phases (loading, ...) say more than RUNNING
+                state = "completing" if job.state == "COMPLETING" else "running"
+                record(run, Phase(run.id, time.time(), state, f"{job.state} on {job.nodes}"))
+            return "running"
+        ended_at = info.setdefault("final_seen", time.time())
+        write_json(run.path(SLURM_FILE), info)
+        started = run.path(WRAPPER_FILE).exists()
+        try:
+            written = read_exit(run.path(EXIT_FILE))
+        except ValueError:
+            return "running"  # a damaged record: its readers say so, it is never written over
+        if written is not None and written.verdict:  # the wrapper was signalled
+            write_exit(run.path(EXIT_FILE), replace(exit_from_slurm(run, job),
+                                                    returncode=written.returncode))
+        elif written is None and (not started or time.time() - ended_at > FINAL_GRACE):
+            write_exit(run.path(EXIT_FILE), exit_from_slurm(run, job))
+        return "running"
+
+    def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+        """``scancel`` the job; wait (a while) until its end is recorded."""
+        write_json(run.path(CANCEL_FILE), {"requested": time.time()})
+        job = find_job(run)
+        if job is not None:
+            scancel(job.job_id)
+        deadline = time.monotonic() + grace + 3 * QUEUE.interval
+        while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
+            if Slurm.poll(self, run) == "lost":  # Slurm's word, also for srun
+                write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
+                return
+            time.sleep(0.2)
+
+
+LAUNCHER = Slurm()

@@ -18,44 +18,57 @@ import psutil
 
 from accelbench.engine.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.launchers import slurm
-from accelbench.engine.slurm import QUEUE, job_name, preflight, resource_args, tool
+from accelbench.engine.launchers.slurm_commands import (
+    QUEUE,
+    job_name,
+    preflight,
+    resource_args,
+    tool,
+)
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import EXIT_FILE, RunInfo, read_json, write_json
 
 SRUN_LOG = "srun.log"
 
 
-def start(run: RunInfo, spec: JobSpec) -> None:
-    """Start ``srun <options> <wrapper>`` detached, its messages going to ``srun.log``."""
-    preflight(spec.slurm)
-    command = [tool("srun"), f"--job-name={job_name(run.id)}", f"--chdir={run.dir}",
-               *resource_args(spec.slurm), *slurm.wrapper_argv(run)]
-    with open(run.path(SRUN_LOG), "ab") as log:
-        proc = subprocess.Popen(command, cwd=run.dir, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    write_json(run.path(slurm.SLURM_FILE), {"srun_pid": proc.pid, "submitted": time.time(),
-                                            "srun": command})
+class Srun(slurm.Slurm):
+    """An ``srun`` on the login node holding the allocation; tracked as a batch job."""
 
+    name = "srun"
+    title = "an interactive Slurm job step (srun), held from the login node"
 
-def poll(run: RunInfo) -> str:
-    """As the batch launcher; an ``srun`` that died before its job showed up failed to start."""
-    info = read_json(run.path(slurm.SLURM_FILE)) or {}
-    if "job_id" in info or QUEUE.find(name=job_name(run.id)) is not None or _srun_alive(info):
-        return slurm.poll(run)
-    if not recorded(run.path(EXIT_FILE)):
-        lines = [line for line in _srun_log(run).splitlines() if line.strip()]
-        write_exit(run.path(EXIT_FILE), ExitRecord(
-            "failed", None, ended=time.time(),
-            error=lines[-1] if lines else "srun ended before its job started"))
-    return "running"
+    def start(self, run: RunInfo, spec: JobSpec) -> None:
+        """Start ``srun <options> <wrapper>`` detached, its messages going to ``srun.log``."""
+        options = self.settings(spec)
+        preflight(options)
+        command = [tool("srun"), f"--job-name={job_name(run.id)}", f"--chdir={run.dir}",
+                   *resource_args(options), *slurm.wrapper_argv(run)]
+        with open(run.path(SRUN_LOG), "ab") as log:
+            proc = subprocess.Popen(command, cwd=run.dir, stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        write_json(run.path(slurm.SLURM_FILE), {"srun_pid": proc.pid, "submitted": time.time(),
+                                                "srun": command})
 
+    def poll(self, run: RunInfo) -> str:
+        """As the batch launcher; an ``srun`` that died before its job showed up failed to
+        start."""
+        info = read_json(run.path(slurm.SLURM_FILE)) or {}
+        if "job_id" in info or QUEUE.find(name=job_name(run.id)) is not None \
+                or _srun_alive(info):
+            return super().poll(run)
+        if not recorded(run.path(EXIT_FILE)):
+            lines = [line for line in _srun_log(run).splitlines() if line.strip()]
+            write_exit(run.path(EXIT_FILE), ExitRecord(
+                "failed", None, ended=time.time(),
+                error=lines[-1] if lines else "srun ended before its job started"))
+        return "running"
 
-def cancel(run: RunInfo, grace: float = 10.0) -> None:
-    """``scancel`` the job (or stop ``srun`` if the job is not in the queue yet)."""
-    info = read_json(run.path(slurm.SLURM_FILE)) or {}
-    if slurm.find_job(run) is None and _srun_alive(info):
-        os.killpg(info["srun_pid"], signal.SIGINT)
-    slurm.cancel(run, grace)
+    def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+        """``scancel`` the job (or stop ``srun`` if the job is not in the queue yet)."""
+        info = read_json(run.path(slurm.SLURM_FILE)) or {}
+        if slurm.find_job(run) is None and _srun_alive(info):
+            os.killpg(info["srun_pid"], signal.SIGINT)
+        super().cancel(run, grace)
 
 
 def _srun_alive(info: dict) -> bool:
@@ -71,3 +84,6 @@ def _srun_log(run: RunInfo) -> str:
         return run.path(SRUN_LOG).read_text(errors="replace")
     except FileNotFoundError:
         return ""
+
+
+LAUNCHER = Srun()

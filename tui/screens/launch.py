@@ -15,10 +15,10 @@ from textual.widgets.option_list import Option
 from accelbench.engine import registry
 from accelbench.engine import sweep as sweeps
 from accelbench.engine.errors import UserError
+from accelbench.engine.launchers import get_launcher
 from accelbench.engine.params import Param
 from accelbench.engine.present import availability_cell
 from accelbench.engine.presets import find_preset
-from accelbench.engine.slurm import resource_args
 from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
 from accelbench.engine.system import Availability
 from accelbench.tui.messages import SpecWanted, StartRun
@@ -128,10 +128,8 @@ class LaunchScreen(Screen):
 
     def _fill_form(self, values: dict) -> None:
         workload = registry.get_workload(self.workload)
-        door = self.base.launcher
-        if self.base.slurm:
-            door += " " + " ".join(resource_args(self.base.slurm))
-        # Content, not markup: the [slurm] and [sweep] values are the user's
+        door = get_launcher(self.base.launcher).describe(self.base)
+        # Content, not markup: the launcher's options and the [sweep] values are the user's
         help_text = Content.assemble(workload.description, "\n", ("launcher", "bold"), f": {door}")
         if self.base.sweep and self.base.workload == self.workload:
             grid = ", ".join(f"{k}={v}" for k, v in sweeps.axes(self.base.sweep).items())

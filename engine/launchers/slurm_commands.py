@@ -1,4 +1,5 @@
-"""Slurm: the ``[slurm]`` knobs, pre-flight checks, submission, and one shared queue poller.
+"""Slurm's commands for its two launchers (``slurm``, ``srun``): the ``[slurm]`` knobs as
+their flags, pre-flight checks, submission, and one shared queue poller.
 
 Every live Slurm run of this process is served by one ``squeue`` call per poll
 interval (``SlurmQueue``): the controller is shared by everyone on the login node.

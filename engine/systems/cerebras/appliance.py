@@ -17,9 +17,8 @@ import threading
 import time
 
 from accelbench.engine.events import Phase
-from accelbench.engine.launchers import local
+from accelbench.engine.launchers.local import Local
 from accelbench.engine.launchers.slurm import record
-from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import OUTPUT_FILE, RunInfo
 
 _JOB_ID = re.compile(rb"wsjob-[a-z0-9]+")
@@ -28,7 +27,7 @@ _PHASES = {"QUEUEING": "queued", "QUEUED": "queued", "SCHEDULED": "queued",
 _FINAL = {"SUCCEEDED", "FAILED", "CANCELLED", "CANCELED"}
 
 
-class Appliance:
+class ApplianceJobs:
     """The appliance's jobs, from one ``csctl get jobs`` call per interval."""
 
     def __init__(self, interval: float | None = None) -> None:
@@ -66,7 +65,7 @@ def _parse_jobs(text: str) -> dict[str, str]:
             if len(cells) > max(name, phase)}
 
 
-APPLIANCE = Appliance()
+APPLIANCE = ApplianceJobs()
 _seen: dict[str, tuple[int, list[str]]] = {}  # run id -> (bytes scanned, job ids in order)
 
 
@@ -87,27 +86,33 @@ def job_ids(run: RunInfo) -> list[str]:
     return ids
 
 
-def start(run: RunInfo, spec: JobSpec) -> None:
-    """Start the client (``run.py CSX ...``) on the login node."""
-    local.start(run, spec)
+class Appliance(Local):
+    """The ModelZoo client, run like a local job; the appliance's jobs queue and are
+    cancelled with ``csctl``."""
+
+    name = "appliance"
+    title = "the Cerebras appliance, through its client on the login node"
+    queues = True
+
+    def poll(self, run: RunInfo) -> str:
+        """The client's state; the appliance's phase of its newest job is recorded as it
+        changes."""
+        status = super().poll(run)
+        ids = job_ids(run)
+        if ids and status == "running":
+            phase = APPLIANCE.phases().get(ids[-1])
+            if phase and phase not in _FINAL:
+                record(run, Phase(run.id, time.time(), _PHASES.get(phase, "running"),
+                                  f"csctl: {ids[-1]} {phase}"))
+        return status
+
+    def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+        """``csctl cancel job`` for the run's appliance jobs, then stop the client."""
+        phases = APPLIANCE.phases()
+        for job in job_ids(run):
+            if phases.get(job) not in _FINAL and shutil.which("csctl"):
+                subprocess.run(["csctl", "cancel", "job", job], capture_output=True, timeout=60)
+        super().cancel(run, grace)
 
 
-def poll(run: RunInfo) -> str:
-    """The client's state; the appliance's phase of its newest job is recorded as it changes."""
-    status = local.poll(run)
-    ids = job_ids(run)
-    if ids and status == "running":
-        phase = APPLIANCE.phases().get(ids[-1])
-        if phase and phase not in _FINAL:
-            record(run, Phase(run.id, time.time(), _PHASES.get(phase, "running"),
-                              f"csctl: {ids[-1]} {phase}"))
-    return status
-
-
-def cancel(run: RunInfo, grace: float = 10.0) -> None:
-    """``csctl cancel job`` for the run's appliance jobs, then stop the client."""
-    phases = APPLIANCE.phases()
-    for job in job_ids(run):
-        if phases.get(job) not in _FINAL and shutil.which("csctl"):
-            subprocess.run(["csctl", "cancel", "job", job], capture_output=True, timeout=60)
-    local.cancel(run, grace)
+LAUNCHER = Appliance()
