@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +23,28 @@ Entry = Phase | Diagnosis
 
 def append(run_dir: Path, event: Entry, once: bool = False) -> None:
     """Append ``event`` to the run's journal unless it repeats the last entry (or, with
-    ``once``, any entry) but for its time. A full disk loses the entry, never the caller."""
-    entries = read(run_dir)
-    if any(_same(event, seen) for seen in (entries if once else entries[-1:])):
-        return
-    with contextlib.suppress(OSError), open(run_dir / STATE_FILE, "a") as f:
-        f.write(to_json(event) + "\n")
+    ``once``, any entry) but for its time. A full disk loses the entry, never the caller.
+
+    The check and the write hold the file's lock: the wrapper's keeper and a reader may
+    learn the same thing at the same moment."""
+    with contextlib.suppress(OSError), open(run_dir / STATE_FILE, "a+", errors="replace") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
+        entries = _events(run_dir.name, f.read())
+        if not any(_same(event, seen) for seen in (entries if once else entries[-1:])):
+            f.write(to_json(event) + "\n")
 
 
 def read(run_dir: Path) -> list[Entry]:
     """The journal's events, in order (damaged lines say nothing)."""
     try:
-        text = (run_dir / STATE_FILE).read_text(errors="replace")
+        return _events(run_dir.name, (run_dir / STATE_FILE).read_text(errors="replace"))
     except FileNotFoundError:
         return []
-    return [e for e in (parse(run_dir.name, line) for line in text.splitlines()) if e]
+
+
+def _events(run_id: str, text: str) -> list[Entry]:
+    return [e for e in (parse(run_id, line) for line in text.splitlines()) if e]
 
 
 def parse(run_id: str, line: str) -> Entry | None:
