@@ -561,7 +561,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
+def _cmd_presets(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
@@ -581,7 +581,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform sig
     return 0
 
 
-def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
+def _cmd_accelerators(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from accelbench.cli.live import console

@@ -2,8 +2,9 @@
 
 ``RunSummary`` is what the store records when a run ends (``summary.json`` and the
 index row, ``Store.record_end``) and what every reader gets back (``RunInfo.summary``).
-Its canonical figures are picked from the run's metrics through one alias table
-(raw metric name → canonical field: ``GENERIC_ALIASES`` and each system's); the raw metrics are kept too.
+Its canonical figures are picked from the run's metrics through one alias table (raw
+metric name → canonical field: ``GENERIC_ALIASES`` and each system's); the raw metrics
+are kept too.
 """
 
 from __future__ import annotations

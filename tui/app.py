@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import ClassVar
 
 from textual import on
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from accelbench.engine import experiment
 from accelbench.engine.compare import compare
@@ -35,11 +37,12 @@ class AccelbenchApp(App):
 
     TITLE = "accelbench"
     CSS_PATH = "styles/app.tcss"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     COMMANDS = App.COMMANDS | {AccelbenchCommands}
-    MODES = {"launch": LaunchScreen, "runs": RunsScreen}
+    MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {
+        "launch": LaunchScreen, "runs": RunsScreen}
     DEFAULT_MODE = "launch"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "switch_mode('launch')", "Launch", id="app.launch",
                 tooltip="Pick an accelerator and a workload, set the knobs, run"),
         Binding("f3", "switch_mode('runs')", "Runs", id="app.runs",

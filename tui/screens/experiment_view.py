@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
@@ -19,7 +21,7 @@ REFRESH_S = 1.0
 class ExperimentView(Screen):
     """One row per variant; its runs are followed live by the app."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open run", id="experiment.open",
                 tooltip="Open the selected variant's run in the run view"),
         Binding("v", "compare", "Compare", id="experiment.compare",
@@ -61,12 +63,13 @@ class ExperimentView(Screen):
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
-        for e, state in zip(entries, states):
+        for e, state in zip(entries, states, strict=True):
             table.add_row(*(cell.rich() for cell in present.entry_cells(e, state)),
                           key=str(e.index))
         if entries:
             table.move_cursor(row=min(cursor, len(entries) - 1))
-        statuses = [present.entry_status(e, state) for e, state in zip(entries, states)]
+        statuses = [present.entry_status(e, state)
+                    for e, state in zip(entries, states, strict=True)]
         self.query_one(ProgressBar).update(progress=present.ended_count(statuses))
         self.query_one("#experiment-banner", Static).update(
             present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -17,8 +19,9 @@ from accelbench.engine.spec import JobSpec
 class PresetPicker(ModalScreen[JobSpec | None]):
     """Built-in and user presets; broken ones are listed with their error, not loadable."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="presets.close",
-                        tooltip="Close without loading")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss(None)", "Close", id="presets.close",
+                tooltip="Close without loading")]
 
     def compose(self) -> ComposeResult:
         self.entries: dict[str, PresetEntry] = {e.name: e for e in list_presets()}

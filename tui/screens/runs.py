@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
@@ -22,8 +24,9 @@ def _sort_key(value):
 class RunsScreen(Screen):
     """The run history; live runs first on opening."""
 
-    BINDINGS = [
-        Binding("enter", "open_run", "Open", id="runs.open", tooltip="Open the run in the run view"),
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_run", "Open", id="runs.open",
+                tooltip="Open the run in the run view"),
         Binding("c", "cancel_run", "Cancel run", id="runs.cancel",
                 tooltip="Stop the selected live run (asks first)"),
         Binding("s", "cycle_sort", "Sort", id="runs.sort",
