@@ -66,7 +66,7 @@ def _utilization(summary: RunSummary) -> dict[str, float]:
     groups: dict[str, list[float]] = {}
     for engine, value in util.items():
         m = _CORES.match(engine)
-        if m and sum(1 for e in util if _CORES.match(e) and _CORES.match(e)[1] == m[1]) > 4:
+        if m and sum(1 for e in util if (c := _CORES.match(e)) and c[1] == m[1]) > 4:
             groups.setdefault(f"{m[1]} (all)", []).append(value)
         else:
             groups[engine] = [value]

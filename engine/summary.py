@@ -106,8 +106,8 @@ class RunSummary:
         if "samples_per_s" not in picked and mean_rate is not None:
             picked["samples_per_s"] = (mean_rate, MEAN_THROUGHPUT)
         rate = picked.pop("samples_per_s", (None, None))
-        return cls(samples_per_s=rate[0], samples_per_s_source=rate[1],
-                   **{key: value for key, (value, _) in picked.items()},
+        canonical_figures: dict[str, Any] = {key: value for key, (value, _) in picked.items()}
+        return cls(samples_per_s=rate[0], samples_per_s_source=rate[1], **canonical_figures,
                    metrics=dict(metrics), **figures)
 
     def to_dict(self) -> dict[str, Any]:
