@@ -37,7 +37,8 @@ class AccelbenchApp(App):
 
     TITLE = "accelbench"
     CSS_PATH = "styles/app.tcss"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
+    # Textual's App declares this one an instance variable: a ClassVar here would clash.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
     COMMANDS = App.COMMANDS | {AccelbenchCommands}
     MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {
         "launch": LaunchScreen, "runs": RunsScreen}
@@ -64,7 +65,7 @@ class AccelbenchApp(App):
         self._titles: dict[str, str] = {}
 
     def on_mount(self) -> None:
-        if self.start_on_mount:
+        if self.start_on_mount and self.initial_spec is not None:
             self.start_run(self.initial_spec)
         elif self.initial_spec is None:
             self.run_worker(self._live_runs_first, thread=True, group="start")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.rule import Rule
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -52,7 +52,8 @@ class CompareScreen(Screen):
         for run, cells in zip(cmp.runs, present.comparison_rows(cmp), strict=True):
             table.add_row(*(cell.rich() for cell in cells), key=run.id)
         width = max(40, self.size.width - 4)
-        parts = [Rule("throughput (samples/s)"), plot.bars(throughput(cmp), width=width)]
+        parts: list[RenderableType] = [Rule("throughput (samples/s)"),
+                                       plot.bars(throughput(cmp), width=width)]
         curves = loss_curves(cmp, histories)
         if curves:
             parts += [Rule("loss"), plot.lines(curves, width=width, height=12, x_label="step")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -40,7 +41,8 @@ class ExperimentView(Screen):
         yield Header()
         yield Static(id="experiment-banner")
         yield ProgressBar(total=self.experiment.info.total, show_eta=False, id="experiment-bar")
-        table = DataTable(id="experiment-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="experiment-table", cursor_type="row",
+                                           zebra_stripes=True)
         for head in present.experiment_heads():
             table.add_column(head.rich(), key=head.title)
         yield table

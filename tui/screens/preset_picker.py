@@ -38,14 +38,19 @@ class PresetPicker(ModalScreen[JobSpec | None]):
         about = f"{entry.origin} · {entry.spec.description}"
         return Option(Content.assemble(entry.name, "  ", (about, "dim")), id=entry.name)
 
+    def _entry(self, option: Option) -> PresetEntry:
+        """The preset an option shows (each option's id is its preset's name)."""
+        assert option.id is not None
+        return self.entries[option.id]
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        entry = self.entries[event.option.id]
+        entry = self._entry(event.option)
         self.query_one("#preset-detail", Static).update(
             Content.styled(entry.error, "red") if entry.error
             else Content.styled(str(entry.path), "dim"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        entry = self.entries[event.option.id]
+        entry = self._entry(event.option)
         if entry.spec is None:
             self.notify(entry.error, title="cannot load this preset", severity="error",
                         markup=False)

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, Static, Tab, Tabs
+from textual.widgets import Checkbox, Footer, Header, ProgressBar, Static, Tab, Tabs
 
 from accelbench.engine import format as fmt
 from accelbench.engine import present
@@ -169,7 +169,7 @@ class RunView(Screen):
         tabs.active = "tab-overview" if tabs.active == "tab-log" else "tab-log"
 
     def action_toggle_follow(self) -> None:
-        follow = self.query_one("#log-follow")
+        follow = self.query_one("#log-follow", Checkbox)
         follow.value = not follow.value
 
     def action_focus_filter(self) -> None:
