@@ -81,9 +81,9 @@ def render_experiment(exp: Experiment, states: dict[str, RunState]) -> Renderabl
     """An experiment live: its progress as a whole, then one row per variant."""
     entries = exp.entries()
     found = [states.get(e.run_id) if e.run_id else None for e in entries]
-    statuses = [present.entry_status(e, state) for e, state in zip(entries, found)]
+    statuses = [present.entry_status(e, state) for e, state in zip(entries, found, strict=True)]
     head = present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses)
-    rows = [present.entry_cells(e, state) for e, state in zip(entries, found)]
+    rows = [present.entry_cells(e, state) for e, state in zip(entries, found, strict=True)]
     grid = table(present.experiment_heads(), rows, box=None, pad_edge=False)
     for column in grid.columns:
         column.no_wrap = True

@@ -9,6 +9,7 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
@@ -268,7 +269,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
 
     from accelbench.engine.events import to_json
 
-    interrupted = []
+    interrupted: list[bool] = []
 
     def on_interrupt() -> None:
         if not interrupted:
@@ -323,8 +324,8 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     listing = table(present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos],
                     title=f"{len(infos)} runs (ids start with the date and time)",
                     box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in listing.columns:  # ids and figures whole; the knobs may wrap
-        column.no_wrap = column.header.plain != "params"
+    for column, name in zip(listing.columns, present.RUN_COLUMNS, strict=True):
+        column.no_wrap = name != "params"  # ids and figures whole; the knobs may wrap
     run_column = listing.columns[present.RUN_COLUMNS.index("run")]
     run_column.min_width = max((len(i.id) for i in infos), default=3)
     out = console(width=None if sys.stdout.isatty() else 160)
@@ -340,9 +341,10 @@ def _list_experiments(form: str) -> int:
 
     runner = _runner()
     exps = [Experiment(runner, info) for info in runner.store.experiments()]
-    rows = [{"id": e.id, "name": e.info.name, "status": e.status(), "created": e.info.created,
-             "ended": e.info.ended, "variants": e.info.total,
-             "runs": [entry.run_id for entry in e.entries()]} for e in exps]
+    rows: list[dict[str, Any]] = [
+        {"id": e.id, "name": e.info.name, "status": e.status(), "created": e.info.created,
+         "ended": e.info.ended, "variants": e.info.total,
+         "runs": [entry.run_id for entry in e.entries()]} for e in exps]
     if form == "json":
         print(json.dumps(rows, indent=1))
         return 0
@@ -390,8 +392,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         return 0
     text = {"csv": cmp.to_csv, "markdown": cmp.to_markdown, "json": cmp.to_json}[args.format]()
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
+        with open(args.output, "w", encoding="utf-8") as file:
+            file.write(text)
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -561,7 +563,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
+def _cmd_presets(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
@@ -581,7 +583,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform sig
     return 0
 
 
-def _cmd_accelerators(args: argparse.Namespace) -> int:  # noqa: ARG001 - uniform signature
+def _cmd_accelerators(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from accelbench.cli.live import console

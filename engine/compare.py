@@ -66,7 +66,7 @@ def _utilization(summary: RunSummary) -> dict[str, float]:
     groups: dict[str, list[float]] = {}
     for engine, value in util.items():
         m = _CORES.match(engine)
-        if m and sum(1 for e in util if _CORES.match(e) and _CORES.match(e)[1] == m[1]) > 4:
+        if m and sum(1 for e in util if (c := _CORES.match(e)) and c[1] == m[1]) > 4:
             groups.setdefault(f"{m[1]} (all)", []).append(value)
         else:
             groups[engine] = [value]
@@ -93,7 +93,7 @@ class Comparison:
                  "params": {p: values.get(p) for p in self.params},
                  "figures": {c.key: values.get(c.key) for c in self.columns},
                  "best": [c.key for c in self.columns if self.is_best(i, c.key)]}
-                for i, (run, values) in enumerate(zip(self.runs, self.values))]
+                for i, (run, values) in enumerate(zip(self.runs, self.values, strict=True))]
 
     def to_json(self) -> str:
         """The comparison as JSON: the columns, then one record per run."""
@@ -119,7 +119,7 @@ class Comparison:
         """A Markdown table as the seed notes have them; the best values in bold."""
         head = ["run", *self.params, *(c.title for c in self.columns)]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for i, (run, values) in enumerate(zip(self.runs, self.values)):
+        for i, (run, values) in enumerate(zip(self.runs, self.values, strict=True)):
             cells = [run.id, *(plain(values.get(p)) for p in self.params)]
             for c in self.columns:
                 text = plain(values.get(c.key))
@@ -134,7 +134,7 @@ def plain(value: Any) -> str:
         return "-"
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
-    if isinstance(value, int) or value == int(value) and abs(value) < 1e15:
+    if isinstance(value, int) or (value == int(value) and abs(value) < 1e15):
         return str(int(value))
     return repr(round(value, 4))
 
@@ -147,7 +147,7 @@ def compare(runs: list[RunInfo]) -> Comparison:
     values: list[dict[str, Any]] = []
     metric_columns: dict[str, Column] = {}
     util_columns: dict[str, Column] = {}
-    for run, setting in zip(runs, settings):
+    for run, setting in zip(runs, settings, strict=True):
         row = {p: setting.get(p) for p in params}
         summary = run.summary
         row.update({c.key: getattr(summary, c.key) for c in _FIXED})

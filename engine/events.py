@@ -205,7 +205,8 @@ def build(cls: type[T], data: dict[str, Any]) -> T:
     (an integral float is taken for an integer). Raises ``ValueError`` with a one-line
     message naming the event type (``cls.kind``) and the field. Other records (a
     dataclass with a ``kind``, such as an exit record) are built the same way."""
-    schema = _schema(cls)
+    # A class is hashable, but mypy does not see it of a type[T] (a mypy limitation).
+    schema = _schema(cls)  # type: ignore[arg-type]
     for _ in range(2):  # again with integral floats made integers
         try:
             if _refused(schema, data) is None:

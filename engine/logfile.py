@@ -12,7 +12,7 @@ from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
-from accelbench.engine.events import Event
+from accelbench.engine.events import Event, Metric
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
 
@@ -29,7 +29,9 @@ class Section:
 
 def split_sections(text: str) -> list[Section]:
     """Sections at markdown headings (outside fenced code blocks)."""
-    sections, title, lines, fenced = [], "", [], False
+    sections: list[Section] = []
+    lines: list[str] = []
+    title, fenced = "", False
     for line in text.split("\n"):
         if line.lstrip().startswith("```"):
             fenced = not fenced
@@ -72,14 +74,16 @@ def split_runs(section: Section, dialects: list[str]) -> list[Section]:
     where another run's figures follow: one seed section often holds two runs."""
     parsers = [registry.get_dialect(name)("split") for name in dialects]
     ends = {name for parser in parsers for name in parser.run_end}
-    parts, lines, ended = [], [], False
+    parts: list[list[str]] = []
+    lines: list[str] = []
+    ended = False
     for line in section.text.split("\n"):
         events = _feed(parsers, line, 0.0)
         if ended and events:
             parts.append(lines)
             lines, ended = [], False
         lines.append(line)
-        ended = ended or any(e.kind == "metric" and e.name in ends for e in events)
+        ended = ended or any(isinstance(e, Metric) and e.name in ends for e in events)
     parts.append(lines)
     if len(parts) == 1:
         return [section]
@@ -97,7 +101,7 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    sections = []
+    sections: list[Section] = []
     for section in split_sections(text):
         names = detect(section.text) if dialect == "auto" else [dialect]
         for part in split_runs(section, names):

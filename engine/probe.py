@@ -28,7 +28,7 @@ def slurm_gres() -> dict[str, int]:
         return {}
     try:
         out = subprocess.run(["sinfo", "-h", "-o", "%G"], capture_output=True, text=True,
-                             timeout=10)
+                             timeout=10, check=False)
     except subprocess.TimeoutExpired:
         return {}
     found: dict[str, int] = {}

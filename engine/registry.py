@@ -134,8 +134,9 @@ def _check(system: System, found: dict[str, System]) -> None:
 
     if not re.fullmatch(r"[a-z][a-z0-9_]*", system.name):
         fail("a name is lowercase letters, digits and _, starting with a letter")
+    # A plug-in's declarations are checked as found: its types are not enforced at run time.
     if not callable(system.detect):
-        fail("detect is not callable")
+        fail("detect is not callable")  # type: ignore[unreachable]
     keys = [key.name for key in system.site_keys]
     for key in system.site_keys:
         if key.type not in SITE_TYPES:
@@ -149,7 +150,7 @@ def _check(system: System, found: dict[str, System]) -> None:
                 fail(f"{kind} {item!r} is not a named {base.__name__} subclass")
     for workload in system.workloads:
         if not isinstance(workload, Workload):
-            fail(f"workload {workload!r} is not a Workload")
+            fail(f"workload {workload!r} is not a Workload")  # type: ignore[unreachable]
         for name in workload.accelerators:
             if name != "*" and name not in found:
                 fail(f"workload {workload.name!r} runs on unknown accelerator {name!r}")

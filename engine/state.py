@@ -40,17 +40,17 @@ class Series(list):
 
     def __init__(self, cap: int = SERIES) -> None:
         super().__init__()
-        self.cap, self.stride, self.count = cap, 1, 0
+        self.cap, self.stride, self.added = cap, 1, 0
 
     def add(self, point: Any) -> None:
         """Add the newest point."""
-        if self and (self.count - 1) % self.stride:
+        if self and (self.added - 1) % self.stride:
             self.pop()  # the previous newest point, between two kept ones
         self.append(point)
-        if self.count % self.stride == 0 and len(self) > self.cap:
+        if self.added % self.stride == 0 and len(self) > self.cap:
             del self[1::2]
             self.stride *= 2
-        self.count += 1
+        self.added += 1
 
 
 @dataclass
@@ -133,7 +133,8 @@ class RunState:
 
     def eta(self) -> float | None:
         """Seconds left at the step rate seen since the first progress report."""
-        if self.finished or not self.total or self.first_progress is None:
+        if (self.finished or not self.total or self.first_progress is None
+                or self.progress_ts is None):
             return None
         first_ts, first_step = self.first_progress
         if self.step <= first_step or self.progress_ts <= first_ts:
@@ -148,10 +149,11 @@ class RunState:
     def summary(self) -> RunSummary:
         """The figures runs are compared by (what the store keeps)."""
         total, count = self._rate_sum
-        known = self.created is not None and self.last_ts is not None
+        duration = (round(self.last_ts - self.created, 3)
+                    if self.created is not None and self.last_ts is not None else None)
         return RunSummary.from_metrics(
             self.metrics, total / count if count else None, metric_aliases(),
             steps=self.step if self.total else None, total_steps=self.total or None,
-            duration_s=round(self.last_ts - self.created, 3) if known else None,
+            duration_s=duration,
             diagnoses=sorted({d.code for d in self.diagnoses}) or None,
             utilization={k: round(s / n, 2) for k, (s, n) in self._util_sums.items()} or None)

@@ -2,8 +2,9 @@
 
 ``RunSummary`` is what the store records when a run ends (``summary.json`` and the
 index row, ``Store.record_end``) and what every reader gets back (``RunInfo.summary``).
-Its canonical figures are picked from the run's metrics through one alias table
-(raw metric name → canonical field: ``GENERIC_ALIASES`` and each system's); the raw metrics are kept too.
+Its canonical figures are picked from the run's metrics through one alias table (raw
+metric name → canonical field: ``GENERIC_ALIASES`` and each system's); the raw metrics
+are kept too.
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ class RunSummary:
         if "samples_per_s" not in picked and mean_rate is not None:
             picked["samples_per_s"] = (mean_rate, MEAN_THROUGHPUT)
         rate = picked.pop("samples_per_s", (None, None))
-        return cls(samples_per_s=rate[0], samples_per_s_source=rate[1],
-                   **{key: value for key, (value, _) in picked.items()},
+        canonical_figures: dict[str, Any] = {key: value for key, (value, _) in picked.items()}
+        return cls(samples_per_s=rate[0], samples_per_s_source=rate[1], **canonical_figures,
                    metrics=dict(metrics), **figures)
 
     def to_dict(self) -> dict[str, Any]:

@@ -74,9 +74,10 @@ def _lines() -> st.SearchStrategy[str]:
     return st.one_of(objects, objects, objects, nested, noise, raw, huge, st.text(max_size=80))
 
 
-def _fold(lines: list[str], dialects: list[str] = tuple(dialects())) -> Deriver:
-    """Lines through a Deriver (every dialect too), to the end of a run; nothing may raise."""
-    deriver = Deriver("r", 0.0, list(dialects))
+def _fold(lines: list[str], names: list[str] | None = None) -> Deriver:
+    """Lines through a Deriver (every dialect too, or ``names``), to the end of a run; nothing
+    may raise."""
+    deriver = Deriver("r", 0.0, list(dialects()) if names is None else names)
     deriver.opening()
     deriver.output(lines)
     deriver.dialects_done()

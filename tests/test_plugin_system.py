@@ -130,7 +130,7 @@ def plugin(tmp_path, home, monkeypatch):
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args],
                           capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**os.environ, "COLUMNS": "200"})
+                          env={**os.environ, "COLUMNS": "200"}, check=False)
 
 
 def test_detected_launched_parsed(plugin, home, tmp_path):
@@ -183,18 +183,18 @@ def broken(module: str, old: str, new: str) -> str:
 
 @pytest.mark.parametrize("module, entry, message", [
     ("raise ImportError('no board SDK here')\n", "example",
-     "accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM' of"
-     " accelbench-example 0.1: cannot load: ImportError: no board SDK here"),
+     ("accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM' of"
+      " accelbench-example 0.1: cannot load: ImportError: no board SDK here")),
     (SYSTEM_MODULE + "SYSTEM = 'a system'\n", "example",
-     "accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM' of"
-     " accelbench-example 0.1: expected a System, got str"),
-    (SYSTEM_MODULE, "groq", "accelbench.systems entry point 'groq' = 'accelbench_example:SYSTEM'"
-     " of accelbench-example 0.1: names itself 'example'"),
+     ("accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM' of"
+      " accelbench-example 0.1: expected a System, got str")),
+    (SYSTEM_MODULE, "groq", ("accelbench.systems entry point 'groq' = 'accelbench_example:SYSTEM'"
+                             " of accelbench-example 0.1: names itself 'example'")),
     (broken(SYSTEM_MODULE, 'name = "example"', 'name = "groq"'), "example",
      "system 'example': dialect 'groq' is declared twice (also by groq)"),
     (broken(SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), samplers=(ExampleLog,),"),
-     "example", "system 'example': sampler <class 'accelbench_example.ExampleLog'> is not a"
-                " named ToolSampler subclass"),
+     "example", ("system 'example': sampler <class 'accelbench_example.ExampleLog'> is not a"
+                 " named ToolSampler subclass")),
     (broken(SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), extends=(Extension("
                            "'bert_finetuning'),),").replace(
         "Plan, Workload", "Extension, Plan, Workload"), "example",
@@ -208,7 +208,7 @@ def test_a_broken_plugin_is_one_line_naming_it(tmp_path, home, module, entry, me
     root = distribution(tmp_path / "site-packages", module, entry)
     result = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "accelerators"],
                             capture_output=True, text=True, cwd=ROOT, timeout=120,
-                            env={**os.environ, "PYTHONPATH": str(root)})
+                            env={**os.environ, "PYTHONPATH": str(root)}, check=False)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     first = result.stderr.splitlines()[0]
     assert first.startswith(f"accelbench: error: {message}"), result.stderr

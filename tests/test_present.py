@@ -88,7 +88,7 @@ async def test_the_runs_screen_shows_the_same_status_cell_as_the_cli(runner):
     expected = [c.rich() for c in present.run_cells(present.run_values(runner.store.get(done.id)))]
     cli = table(present.run_heads(), [present.run_cells(present.run_values(
         runner.store.get(done.id)))])
-    for tui_cell, cli_column, model in zip(shown, cli.columns, expected):
+    for tui_cell, cli_column, model in zip(shown, cli.columns, expected, strict=True):
         assert (tui_cell.plain, tui_cell.style) == (model.plain, model.style)
         assert (cli_column._cells[0].plain, cli_column._cells[0].style) == (
             model.plain, model.style)
@@ -132,9 +132,9 @@ def test_experiment_rows_and_banner():
                Entry(2, "bs=32", {}, None, "skipped: earlier run failed"),
                Entry(3, "bs=64", {})]
     states = [state, None, None, None]
-    statuses = [present.entry_status(e, s) for e, s in zip(entries, states)]
+    statuses = [present.entry_status(e, s) for e, s in zip(entries, states, strict=True)]
     assert statuses == ["running", "starting", "skipped", "pending"]
-    rows = [present.entry_cells(e, s) for e, s in zip(entries, states)]
+    rows = [present.entry_cells(e, s) for e, s in zip(entries, states, strict=True)]
     assert [c.text for c in rows[0]] == ["1", "bs=8", "running", "5/10", "-", "0.25", "91.23",
                                          "r1"]
     assert [c.text for c in rows[1]][2:] == ["starting", "", "-", "-", "-", "r2"]

@@ -53,7 +53,7 @@ def test_exit_record_round_trip_and_the_reservation_is_no_record(tmp_path):
 def test_a_damaged_exit_record_is_refused_naming_the_field(tmp_path, content, why):
     path = tmp_path / EXIT_FILE
     path.write_text(content)
-    with pytest.raises(ValueError, match="^exit.json: not an exit record: ") as caught:
+    with pytest.raises(ValueError, match=r"^exit\.json: not an exit record: ") as caught:
         read_exit(path)
     assert why in str(caught.value)
     assert recorded(path)  # what is there is never written over by a launcher

@@ -160,7 +160,8 @@ def test_precompile_alone_and_the_tools_from_the_site(neuron_site, tmp_path):
     neuron_site.config.write_text('[trainium]\npython = "/opt/neuron/bin/python"\n'
                                   'neuron_profile = "/opt/aws/neuron/bin/neuron-profile"\n')
     plan = Runner.plan(load_preset(find_preset(PRESET), ["precompile=true"]), tmp_path)
-    assert plan.argv == ["/opt/neuron/bin/python", "-u", str(SYSTEMS / "trainium" / "neuron_job.py"),
+    assert plan.argv == ["/opt/neuron/bin/python", "-u",
+                         str(SYSTEMS / "trainium" / "neuron_job.py"),
                          "--precompile", "neuron_parallel_compile",  # none beside python: PATH's
                          "--", *torchrun("/opt/neuron/bin/python")]
     assert plan.env == {} and plan.dialects == ["neuron_runtime"]

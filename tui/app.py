@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import ClassVar
 
 from textual import on
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from accelbench.engine import experiment
 from accelbench.engine.compare import compare
@@ -35,11 +37,13 @@ class AccelbenchApp(App):
 
     TITLE = "accelbench"
     CSS_PATH = "styles/app.tcss"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    # Textual's App declares this one an instance variable: a ClassVar here would clash.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
     COMMANDS = App.COMMANDS | {AccelbenchCommands}
-    MODES = {"launch": LaunchScreen, "runs": RunsScreen}
+    MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {
+        "launch": LaunchScreen, "runs": RunsScreen}
     DEFAULT_MODE = "launch"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "switch_mode('launch')", "Launch", id="app.launch",
                 tooltip="Pick an accelerator and a workload, set the knobs, run"),
         Binding("f3", "switch_mode('runs')", "Runs", id="app.runs",
@@ -61,7 +65,7 @@ class AccelbenchApp(App):
         self._titles: dict[str, str] = {}
 
     def on_mount(self) -> None:
-        if self.start_on_mount:
+        if self.start_on_mount and self.initial_spec is not None:
             self.start_run(self.initial_spec)
         elif self.initial_spec is None:
             self.run_worker(self._live_runs_first, thread=True, group="start")

@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from functools import partial
+from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from accelbench.engine import registry
 from accelbench.engine.presets import list_presets
+from accelbench.engine.runner import Runner
+from accelbench.engine.spec import JobSpec
+
+
+class _Target(Protocol):
+    """What the commands call on the app (``AccelbenchApp``, which imports this module)."""
+
+    runner: Runner
+
+    def load_spec(self, spec: JobSpec) -> None: ...
+    def open_run(self, run_id: str) -> None: ...
+    def open_experiment(self, ref: str) -> None: ...
+    def use_accelerator(self, name: str) -> None: ...
 
 
 class AccelbenchCommands(Provider):
@@ -18,10 +33,10 @@ class AccelbenchCommands(Provider):
     async def startup(self) -> None:
         self.entries = await asyncio.to_thread(self._entries)
 
-    def _entries(self) -> list[tuple[str, object, str]]:
+    def _entries(self) -> list[tuple[str, Callable[[], Any], str]]:
         """(text, callback, help) per command; the texts escaped (names are the user's)."""
-        app = self.app
-        entries = []
+        app = cast(_Target, self.app)
+        entries: list[tuple[str, Callable[[], Any], str]] = []
         for preset in list_presets():
             if preset.spec is not None:
                 entries.append((f"Load preset: {escape(preset.name)}",

@@ -8,7 +8,6 @@ are answered by calling their ``reply`` on the UI thread.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from textual.message import Message
 
@@ -16,6 +15,7 @@ from accelbench.engine.compare import Comparison
 from accelbench.engine.follow import Follower
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunInfo
+from accelbench.engine.summary import RunSummary
 
 
 class OpenRun(Message):
@@ -63,8 +63,8 @@ class RunsWanted(Message):
     """Every run, each with its live figures when followed (else None):
     ``reply([(info, live), ...])``, read off the UI thread."""
 
-    def __init__(self, reply: Callable[[list[tuple[RunInfo, dict[str, Any] | None]]], None]
-                 ) -> None:
+    def __init__(self, reply: Callable[[list[tuple[RunInfo, tuple[str, RunSummary] | None]]],
+                                       None]) -> None:
         super().__init__()
         self.reply = reply
 

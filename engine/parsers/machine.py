@@ -23,7 +23,7 @@ def parse(run_id: str, line: str) -> Event:
     except ValueError as exc:
         raise ValueError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"not a JSON object: {shown(data)}")  # noqa: TRY004 - damage
+        raise ValueError(f"not a JSON object: {shown(data)}")
     kind = data.pop("type", None)
     cls = _FROM_WORKLOAD.get(kind) if isinstance(kind, str) else None
     if cls is None:

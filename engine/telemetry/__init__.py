@@ -2,8 +2,9 @@
 
 Every sampler writes the same record, so one reader serves them all::
 
-    {"t": 1700000000.0, "engines": [{"engine": "cpu0", "percent": 93.5},
-                                    {"engine": "rss", "percent": 4.1, "value": 812.0, "unit": "MiB"}]}
+    {"t": 1700000000.0,
+     "engines": [{"engine": "cpu0", "percent": 93.5},
+                 {"engine": "rss", "percent": 4.1, "value": 812.0, "unit": "MiB"}]}
 """
 
 from __future__ import annotations

@@ -43,8 +43,8 @@ class HostSampler:
         except psutil.Error:
             return 0.0, 0
         cpu, rss, alive = 0.0, 0, {}
-        for proc in procs:
-            proc = self._procs.get(proc.pid, proc)
+        for found in procs:
+            proc = self._procs.get(found.pid, found)
             try:
                 cpu += proc.cpu_percent()
                 rss += proc.memory_info().rss

@@ -84,6 +84,7 @@ class ToolSampler:
                                                   errors="replace")
                 except OSError as exc:
                     return self._gone(f"cannot start {self.tool}: {exc.strerror}")
+            assert self._proc.stdout is not None  # started with stdout=PIPE
             for line in self._proc.stdout:
                 try:
                     readings = self.feed(line.rstrip("\n"))

@@ -188,8 +188,10 @@ BERT_FINETUNE = Workload(
         Param("model", str, "bert-base-uncased",
               "hub name or local path; 'tiny' builds a small BERT offline"),
         Param("dataset", str, "synthetic",
-              "'synthetic', a local .csv/.jsonl (text,label), or a datasets name such as 'glue/sst2'"),
-        Param("max_seq_length", int, 128, "pad/truncate every sequence to this length", min=8, max=4096),
+              "'synthetic', a local .csv/.jsonl (text,label), "
+              "or a datasets name such as 'glue/sst2'"),
+        Param("max_seq_length", int, 128, "pad/truncate every sequence to this length",
+              min=8, max=4096),
         Param("batch_size", int, 32, "per-device training batch size", min=1, max=65536),
         Param("epochs", int, 3, "training epochs", min=1, max=1000),
         Param("learning_rate", float, 5e-5, "AdamW learning rate", min=1e-9, max=1),

@@ -201,7 +201,8 @@ def load_data(args: argparse.Namespace) -> tuple[tuple[torch.Tensor, ...], str]:
              "point data at a directory holding the four MNIST IDX files (plain or .gz)")
 
 
-def prepare(images: torch.Tensor, labels: torch.Tensor, limit: int, device: torch.device):
+def prepare(images: torch.Tensor, labels: torch.Tensor, limit: int,
+            device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     """The first ``limit`` samples (0: all), normalised, as NCHW float on ``device``."""
     images, labels = (images[:limit], labels[:limit]) if limit else (images, labels)
     x = images.to(device).unsqueeze(1).float().div_(255).sub_(MEAN).div_(STD)

@@ -3,10 +3,12 @@ throughput against those knobs and the runs' loss curves overlaid."""
 
 from __future__ import annotations
 
-from rich.console import Group
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
 from rich.rule import Rule
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
@@ -19,7 +21,8 @@ from accelbench.tui.messages import ComparisonWanted
 class CompareScreen(Screen):
     """A comparison of the given runs, computed off the UI thread."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="compare.back", tooltip="Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", id="compare.back", tooltip="Back")]
 
     def __init__(self, run_ids: list[str], title: str) -> None:
         super().__init__()
@@ -46,10 +49,11 @@ class CompareScreen(Screen):
         table.clear(columns=True)
         for head in present.comparison_heads(cmp):  # knob names are the runs' own: Text
             table.add_column(head.rich())
-        for run, cells in zip(cmp.runs, present.comparison_rows(cmp)):
+        for run, cells in zip(cmp.runs, present.comparison_rows(cmp), strict=True):
             table.add_row(*(cell.rich() for cell in cells), key=run.id)
         width = max(40, self.size.width - 4)
-        parts = [Rule("throughput (samples/s)"), plot.bars(throughput(cmp), width=width)]
+        parts: list[RenderableType] = [Rule("throughput (samples/s)"),
+                                       plot.bars(throughput(cmp), width=width)]
         curves = loss_curves(cmp, histories)
         if curves:
             parts += [Rule("loss"), plot.lines(curves, width=width, height=12, x_label="step")]

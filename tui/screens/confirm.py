@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -13,8 +15,9 @@ from textual.widgets import Button, Label
 class Confirm(ModalScreen[bool]):
     """Asks ``question``; returns True for yes."""
 
-    BINDINGS = [Binding("y", "dismiss(True)", "Yes", id="confirm.yes", tooltip="Yes"),
-                Binding("n,escape", "dismiss(False)", "No", id="confirm.no", tooltip="No")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "dismiss(True)", "Yes", id="confirm.yes", tooltip="Yes"),
+        Binding("n,escape", "dismiss(False)", "No", id="confirm.no", tooltip="No")]
 
     def __init__(self, question: str) -> None:
         super().__init__()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
@@ -19,7 +22,7 @@ REFRESH_S = 1.0
 class ExperimentView(Screen):
     """One row per variant; its runs are followed live by the app."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open run", id="experiment.open",
                 tooltip="Open the selected variant's run in the run view"),
         Binding("v", "compare", "Compare", id="experiment.compare",
@@ -38,7 +41,8 @@ class ExperimentView(Screen):
         yield Header()
         yield Static(id="experiment-banner")
         yield ProgressBar(total=self.experiment.info.total, show_eta=False, id="experiment-bar")
-        table = DataTable(id="experiment-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="experiment-table", cursor_type="row",
+                                           zebra_stripes=True)
         for head in present.experiment_heads():
             table.add_column(head.rich(), key=head.title)
         yield table
@@ -61,12 +65,13 @@ class ExperimentView(Screen):
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
-        for e, state in zip(entries, states):
+        for e, state in zip(entries, states, strict=True):
             table.add_row(*(cell.rich() for cell in present.entry_cells(e, state)),
                           key=str(e.index))
         if entries:
             table.move_cursor(row=min(cursor, len(entries) - 1))
-        statuses = [present.entry_status(e, state) for e, state in zip(entries, states)]
+        statuses = [present.entry_status(e, state)
+                    for e, state in zip(entries, states, strict=True)]
         self.query_one(ProgressBar).update(progress=present.ended_count(statuses))
         self.query_one("#experiment-banner", Static).update(
             present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -17,8 +19,9 @@ from accelbench.engine.spec import JobSpec
 class PresetPicker(ModalScreen[JobSpec | None]):
     """Built-in and user presets; broken ones are listed with their error, not loadable."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="presets.close",
-                        tooltip="Close without loading")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss(None)", "Close", id="presets.close",
+                tooltip="Close without loading")]
 
     def compose(self) -> ComposeResult:
         self.entries: dict[str, PresetEntry] = {e.name: e for e in list_presets()}
@@ -35,14 +38,19 @@ class PresetPicker(ModalScreen[JobSpec | None]):
         about = f"{entry.origin} · {entry.spec.description}"
         return Option(Content.assemble(entry.name, "  ", (about, "dim")), id=entry.name)
 
+    def _entry(self, option: Option) -> PresetEntry:
+        """The preset an option shows (each option's id is its preset's name)."""
+        assert option.id is not None
+        return self.entries[option.id]
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        entry = self.entries[event.option.id]
+        entry = self._entry(event.option)
         self.query_one("#preset-detail", Static).update(
             Content.styled(entry.error, "red") if entry.error
             else Content.styled(str(entry.path), "dim"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        entry = self.entries[event.option.id]
+        entry = self._entry(event.option)
         if entry.spec is None:
             self.notify(entry.error, title="cannot load this preset", severity="error",
                         markup=False)

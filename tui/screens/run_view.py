@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, Static, Tab, Tabs
+from textual.widgets import Checkbox, Footer, Header, ProgressBar, Static, Tab, Tabs
 
 from accelbench.engine import format as fmt
 from accelbench.engine import present
@@ -31,7 +32,7 @@ _HEADLINE = ("accuracy", "eval_accuracy", "eval_loss", "test_loss", "final_loss"
 class RunView(Screen):
     """Follows one run; reads its Follower on a timer, so bursts never queue up."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "cancel_run", "Cancel run", id="run.cancel",
                 tooltip="Stop this run (asks first): SIGTERM, then SIGKILL"),
         Binding("f", "toggle_follow", "Follow", id="run.follow",
@@ -168,7 +169,7 @@ class RunView(Screen):
         tabs.active = "tab-overview" if tabs.active == "tab-log" else "tab-log"
 
     def action_toggle_follow(self) -> None:
-        follow = self.query_one("#log-follow")
+        follow = self.query_one("#log-follow", Checkbox)
         follow.value = not follow.value
 
     def action_focus_filter(self) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
 from accelbench.engine import present
 from accelbench.engine.store import RunInfo
+from accelbench.engine.summary import RunSummary
 from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsWanted
 
 COLUMNS = present.RUN_COLUMNS
@@ -22,8 +26,9 @@ def _sort_key(value):
 class RunsScreen(Screen):
     """The run history; live runs first on opening."""
 
-    BINDINGS = [
-        Binding("enter", "open_run", "Open", id="runs.open", tooltip="Open the run in the run view"),
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_run", "Open", id="runs.open",
+                tooltip="Open the run in the run view"),
         Binding("c", "cancel_run", "Cancel run", id="runs.cancel",
                 tooltip="Stop the selected live run (asks first)"),
         Binding("s", "cycle_sort", "Sort", id="runs.sort",
@@ -44,7 +49,7 @@ class RunsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        table = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         for head in present.run_heads():
             table.add_column(head.rich(), key=head.title)
         yield table
@@ -59,7 +64,7 @@ class RunsScreen(Screen):
         """Ask for the runs (the app reads the index off the UI thread), then redraw."""
         self.post_message(RunsWanted(self._show))
 
-    def _show(self, runs: list[tuple[RunInfo, dict | None]]) -> None:
+    def _show(self, runs: list[tuple[RunInfo, tuple[str, RunSummary] | None]]) -> None:
         self._raw = {info.id: present.run_values(info, live) for info, live in runs}
         self._infos = {info.id: info for info, _ in runs}
         self.marked = [rid for rid in self.marked if rid in self._raw]
@@ -100,6 +105,7 @@ class RunsScreen(Screen):
         self.notify(f"sorted by {self.sort_column}")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        assert event.row_key.value is not None  # every row is keyed by its run's id
         self.post_message(OpenRun(event.row_key.value))
 
     def action_open_run(self) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -20,8 +21,9 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 class SavePreset(ModalScreen[str | None]):
     """Asks for a file name and a description, then writes the preset."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="save.cancel",
-                        tooltip="Close without saving")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss(None)", "Cancel", id="save.cancel",
+                tooltip="Close without saving")]
 
     def __init__(self, spec: JobSpec) -> None:
         super().__init__()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
 from accelbench.engine.errors import UserError
@@ -37,13 +38,15 @@ class ParamForm(VerticalScroll):
         self.post_message(self.ValidityChanged(True))
 
     def _row(self, param: Param, value: Any) -> Horizontal:
+        field: Widget
         if param.choices:
             field = Select([(str(c), c) for c in param.choices], value=value, allow_blank=False,
                            compact=True, id=f"param-{param.name}")
         elif param.type is bool:
             field = Switch(value=bool(value), id=f"param-{param.name}")
         else:
-            kind = {int: "integer", float: "number"}.get(param.type, "text")
+            kind: Literal["integer", "number", "text"] = (
+                "integer" if param.type is int else "number" if param.type is float else "text")
             field = Input(str(value), type=kind, compact=True, id=f"param-{param.name}")
         field.tooltip = f"{param.help}\nexpected: {param.expected()}"
         return Horizontal(
@@ -60,6 +63,7 @@ class ParamForm(VerticalScroll):
             if isinstance(field, Switch):
                 out[param.name] = "true" if field.value else "false"
             else:
+                assert isinstance(field, Input | Select)  # the fields _row makes
                 out[param.name] = str(field.value)
         return out
 
@@ -86,8 +90,14 @@ class ParamForm(VerticalScroll):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._check(event.input.id.removeprefix("param-"), event.value)
+        self._check(_param_name(event.input), event.value)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        self._check(event.select.id.removeprefix("param-"), str(event.value))
+        self._check(_param_name(event.select), str(event.value))
+
+
+def _param_name(field: Widget) -> str:
+    """The knob a field edits (its id is ``param-<name>``)."""
+    assert field.id is not None
+    return field.id.removeprefix("param-")

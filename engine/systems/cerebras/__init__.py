@@ -38,7 +38,7 @@ def override_yaml(text: str, section: str, key: str, value: Any) -> str:
                     hint="check params.params_yaml (a ModelZoo config)")
 
 
-def _modelzoo(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:  # noqa: ARG001
+def _modelzoo(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:
     """ModelZoo ``run.py CSX`` from the login node, on a copy of the params YAML."""
     source = Path(params["params_yaml"] or site.required("cerebras", "params")).expanduser()
     try:

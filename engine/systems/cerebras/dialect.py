@@ -28,7 +28,8 @@ _JOB_ID = re.compile(r"(compile|execute) job id: (wsjob-\w+)")
 _POLL = re.compile(r"current job status: (\w+), msg: (.*?)\.?(?: For more information.*)?$")
 _JOB_FAILED = re.compile(r"Job (wsjob-\w+) failed due to: ")
 _EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception)): ")
-_SNIFF = re.compile(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster|Processed \d+ (?:training )?sample\(s\) in")
+_SNIFF = re.compile(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster"
+                    r"|Processed \d+ (?:training )?sample\(s\) in")
 
 # Lines that move the run on, by a piece of their text: (phase, detail).
 _STEPS = {
@@ -104,9 +105,9 @@ class Cerebras(Dialect):
             step, loss = int(m[1]), float(m[2])
             self._loss = loss
             events = [] if self._training else self._enter(ts, "running")
-            return events + [Metric(run, ts, "loss", loss, step),
-                             Throughput(run, ts, float(m[3]), step),
-                             Metric(run, ts, "global_rate", float(m[4]), step)]
+            return [*events, Metric(run, ts, "loss", loss, step),
+                    Throughput(run, ts, float(m[3]), step),
+                    Metric(run, ts, "global_rate", float(m[4]), step)]
         if m := _PROCESSED.search(text):
             samples, seconds = int(m[1]), float(m[2])
             return [Metric(run, ts, "samples_processed", float(samples)),

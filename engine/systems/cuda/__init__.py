@@ -19,7 +19,8 @@ def detect() -> Availability:
         return Availability(False, reason=f"no NVIDIA driver (NVML: {exc})")
     try:
         count = pynvml.nvmlDeviceGetCount()
-        names = [pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(i)) for i in range(count)]
+        names = [pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(i))
+                 for i in range(count)]
     finally:
         pynvml.nvmlShutdown()
     if not count:

@@ -49,7 +49,7 @@ class NvmlSampler(ToolSampler):
                         "value": round(mem.used / _MIB, 1), "unit": "MiB"})
         return out
 
-    def close(self, grace: float = 2.0) -> None:  # noqa: ARG002 - no tool to stop
+    def close(self, grace: float = 2.0) -> None:
         """Let NVML go."""
         if self._handles:
             import pynvml

@@ -16,7 +16,7 @@ Events:
   -> Metric("<source>.accuracy", percent), Metric("<source>.e2e_latency_ms"),
   Metric("<source>.ips") (end-to-end inferences per second), Metric("<source>.on_chip_latency_ms")
   and Metric("<source>.on_chip_ips"). ``--`` cells (no on-chip figures for the CPU) are skipped.
-"""
+"""  # noqa: E501 - the sample table is GroqFlow's output as printed, wider than a line
 
 from __future__ import annotations
 
@@ -77,5 +77,5 @@ class GroqFlow(Dialect):
             return []
         source = cells[0].lower()
         return [Metric(self.run_id, ts, f"{source}.{name}", float(m[1]))
-                for name, cell in zip(self._columns, cells[1:])
+                for name, cell in zip(self._columns, cells[1:], strict=True)
                 if name and (m := _NUMBER.fullmatch(cell))]

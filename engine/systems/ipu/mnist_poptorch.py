@@ -67,7 +67,7 @@ def train(model, data, args: argparse.Namespace, stop: StopFlag) -> None:
             step += 1
             epoch_samples += len(labels)
             epoch_loss += loss
-            reporter.step(step, epoch, len(labels), lambda: loss)
+            reporter.step(step, epoch, len(labels), lambda loss=loss: loss)
             stop.exit_if_requested(f"at step {step}")
         samples += epoch_samples
         rate = epoch_samples / (time.perf_counter() - epoch_started)

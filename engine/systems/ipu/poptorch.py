@@ -76,7 +76,7 @@ class PopTorch(Dialect):
             return self._enter(ts, "compiling", f"graph compilation {int(percent)}%")
         if label == "Epochs":
             events = self._enter(ts, "running")
-            if step is not None and self._epochs != (int(step), int(total)):
+            if step is not None and total is not None and self._epochs != (int(step), int(total)):
                 self._epochs = done, of = int(step), int(total)
                 events.append(Progress(self.run_id, ts, done, of, epoch=done, epochs=of))
             return events

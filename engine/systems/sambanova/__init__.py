@@ -15,7 +15,7 @@ from accelbench.engine.systems.sambanova.telemetry import SambaNovaSampler
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
 
 
-def _bert_large(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:  # noqa: ARG001
+def _bert_large(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:
     """The vendor's BertLarge_run.sh, run inside the sbatch allocation ([slurm] sets it)."""
     script = params["script"] or site.required("sambanova", "bert_large_script")
     return Plan(["bash", file_arg(script), *shlex.split(params["args"])],

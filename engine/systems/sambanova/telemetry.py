@@ -28,7 +28,8 @@ class SambaNovaSampler(ToolSampler):
     def __init__(self, *args) -> None:
         super().__init__(*args)
         self._exec = 0  # the %exec column's index in a row's fields
-        self._rdu, self._tiles = "", []  # the RDU whose rows are being read, their %exec
+        self._rdu = ""  # the RDU whose rows are being read
+        self._tiles: list[float] = []  # their %exec
         self._rdus: dict[str, float] = {}
 
     def argv(self) -> list[str]:
