@@ -13,6 +13,9 @@ from pathlib import Path
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Event, Metric
+from accelbench.engine.runner import RunHandle
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
 
@@ -124,10 +127,6 @@ def import_file(store, path: str | Path, dialect: str = "auto",
     its events are derived like any run's; the accelerator is ``accelerator`` or the
     one the dialects point to (the file's, for a section that only has Trainer output).
     """
-    from accelbench.engine.runner import RunHandle
-    from accelbench.engine.spec import spec_from_dict
-    from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
-
     path = Path(path)
     sections = [s for s in parse_file(path, dialect) if any(e.kind != "log" for e in s.events)]
     if not sections:
