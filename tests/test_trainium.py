@@ -6,6 +6,8 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -96,7 +98,7 @@ def test_cpu_has_no_compiling_phase(watcher_class, capsys):
 
 def test_neuron_parallel_compile_pass_only_compiles_and_reports_no_figures(watcher_class, capsys):
     train(watcher_class(SimpleNamespace(requested=False), epochs=2, interval=0, xla=True,
-                        precompiling=True))
+                        tracing_for="neuron_parallel_compile"))
     tracing = "neuron_parallel_compile: tracing the {} graphs"
     assert story(machine_events(capsys.readouterr().out)) == [
         ("compiling", tracing.format("training")), 1, 2, 3,
@@ -110,6 +112,11 @@ def test_neuron_parallel_compile_pass_only_compiles_and_reports_no_figures(watch
 BERT_FLAGS = ["--model=bert-base-uncased", "--dataset=glue/sst2", "--max-seq-length=32",
               "--batch-size=32", "--epochs=3", "--learning-rate=5e-05", "--train-samples=0",
               "--eval-samples=0", "--precision=fp32", "--logging-steps=10", "--seed=42"]
+NEURON_FLAGS = ["--device-sdk=Neuron SDK",
+                ("--missing-device-hint=set [trainium] python in accelbench's config.toml to the"
+                 " Neuron virtualenv"),
+                "--trace-only-env=NEURON_PARALLEL_COMPILE",
+                "--trace-only-tool=neuron_parallel_compile"]
 
 
 @pytest.fixture
@@ -126,7 +133,8 @@ def neuron_site(home, tmp_path, monkeypatch):
 
 def torchrun(python: str) -> list[str]:
     return [python, "-m", "torch.distributed.run", "--nproc_per_node=2",
-            str(SCRIPTS_DIR / "bert_finetune.py"), "--device", "xla", *BERT_FLAGS]
+            str(SCRIPTS_DIR / "bert_finetune.py"), "--device", "xla", *NEURON_FLAGS,
+            *BERT_FLAGS]
 
 
 def test_precompile_and_profile_command_line(neuron_site, tmp_path):
@@ -253,3 +261,43 @@ def test_failed_graph_compilations_are_diagnosed():
             "Total failed compilations: 3")
     [diagnosis] = NeuronRuntime("r").feed(line, 0)
     assert diagnosis.code == "neuron_precompile_graphs_failed"
+
+
+# ---- bert_finetune.py as the recipe runs it: the Neuron SDK's names come from the recipe ----
+
+def run_script(neuron_site, tmp_path, device: str, *overrides: str, env: dict | None = None):
+    """bert_finetune.py with the recipe's argv (from the script on, ``--device`` replaced)."""
+    argv = Runner.plan(load_preset(find_preset(PRESET)), tmp_path).argv
+    script = argv.index(str(SCRIPTS_DIR / "bert_finetune.py"))
+    assert argv[script + 1:script + 3] == ["--device", "xla"]
+    assert argv[script + 3:script + 7] == NEURON_FLAGS
+    job = [sys.executable, *argv[script:script + 2], device, *argv[script + 3:], *overrides]
+    return subprocess.run(job, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          check=False, env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})})
+
+
+def test_neuron_parallel_compile_pass_of_the_script_traces_and_reports_nothing(neuron_site,
+                                                                               tmp_path):
+    done = run_script(neuron_site, tmp_path, "cpu", "--model=tiny", "--dataset=synthetic",
+                      "--train-samples=16", "--eval-samples=8", "--batch-size=8", "--epochs=1",
+                      env={"NEURON_PARALLEL_COMPILE": "1"})
+    assert done.returncode == 0, done.stderr
+    events = machine_events(done.stdout)
+    tracing = "neuron_parallel_compile: tracing the {} graphs"
+    assert [(e["name"], e["detail"]) for e in events if e["type"] == "phase"] == [
+        ("loading", "model tiny, dataset synthetic"),
+        ("compiling", tracing.format("training")), ("compiling", tracing.format("evaluation"))]
+    assert {e["type"] for e in events} == {"phase", "diagnosis", "progress"}  # no figures
+    assert done.stdout.splitlines()[-1] == ("Graphs traced for neuron_parallel_compile; "
+                                            "this pass's figures are not real.")
+
+
+def test_script_without_torch_xla_names_the_neuron_virtualenv(neuron_site, tmp_path):
+    done = run_script(neuron_site, tmp_path, "xla")
+    assert done.returncode == 2
+    [diagnosis] = [e for e in machine_events(done.stdout) if e["type"] == "diagnosis"]
+    message = "--device xla, but this Python has no torch_xla (Neuron SDK)"
+    hint = "set [trainium] python in accelbench's config.toml to the Neuron virtualenv"
+    assert (diagnosis["code"], diagnosis["message"], diagnosis["hint"]) == (
+        "torch_xla_missing", message, hint)
+    assert done.stderr.splitlines()[-1] == f"bert_finetune: error: {message}; hint: {hint}"

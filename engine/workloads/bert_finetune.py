@@ -3,8 +3,10 @@
 Standalone: needs torch and transformers (``datasets`` only for hub datasets).
 Progress, throughput, metrics and diagnoses go out as machine lines (``emit``);
 the ``***** train metrics *****`` block and the accuracy line are printed as the
-seeds' runs printed them. On XLA (Trainium) the first steps are the compiling
-phase; under ``neuron_parallel_compile`` the run only traces the graphs.
+seeds' runs printed them. On XLA the first steps are the compiling phase. A
+system's recipe names its device's SDK and hint for when the device's backend is
+missing, and the environment variable marking a graph compiler's trace-only pass
+(``--trace-only-env``), in which the run only traces the graphs.
 """
 
 from __future__ import annotations
@@ -41,9 +43,20 @@ NEUTRAL = ("the a film movie story plot actor scene it was is and with this of i
 
 
 def parse_args() -> argparse.Namespace:
-    """The command line: ``--device`` plus one flag per BERT_FINETUNE parameter."""
+    """The command line: ``--device``, the device's integration (set by a system's recipe),
+    then one flag per BERT_FINETUNE parameter."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", choices=("cpu", "cuda", "xla"), default="cpu")
+    g = p.add_argument_group("device integration", "set by the system's recipe")
+    g.add_argument("--device-sdk", default="",
+                   help="what provides torch_xla, named when --device xla finds none")
+    g.add_argument("--missing-device-hint", default="use --device cpu",
+                   help="the hint when --device's torch backend is missing")
+    g.add_argument("--trace-only-env", metavar="VAR", default="",
+                   help="with VAR=1 in its environment the run is a graph compiler's trace-only "
+                        "pass: every phase is compiling and no figure is reported")
+    g.add_argument("--trace-only-tool", metavar="NAME", default="",
+                   help="that compiler, named in the pass's phases and last line (default: VAR)")
     p.add_argument("--model", default="bert-base-uncased")
     p.add_argument("--dataset", default="synthetic")
     p.add_argument("--max-seq-length", type=int, default=128)
@@ -174,25 +187,25 @@ XLA_COMPILING = "XLA graph compilation (first steps)"
 class Watcher(TrainerCallback):
     """Emits phases, progress, throughput and logged metrics; stops on SIGTERM.
 
-    On XLA the first ``COMPILE_STEPS`` steps are the "compiling" phase. Under
-    ``neuron_parallel_compile`` (``precompiling``) the run only traces graphs for it
-    to compile: every phase is "compiling", and no figure is reported (none is real).
+    On XLA the first ``COMPILE_STEPS`` steps are the "compiling" phase. In a trace-only
+    pass (``tracing_for``: the graph compiler it traces graphs for, "" in a real run)
+    every phase is "compiling", and no figure is reported (none is real).
     """
 
     def __init__(self, stop: StopFlag, epochs: int, interval: float = 0.5, xla: bool = False,
-                 precompiling: bool = False) -> None:
+                 tracing_for: str = "") -> None:
         self.stop, self.epochs, self.interval = stop, epochs, interval
         self.compile_steps = COMPILE_STEPS if xla else 0
-        self.precompiling = precompiling
+        self.tracing_for = tracing_for
         self.current, self.shown = "", ("", "")
         self.last_t, self.last_step = time.perf_counter(), 0
 
     def _enter(self, name: str, detail: str = "") -> None:
         """Enter phase ``name``; emit it unless it is the phase already shown."""
         self.current = name
-        if self.precompiling:
+        if self.tracing_for:
             graphs = "evaluation" if name == "evaluating" else "training"
-            name, detail = "compiling", f"neuron_parallel_compile: tracing the {graphs} graphs"
+            name, detail = "compiling", f"{self.tracing_for}: tracing the {graphs} graphs"
         if (name, detail) != self.shown:
             self.shown = (name, detail)
             emit("phase", name=name, detail=detail)
@@ -222,7 +235,7 @@ class Watcher(TrainerCallback):
         self.last_t, self.last_step = now, step
         epoch = min(max(math.ceil(state.epoch or 0), 1), self.epochs)
         emit("progress", step=step, total=state.max_steps, epoch=epoch, epochs=self.epochs)
-        if not self.precompiling:
+        if not self.tracing_for:
             emit("throughput", samples_per_s=round(rate, 3), step=step)
 
     def on_epoch_end(self, args, state, control, **kwargs):
@@ -232,7 +245,7 @@ class Watcher(TrainerCallback):
             self._enter("evaluating")
 
     def on_log(self, args, state, control, logs=None, **kwargs):
-        if self.precompiling:
+        if self.tracing_for:
             return
         for name, value in (logs or {}).items():
             if name != "epoch" and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -254,18 +267,31 @@ def training_args(a: argparse.Namespace) -> TrainingArguments:
         report_to=[], disable_tqdm=True)
 
 
+def check_device(a: argparse.Namespace) -> None:
+    """A diagnosis, and exit 2, when ``--device``'s torch backend is missing."""
+    if a.device == "cuda" and not torch.cuda.is_available():
+        fail("cuda_unavailable", "--device cuda, but torch sees no CUDA GPU",
+             hint=a.missing_device_hint)
+    if a.device == "xla" and importlib.util.find_spec("torch_xla") is None:
+        sdk = f" ({a.device_sdk})" if a.device_sdk else ""
+        fail("torch_xla_missing", f"--device xla, but this Python has no torch_xla{sdk}",
+             hint=a.missing_device_hint)
+
+
+def tracing_for(a: argparse.Namespace) -> str:
+    """The graph compiler this run is a trace-only pass for, "" for a real run."""
+    if not a.trace_only_env or os.environ.get(a.trace_only_env) != "1":
+        return ""
+    return a.trace_only_tool or a.trace_only_env
+
+
 def main() -> None:
     """Load, fine-tune, report; exit 2 on a diagnosed problem, 143 on SIGTERM."""
     a = parse_args()
     stop = StopFlag()
-    precompiling = os.environ.get("NEURON_PARALLEL_COMPILE") == "1"
+    tracing = tracing_for(a)
     emit("phase", name="loading", detail=f"model {a.model}, dataset {a.dataset}")
-    if a.device == "cuda" and not torch.cuda.is_available():
-        fail("cuda_unavailable", "--device cuda, but torch sees no CUDA GPU",
-             hint="use --device cpu")
-    if a.device == "xla" and importlib.util.find_spec("torch_xla") is None:
-        fail("torch_xla_missing", "--device xla, but this Python has no torch_xla (Neuron SDK)",
-             hint="set [trainium] python in accelbench's config.toml to the Neuron virtualenv")
+    check_device(a)
     set_seed(a.seed)
     train_rows, eval_rows = load_data(a.dataset, a.seed)
     train_rows = train_rows[:a.train_samples or None]
@@ -281,11 +307,11 @@ def main() -> None:
     trainer = Trainer(model=model, args=training_args(a), train_dataset=train_set,
                       eval_dataset=eval_set, compute_metrics=accuracy,
                       callbacks=[Watcher(stop, a.epochs, xla=a.device == "xla",
-                                         precompiling=precompiling)])
+                                         tracing_for=tracing)])
     result = trainer.train()
     stop.exit_if_requested("during training")
-    if precompiling:
-        print("Graphs traced for neuron_parallel_compile; this pass's figures are not real.")
+    if tracing:
+        print(f"Graphs traced for {tracing}; this pass's figures are not real.")
         return
 
     metrics = {**result.metrics, "total_flos": trainer.state.total_flos}

@@ -1,5 +1,6 @@
 """Trainium's BERT fine-tuning: the generic script under torchrun, one process per
-NeuronCore, on XLA; through ``neuron_job.py`` when pre-compiling or profiling."""
+NeuronCore, on XLA, told the Neuron SDK's names; through ``neuron_job.py`` when
+pre-compiling or profiling."""
 
 from __future__ import annotations
 
@@ -19,11 +20,21 @@ NEURON_KNOBS = (
           " import neuron-profile's summary (per-engine active time, MFU) as run metrics"),
 )
 
+# bert_finetune.py's device integration: what it names when torch_xla is missing, and
+# neuron_parallel_compile's trace-only pass (the job run with NEURON_PARALLEL_COMPILE=1)
+NEURON_FLAGS = (
+    "--device-sdk=Neuron SDK",
+    ("--missing-device-hint=set [trainium] python in accelbench's config.toml to the Neuron"
+     " virtualenv"),
+    "--trace-only-env=NEURON_PARALLEL_COMPILE",
+    "--trace-only-tool=neuron_parallel_compile",
+)
+
 
 def _bert(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:
     nproc = site.value("trainium", "nproc_per_node")
     job = [ctx.python, "-m", "torch.distributed.run", f"--nproc_per_node={nproc}",
-           workload.script, "--device", "xla", *workload.flags(params)]
+           workload.script, "--device", "xla", *NEURON_FLAGS, *workload.flags(params)]
     if not (params["precompile"] or params["profile"]):
         return Plan(job, dialects=["neuron_runtime"])
     argv, env = [ctx.python, "-u", str(HERE / "neuron_job.py")], {}
