@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import reprlib
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+V = TypeVar("V")
 
 
 class UserError(Exception):
@@ -22,7 +25,7 @@ class UserError(Exception):
         return self.message
 
 
-def lookup(table: dict, name: str, what: str):
+def lookup(table: Mapping[str, V], name: str, what: str) -> V:
     """``table[name]``, or a ``UserError`` naming the unknown ``what`` and the known ones."""
     try:
         return table[name]

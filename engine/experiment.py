@@ -3,9 +3,9 @@
 ``start`` records the experiment (``plan.json``: every variant and its spec) and
 starts its driver, a detached process (``python -m accelbench.engine.experiment DIR``) that
 starts the runs, at most ``max_parallel`` local runs at once (the runs of a launcher
-whose scheduler queues them are all submitted), and writes what it did to ``journal.jsonl``. The driver outlives
-whoever started it, like every run does; the files are the truth, and any reader
-(``Experiment``) can tell how far it got.
+whose scheduler queues them are all submitted), and writes what it did to
+``journal.jsonl``. The driver outlives whoever started it, like every run does; the files
+are the truth, and any reader (``Experiment``) can tell how far it got.
 """
 
 from __future__ import annotations
@@ -94,14 +94,12 @@ class Experiment:
 
     def plan(self) -> dict[str, Any]:
         """The recorded plan: the base spec, options and every variant's spec."""
-        plan = read_json(self.info.path(PLAN_FILE))
-        if plan is None:
-            raise UserError(f"experiment {self.id}: its plan ({PLAN_FILE}) is missing")
-        return plan
+        return _read_plan(self.info.dir)
 
     def entries(self) -> list[Entry]:
         """Every variant, with its run or the note on why it has none, from the journal."""
-        entries = [Entry(i, v["label"], v["variant"]) for i, v in enumerate(self.plan()["variants"])]
+        variants = self.plan()["variants"]
+        entries = [Entry(i, v["label"], v["variant"]) for i, v in enumerate(variants)]
         for record in _journal(self.info.path(JOURNAL_FILE)):
             entry = entries[record["index"]]
             entry.run_id = record.get("run", entry.run_id)
@@ -120,7 +118,7 @@ class Experiment:
         if end is None:
             driver = read_json(self.info.path(DRIVER_FILE))
             young = time.time() - self.info.created < 30  # the driver is still starting
-            if driver is None and young or driver and _driver_alive(driver):
+            if (driver is None and young) or (driver and _driver_alive(driver)):
                 return "running"
             end = {"status": "lost", "ended": time.time()}
             write_json(self.info.path(END_FILE), end)
@@ -183,6 +181,13 @@ def _journal(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def _read_plan(exp_dir: Path) -> dict[str, Any]:
+    plan = read_json(exp_dir / PLAN_FILE)
+    if plan is None:
+        raise UserError(f"experiment {exp_dir.name}: its plan ({PLAN_FILE}) is missing")
+    return plan
+
+
 def _driver_alive(driver: dict[str, Any]) -> bool:
     return driver["host"] != socket.gethostname() or alive(driver["pid"], driver["started"])
 
@@ -193,7 +198,7 @@ class _Driver:
     def __init__(self, exp_dir: Path, home: Path) -> None:
         self.dir = exp_dir
         self.runner = Runner(Store(home))
-        self.plan = read_json(exp_dir / PLAN_FILE)
+        self.plan = _read_plan(exp_dir)
         self.failed = False
         self.live: dict[str, RunHandle] = {}
 

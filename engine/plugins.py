@@ -9,7 +9,7 @@ already taken is a ``UserError`` naming it and the distribution it came from.
 from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
-from typing import TypeVar
+from typing import Any, TypeVar, overload
 
 from accelbench.engine.errors import UserError
 
@@ -22,10 +22,19 @@ def _origin(entry: EntryPoint) -> str:
         f" of {dist.name} {dist.version}" if dist is not None else "")
 
 
-def load(group: str, kind: type[T]) -> dict[str, T]:
+# A concrete kind types the result; an abstract one (which mypy refuses for ``type[T]``, as
+# such a class could be called) takes the second form and its caller annotates the result,
+# which the ``isinstance`` check below guarantees.
+@overload
+def load(group: str, kind: type[T]) -> dict[str, T]: ...
+@overload
+def load(group: str, kind: type) -> dict[str, Any]: ...
+
+
+def load(group: str, kind: type) -> dict[str, Any]:
     """Every object registered under ``group``, by entry-point name, each checked to be a
     ``kind`` whose ``name`` is its entry point's."""
-    found: dict[str, T] = {}
+    found: dict[str, Any] = {}
     for entry in entry_points(group=group):
         try:
             obj = entry.load()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ class JobSpec:
         return tomli_w.dumps(self.to_dict())
 
 
-def load_preset(path: str | Path, overrides: list[str] = ()) -> JobSpec:
+def load_preset(path: str | Path, overrides: Sequence[str] = ()) -> JobSpec:
     """Read a preset file and apply ``key=value`` overrides to it."""
     path = Path(path)
     try:
@@ -91,7 +92,7 @@ def load_preset(path: str | Path, overrides: list[str] = ()) -> JobSpec:
                           text=text)
 
 
-def spec_from_dict(data: dict[str, Any], overrides: list[str] = (), source: str = "spec",
+def spec_from_dict(data: dict[str, Any], overrides: Sequence[str] = (), source: str = "spec",
                    text: str = "") -> JobSpec:
     """Validate raw preset data plus ``key=value`` overrides into a ``JobSpec``."""
     data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
@@ -234,7 +235,7 @@ def _env(given: dict[str, Any], where) -> dict[str, str]:
     return env
 
 
-def _sweep(data: dict[str, Any], parsed: dict[str, dict[str, str]], overrides: list[str],
+def _sweep(data: dict[str, Any], parsed: dict[str, dict[str, str]], overrides: Sequence[str],
            where, source: str) -> dict[str, Any]:
     """The checked ``[sweep]`` (with ``--set sweep.x`` options); every variant is checked."""
     def at(key: str) -> str:
@@ -274,7 +275,8 @@ def save_preset(spec: JobSpec, path: str | Path) -> Path:
     return path
 
 
-def _split_overrides(overrides: list[str], tables: tuple[str, ...]) -> dict[str, dict[str, str]]:
+def _split_overrides(overrides: Sequence[str],
+                     tables: tuple[str, ...]) -> dict[str, dict[str, str]]:
     """``["epochs=3", "env.X=1"]`` → ``{"": {}, "params": {"epochs": "3"}, "env": {"X": "1"}}``.
 
     A bare key names a top-level field if there is one, else a workload parameter.

@@ -21,7 +21,7 @@ GROUP = "accelbench.launchers"
 @cache
 def launchers() -> dict[str, Launcher]:
     """Every installed launcher by name; launchers sharing an option table must agree on it."""
-    found = plugins.load(GROUP, Launcher)
+    found: dict[str, Launcher] = plugins.load(GROUP, Launcher)
     owners: dict[str, Launcher] = {}
     for launcher in found.values():
         first = owners.setdefault(launcher.table, launcher)

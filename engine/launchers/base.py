@@ -30,7 +30,7 @@ class Launcher(ABC):
     job_id_env: str = ""  # the variable through which the scheduler gives the job its id
     verdict: bool = False  # a signalled job awaits the launcher's word on how it ended
 
-    def check(self, options: dict[str, Any]) -> None:
+    def check(self, options: dict[str, Any]) -> None:  # noqa: B027 - optional, default: no limit
         """Refuse values of the option table that no site accepts (``UserError``); called
         whenever a spec with the table loads, whatever launcher it names."""
 

@@ -67,10 +67,7 @@ def command(run_dir: Path) -> list[str]:
 def exit_record(returncode: int | None, cancelled: bool, started: float,
                 **extra: Any) -> ExitRecord:
     """The exit record of a job that ended with ``returncode`` (``extra``: more fields)."""
-    if cancelled:
-        status = "cancelled"
-    else:
-        status = "done" if returncode == 0 else "failed"
+    status = "cancelled" if cancelled else "done" if returncode == 0 else "failed"
     killed = signal.Signals(-returncode).name if returncode is not None and returncode < 0 else None
     return ExitRecord(status, returncode, started, time.time(), killed, **extra)
 
@@ -145,7 +142,7 @@ class Keeper:
             try:
                 keep(run_dir, launch, started, report_w, hold_r)
                 code = 0
-            except BaseException:
+            except BaseException:  # noqa: BLE001 - a forked child: print what ends it, then _exit
                 traceback.print_exc()
             finally:
                 sys.stderr.flush()
@@ -196,6 +193,7 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
         running.set()
         _send(report, {"pid": job.pid, "created": psutil.Process(job.pid).create_time()})
         no_space: list[bool] = []
+        assert job.stderr is not None  # started with stderr=PIPE
         copier = threading.Thread(target=_copy_to_logs, daemon=True,
                                   args=(job.stderr.fileno(), run_dir, no_space))
         copier.start()
@@ -217,6 +215,8 @@ def _send(pipe: int, message: dict[str, Any]) -> None:
 def run(run_dir: Path) -> int:
     """Start, watch and record the job of the run in ``run_dir``."""
     launch = read_json(run_dir / LAUNCH_FILE)
+    if launch is None:  # the launcher writes it before starting the wrapper
+        sys.exit(f"{run_dir / LAUNCH_FILE}: missing or unreadable, the job cannot start")
     started = time.time()
     reserve(run_dir / EXIT_FILE)
     keeper = Keeper(run_dir, launch, started)
@@ -234,12 +234,10 @@ def run(run_dir: Path) -> int:
                                         "job_started": news["created"]})
     terminated = []
 
-    def forward(signum, frame):  # noqa: ARG001 - signal API
+    def forward(signum, frame):
         terminated.append(signal.Signals(signum).name)  # scancel, a time limit, a shutdown
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(job_pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -32,7 +33,7 @@ class Local(Launcher):
     name = "local"
     title = "this machine, under a detached wrapper"
 
-    def start(self, run: RunInfo, spec: JobSpec) -> None:  # noqa: ARG002 - the interface
+    def start(self, run: RunInfo, spec: JobSpec) -> None:
         """Start the wrapper, in a session of its own, on the run's ``launch.json``."""
         with open(run.path("wrapper.log"), "ab") as log:
             subprocess.Popen(jobwrap.command(run.dir), cwd=run.dir,
@@ -98,10 +99,8 @@ def _wait_for_job(run: RunInfo, timeout: float = 5.0) -> tuple[int, float] | Non
 
 
 def _signal(pgid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, sig)
-    except ProcessLookupError:
-        pass
 
 
 LAUNCHER = Local()

@@ -62,7 +62,7 @@ def tool(name: str) -> str:
 
 
 def _run(argv: list[str], timeout: float = 30) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def check(slurm: dict[str, Any]) -> None:
@@ -87,7 +87,8 @@ def preflight(slurm: dict[str, Any]) -> None:
         return  # the controller is slow: let sbatch decide
     if out.returncode != 0:
         return
-    partitions, gres = set(), {}
+    partitions: set[str] = set()
+    gres: dict[str, int] = {}
     for line in out.stdout.split():
         part, _, node_gres = line.partition("|")
         partitions.add(part)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.markup import escape
@@ -38,7 +40,7 @@ def default_spec() -> JobSpec:
 class LaunchScreen(Screen):
     """The accelerator and workload pickers and the parameter form."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "run", "Run", id="launch.run", tooltip="Start a run with these settings"),
         Binding("ctrl+o", "load_preset", "Load preset", id="launch.load_preset",
                 tooltip="Fill the form from a preset (built-in or yours)"),
@@ -127,6 +129,8 @@ class LaunchScreen(Screen):
             workloads.highlighted = names.index(self.workload)
 
     def _fill_form(self, values: dict) -> None:
+        if self.base is None:  # no spec yet: load_spec fills the form when it comes
+            return
         workload = registry.get_workload(self.workload)
         door = get_launcher(self.base.launcher).describe(self.base)
         # Content, not markup: the launcher's options and the [sweep] values are the user's
@@ -153,6 +157,7 @@ class LaunchScreen(Screen):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         choice = event.option.id
+        assert choice is not None  # every option is keyed by its name
         if event.option_list.id == "accelerators" and choice != self.accelerator:
             self.accelerator = choice
             self._show_accelerator_status()
@@ -181,6 +186,8 @@ class LaunchScreen(Screen):
 
     def current_spec(self) -> JobSpec:
         """The spec the form describes (``UserError`` if it does not validate)."""
+        if self.base is None:
+            raise UserError("the form is still loading", hint="try again in a moment")
         values = self.query_one(ParamForm).values()
         name = values.pop("name")
         data = {**self.base.to_dict(), "name": name, "accelerator": self.accelerator,
@@ -194,6 +201,7 @@ class LaunchScreen(Screen):
                                      if k not in swept], source="form")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        assert event.button.id is not None  # every button has its action's id
         {"run": self.action_run, "load": self.action_load_preset,
          "save": self.action_save_preset}[event.button.id]()
 

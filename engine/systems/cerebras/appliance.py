@@ -46,7 +46,7 @@ class ApplianceJobs:
                 self.calls += 1
                 try:
                     out = subprocess.run(["csctl", "get", "jobs"], capture_output=True,
-                                         text=True, timeout=30)
+                                         text=True, timeout=30, check=False)
                 except subprocess.TimeoutExpired:
                     return self._jobs
                 if out.returncode == 0:
@@ -111,7 +111,8 @@ class Appliance(Local):
         phases = APPLIANCE.phases()
         for job in job_ids(run):
             if phases.get(job) not in _FINAL and shutil.which("csctl"):
-                subprocess.run(["csctl", "cancel", "job", job], capture_output=True, timeout=60)
+                subprocess.run(["csctl", "cancel", "job", job], capture_output=True, timeout=60,
+                               check=False)
         super().cancel(run, grace)
 
 
