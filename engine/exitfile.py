@@ -62,12 +62,17 @@ class ExitRecord:
 
 
 def reserve(path: Path) -> None:
-    """Keep ``RESERVED`` bytes for the record at ``path`` (unless something is there)."""
+    """Keep ``RESERVED`` bytes for the record at ``path`` (unless something is there).
+
+    Written beside it, then linked into place: a reader never sees the file empty."""
+    spare = path.with_name(f".{path.name}.{os.getpid()}.reserve")
     try:
-        with open(path, "xb") as f:
-            f.write(json.dumps(PENDING).encode().ljust(RESERVED - 1) + b"\n")
+        spare.write_bytes(json.dumps(PENDING).encode().ljust(RESERVED - 1) + b"\n")
+        os.link(spare, path)
     except FileExistsError:
         pass
+    finally:
+        spare.unlink(missing_ok=True)
 
 
 def read_exit(path: Path) -> ExitRecord | None:
