@@ -593,7 +593,7 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:
     for column in ("name", "system", "status", "details", "workloads"):
         table.add_column(column)
     for acc in registry.systems().values():
-        found = acc.detect()
+        found = registry.detect(acc)
         table.add_row(acc.name, acc.title,
                       availability_cell(found.available).rich(),
                       found.detail if found.available else found.reason,

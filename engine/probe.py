@@ -40,19 +40,29 @@ def slurm_gres() -> dict[str, int]:
     return found
 
 
-def finder(pattern: str, gres: str, names: tuple[str, ...]) -> Callable[[], Availability]:
-    """The usual detection: here when device files match ``pattern`` or tools ``names`` are
-    on PATH on this machine, or this cluster's nodes have the GRES ``gres``."""
+def finder(pattern: str, names: tuple[str, ...]) -> Callable[[], Availability]:
+    """The usual detection on this machine: here when device files match ``pattern`` or
+    tools ``names`` are on PATH (the cluster's GRES are the registry's to check)."""
     def detect() -> Availability:
         found = devices(pattern)
         if found:
             return Availability(True, detail=f"{len(found)} device(s): {', '.join(found[:4])}")
-        count = slurm_gres().get(gres)
-        if count:
-            return Availability(True, detail=f"through Slurm (GRES {gres}:{count} per node)")
         have = tools(*names)
         if have:
             return Availability(True, detail=f"tools found: {', '.join(have)} (no {pattern} here)")
-        return Availability(False, reason=f"no {pattern} devices, no Slurm GRES {gres!r}"
-                                          f" and none of {', '.join(names)} on PATH")
+        return Availability(False, reason=f"no {pattern} devices and none of"
+                                          f" {', '.join(names)} on PATH")
     return detect
+
+
+def through_gres(names: tuple[str, ...], here: Availability) -> Availability:
+    """``here`` (what the machine says) if available, else available through the first of
+    the GRES ``names`` this cluster's nodes have, else unavailable saying both."""
+    if here.available or not names:
+        return here
+    for name in names:
+        count = slurm_gres().get(name)
+        if count:
+            return Availability(True, detail=f"through Slurm (GRES {name}:{count} per node)")
+    return Availability(False, reason=f"{here.reason}; no Slurm GRES "
+                                      + ", ".join(repr(n) for n in names))

@@ -17,6 +17,7 @@ from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.hf_trainer import HFTrainer
+from accelbench.engine.probe import through_gres
 from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
 from accelbench.engine.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.tool import ToolSampler
@@ -46,16 +47,21 @@ def get_accelerator(name: str) -> System:
 def require_available(name: str) -> System:
     """The system called ``name`` if it is usable here, else a ``UserError`` saying why."""
     system = get_accelerator(name)
-    found = system.detect()
+    found = detect(system)
     if not found.available:
         raise UserError(f"accelerator {name!r} is not available here: {found.reason}",
                         hint="run `accelbench accelerators` to see what is")
     return system
 
 
+def detect(system: System) -> Availability:
+    """Whether ``system`` is here: by its own detection, else through its Slurm GRES."""
+    return through_gres(system.gres, system.detect())
+
+
 def detect_all() -> dict[str, Availability]:
     """Whether each system is here, by name."""
-    return {name: system.detect() for name, system in systems().items()}
+    return {name: detect(system) for name, system in systems().items()}
 
 
 @functools.cache

@@ -46,7 +46,7 @@ def groq_site(home, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(STANDINS))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.systems.groq.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", dict)
     monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
     return config
 
@@ -64,26 +64,31 @@ def test_preset_command_lines(preset, length, groq_site, tmp_path):
 
 
 def test_detection_finds_groqflow_importable_by_the_configured_python(groq_site, monkeypatch):
-    from accelbench.engine.registry import get_accelerator
+    from accelbench.engine.registry import detect, get_accelerator
 
-    found = get_accelerator("groq").detect()
+    found = detect(get_accelerator("groq"))
     assert found.available
     assert found.detail == f"GroqFlow importable by {sys.executable} (no /dev/groq* here)"
     monkeypatch.delenv("PYTHONPATH")
-    absent = get_accelerator("groq").detect()
+    absent = detect(get_accelerator("groq"))
     assert not absent.available
-    assert absent.reason.endswith(f"and GroqFlow not importable by {sys.executable}")
+    assert absent.reason.endswith(f"and GroqFlow not importable by {sys.executable}"
+                                  "; no Slurm GRES 'groq'")
 
 
 def test_detection_without_configuration_asks_this_python(home, monkeypatch):
-    from accelbench.engine.registry import get_accelerator
+    from accelbench.engine.registry import detect, get_accelerator
 
     monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.systems.groq.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", dict)
     monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
-    assert not get_accelerator("groq").detect().available
+    absent = detect(get_accelerator("groq"))
+    assert not absent.available and absent.reason.endswith("; no Slurm GRES 'groq'")
+    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", lambda: {"groq": 2})
+    assert detect(get_accelerator("groq")).detail == "through Slurm (GRES groq:2 per node)"
+    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", dict)
     monkeypatch.syspath_prepend(str(STANDINS))
-    found = get_accelerator("groq").detect()
+    found = detect(get_accelerator("groq"))
     assert found.available and found.detail.startswith("GroqFlow importable by this Python")
 
 

@@ -140,24 +140,24 @@ def test_sambanova_ntasks_32_is_refused_when_the_preset_loads(site):
                                           ("groq", "groq-smi")])
 def test_detection_by_tools_on_path(system, tool, tmp_path, monkeypatch):
     from accelbench.engine.probe import slurm_gres
-    from accelbench.engine.registry import get_accelerator
+    from accelbench.engine.registry import detect, get_accelerator
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no Slurm, no vendor tools
     slurm_gres.cache_clear()
-    absent = get_accelerator(system).detect()
+    absent = detect(get_accelerator(system))
     assert not absent.available and absent.reason
     (tmp_path / tool).write_text("#!/bin/sh\nexit 0\n")
     (tmp_path / tool).chmod(0o755)
-    present = get_accelerator(system).detect()
+    present = detect(get_accelerator(system))
     assert present.available and tool in present.detail
     slurm_gres.cache_clear()
 
 
 def test_detection_through_slurm_gres(monkeypatch):
-    from accelbench.engine.registry import get_accelerator
+    from accelbench.engine.registry import detect, get_accelerator
 
     monkeypatch.setattr("accelbench.engine.probe.slurm_gres", lambda: {"rdu": 8})
-    found = get_accelerator("sambanova").detect()
+    found = detect(get_accelerator("sambanova"))
     assert found.available and found.detail == "through Slurm (GRES rdu:8 per node)"
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from accelbench.engine import site
 from accelbench.engine.errors import UserError
 from accelbench.engine.params import Param
-from accelbench.engine.probe import devices, slurm_gres, tools
+from accelbench.engine.probe import devices, tools
 from accelbench.engine.system import Availability, Column, SiteKey, System
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from accelbench.engine.workloads import Context, Plan, Workload, own_script
@@ -38,22 +38,19 @@ def groqflow() -> tuple[bool, str]:
 
 
 def detect() -> Availability:
-    """Here when its devices or tools are on this machine, the cluster has its GRES, or
-    GroqFlow is importable (it builds for the GroqChip without one)."""
+    """Here when its devices or tools are on this machine, or GroqFlow is importable (it
+    builds for the GroqChip without one); the registry adds the cluster's GRES."""
     found = devices("/dev/groq*")
     if found:
         return Availability(True, detail=f"{len(found)} device(s): {', '.join(found[:4])}")
-    gres = slurm_gres().get("groq")
-    if gres:
-        return Availability(True, detail=f"through Slurm (GRES groq:{gres} per node)")
     have = tools(*TOOLS)
     if have:
         return Availability(True, detail=f"tools found: {', '.join(have)} (no /dev/groq* here)")
     importable, python = groqflow()
     if importable:
         return Availability(True, detail=f"GroqFlow importable by {python} (no /dev/groq* here)")
-    return Availability(False, reason="no /dev/groq* devices, no Slurm GRES 'groq', none of"
-                                      f" groq-smi on PATH, and GroqFlow not importable by {python}")
+    return Availability(False, reason="no /dev/groq* devices, none of groq-smi on PATH,"
+                                      f" and GroqFlow not importable by {python}")
 
 
 def _bert_tiny(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:

@@ -40,7 +40,7 @@ MNIST_POPTORCH = Workload(
 
 SYSTEM = System(
     name="ipu", order=40, title="Graphcore IPU (PopTorch)", device="ipu",
-    detect=finder("/dev/ipu*", "ipu", ("gc-info", "gc-monitor")),
+    detect=finder("/dev/ipu*", ("gc-info", "gc-monitor")),
     site_keys=(SiteKey("python", str, "", "the PopTorch virtualenv's python"),),
     gres=("ipu",),
     samplers=(GraphcoreSampler,),

@@ -37,7 +37,7 @@ BERT_LARGE = Workload(
 
 SYSTEM = System(
     name="sambanova", order=50, title="SambaNova RDU", device="rdu",
-    detect=finder("/dev/rdu*", "rdu", ("snconfig", "sntilestat")),
+    detect=finder("/dev/rdu*", ("snconfig", "sntilestat")),
     site_keys=(SiteKey("bert_large_script", str, "", "path of BertLarge_run.sh"),),
     gres=("rdu",),
     samplers=(SambaNovaSampler,),

@@ -13,7 +13,7 @@ from accelbench.engine.systems.trainium.workloads import BERT
 
 SYSTEM = System(
     name="trainium", order=30, title="AWS Trainium (Neuron SDK)", device="xla",
-    detect=finder("/dev/neuron*", "neuron", ("neuron-ls", "neuron-top", "neuron-monitor")),
+    detect=finder("/dev/neuron*", ("neuron-ls", "neuron-top", "neuron-monitor")),
     site_keys=(
         SiteKey("python", str, "", "the Neuron SDK virtualenv's python"),
         SiteKey("nproc_per_node", int, 2, "torchrun processes (NeuronCores), default 2"),
