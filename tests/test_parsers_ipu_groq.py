@@ -10,7 +10,7 @@ import pytest
 from accelbench.engine.events import Diagnosis, Metric, Phase, Progress
 from accelbench.engine.registry import get_dialect
 from accelbench.engine.systems.groq.dialect import GroqFlow
-from accelbench.engine.systems.ipu.poptorch import PopTorch
+from accelbench.engine.systems.ipu.dialect import PopTorch
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 HEADING = re.compile(r"(#{1,3}) +(.*)")

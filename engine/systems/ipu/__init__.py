@@ -10,7 +10,7 @@ from typing import Any
 from accelbench.engine.params import Param
 from accelbench.engine.probe import finder
 from accelbench.engine.system import SiteKey, System
-from accelbench.engine.systems.ipu.poptorch import PopTorch
+from accelbench.engine.systems.ipu.dialect import PopTorch
 from accelbench.engine.systems.ipu.telemetry import GraphcoreSampler
 from accelbench.engine.workloads import MNIST_CNN, Context, Plan, Workload, own_script
 
