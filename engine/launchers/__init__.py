@@ -1,5 +1,5 @@
-"""Launchers: the doors a run goes through (a local process, ``sbatch``, ``srun``, the
-Cerebras appliance, or a plug-in's), registered under the ``accelbench.launchers``
+"""Launchers: the doors a run goes through (a local process, ``sbatch``, ``srun``, or one
+a system's package or a plug-in brings), registered under the ``accelbench.launchers``
 entry-point group; the base class is ``engine.launchers.base.Launcher``.
 """
 
