@@ -105,7 +105,7 @@ def get_workload(name: str) -> Workload:
 
 @functools.cache
 def site_keys() -> dict[str, dict[str, Any]]:
-    """Each system's site configuration keys (``SiteKey``) by name."""
+    """Each system's site configuration keys (``Param``) by name."""
     return {system.name: {key.name: key for key in system.site_keys}
             for system in systems().values()}
 
@@ -147,8 +147,10 @@ def _check(system: System, found: dict[str, System]) -> None:
     for key in system.site_keys:
         if key.type not in SITE_TYPES:
             fail(f"site key {key.name!r}: type {key.type!r} is not one of str, int, float, bool")
-        if key.default is not None and type(key.default) is not key.type:
-            fail(f"site key {key.name!r}: default {key.default!r} is not a {key.type.__name__}")
+        try:
+            key.check(key.default)
+        except UserError as exc:
+            fail(f"site key {key.name!r}: default: {exc.message}")
     for kind, items, base in (("sampler", system.samplers, ToolSampler),
                               ("dialect", system.dialects, Dialect)):
         for item in items:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine import tomlfile
-from accelbench.engine.errors import UserError, shown, shown_key
+from accelbench.engine.errors import UserError, shown_key
 from accelbench.engine.registry import site_keys
 
 
@@ -52,14 +52,12 @@ def load() -> dict[str, dict[str, Any]]:
             if key not in known[system]:
                 raise UserError(f"{path}: {system}.{shown_key(key)}: unknown key",
                                 hint=f"keys of [{system}]: " + ", ".join(known[system]))
-            expected = known[system][key].type
-            if type(value) is not expected and not (expected is float and type(value) is int):
-                raise UserError(f"{path}: {system}.{key}: expected a {_TYPES[expected]},"
-                                f" got {shown(value)}", hint=known[system][key].help)
+            try:
+                table[key] = known[system][key].check(value)
+            except UserError as exc:
+                raise UserError(f"{path}: {system}.{key}: {exc.message}",
+                                hint=known[system][key].help) from None
     return data
-
-
-_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean (true or false)"}
 
 
 def value(system: str, key: str) -> Any:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import Extension, Workload
@@ -28,16 +28,6 @@ class Availability:
     available: bool
     detail: str = ""
     reason: str = ""
-
-
-@dataclass(frozen=True)
-class SiteKey:
-    """A key of the system's table in the site configuration (``[name] key = value``)."""
-
-    name: str
-    type: type
-    default: Any = None
-    help: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,7 +56,7 @@ class System:
     title: str
     device: str
     detect: Callable[[], Availability]
-    site_keys: tuple[SiteKey, ...] = ()
+    site_keys: tuple[Param, ...] = ()  # its [name] table in the site configuration
     gres: tuple[str, ...] = ()
     samplers: tuple[type[ToolSampler], ...] = ()
     dialects: tuple[type[Dialect], ...] = ()

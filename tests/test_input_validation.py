@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from accelbench.engine import site
 from accelbench.engine.errors import UserError
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
@@ -235,3 +236,21 @@ def test_a_command_shlex_cannot_split_is_one_line(home):
                                    " 'echo \"unbalanced' like a shell would: No closing quotation")
     assert error_of({"workload": "sambanova_bert_large", "accelerator": "sambanova",
                      "params": {"args": "'x"}}).startswith("spec: params.args: cannot split")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("nproc_per_node = nan", "trainium.nproc_per_node: expected an integer in [1, 1024], got nan"),
+    ("nproc_per_node = 99999999999999999999",
+     ("trainium.nproc_per_node: expected an integer in [1, 1024] (a 64-bit value),"
+      " got 99999999999999999999")),
+    ("nproc_per_node = 0", "trainium.nproc_per_node: expected an integer in [1, 1024], got 0"),
+    ('neuron_profile = "neuron-\\u0000profile"',
+     "trainium.neuron_profile: a NUL character is not allowed, got 'neuron-\\x00profile'"),
+])
+def test_a_site_value_is_checked_like_a_preset_knob(home, line, message):
+    config = home.parent / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"[trainium]\n{line}\n")
+    with pytest.raises(UserError) as caught:
+        site.load()
+    assert caught.value.message == f"{config}: {message}"

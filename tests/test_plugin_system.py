@@ -32,7 +32,7 @@ from accelbench.engine import site
 from accelbench.engine.events import Metric, Phase, Throughput
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.system import Availability, Column, SiteKey, System
+from accelbench.engine.system import Availability, Column, System
 from accelbench.engine.workloads import Plan, Workload
 
 _STEP = re.compile(r"^example: step (\\d+) loss ([\\d.]+) rate ([\\d.]+)$")
@@ -75,7 +75,7 @@ TRAIN = Workload(
 
 SYSTEM = System(
     name="example", title="Example board", device="example", detect=detect,
-    site_keys=(SiteKey("trainer", str, "", "the example trainer script"),),
+    site_keys=(Param("trainer", str, "", "the example trainer script"),),
     dialects=(ExampleLog,), workloads=(TRAIN,),
     metric_aliases={"example_loss": "final_loss"},
     columns=(Column(r"^example_loss$", "min"),))
@@ -199,7 +199,7 @@ def broken(module: str, old: str, new: str) -> str:
                            "'bert_finetuning'),),").replace(
         "Plan, Workload", "Extension, Plan, Workload"), "example",
      "system 'example': extends 'bert_finetuning', not a generic workload"),
-    (broken(SYSTEM_MODULE, 'SiteKey("trainer", str, "",', 'SiteKey("trainer", list, "",'),
+    (broken(SYSTEM_MODULE, 'Param("trainer", str, "",', 'Param("trainer", list, "",'),
      "example", "system 'example': site key 'trainer': type <class 'list'> is not one of"),
     (broken(SYSTEM_MODULE, '"example_loss": "final_loss"', '"example_loss": "loss_final"'),
      "example", "system 'example': metric alias 'example_loss' → 'loss_final': not one of"),

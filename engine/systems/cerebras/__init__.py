@@ -11,7 +11,7 @@ from accelbench.engine import site
 from accelbench.engine.errors import UserError
 from accelbench.engine.params import Param
 from accelbench.engine.probe import tools
-from accelbench.engine.system import Availability, SiteKey, System
+from accelbench.engine.system import Availability, System
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
 
@@ -76,9 +76,9 @@ MODELZOO = Workload(
 
 SYSTEM = System(
     name="cerebras", order=60, title="Cerebras CS-2", device="csx", detect=detect,
-    site_keys=(SiteKey("python", str, "", "the Cerebras virtualenv's python"),
-               SiteKey("modelzoo", str, "", "ModelZoo checkout"),
-               SiteKey("params", str, "", "the default params YAML for BERT-Large")),
+    site_keys=(Param("python", str, "", "the Cerebras virtualenv's python"),
+               Param("modelzoo", str, "", "ModelZoo checkout"),
+               Param("params", str, "", "the default params YAML for BERT-Large")),
     dialects=(Cerebras,),
     workloads=(MODELZOO,),
     metric_aliases={"global_rate": "samples_per_s"},

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import platform
 
-from accelbench.engine.system import Availability, SiteKey, System
+from accelbench.engine.params import Param
+from accelbench.engine.system import Availability, System
 from accelbench.engine.workloads import Extension
 
 
@@ -17,6 +18,6 @@ def detect() -> Availability:
 
 SYSTEM = System(
     name="cpu", order=10, title="CPU", device="cpu", detect=detect,
-    site_keys=(SiteKey("python", str, "", "the job's interpreter"),),
+    site_keys=(Param("python", str, "", "the job's interpreter"),),
     extends=(Extension("mnist_cnn"), Extension("bert_finetune")),
 )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from accelbench.engine.system import Availability, SiteKey, System
+from accelbench.engine.params import Param
+from accelbench.engine.system import Availability, System
 from accelbench.engine.systems.cuda.telemetry import NvmlSampler
 from accelbench.engine.workloads import Extension
 
@@ -31,7 +32,7 @@ def detect() -> Availability:
 
 SYSTEM = System(
     name="cuda", order=20, title="NVIDIA GPU (CUDA)", device="cuda", detect=detect,
-    site_keys=(SiteKey("python", str, "", "the job's interpreter"),),
+    site_keys=(Param("python", str, "", "the job's interpreter"),),
     gres=("gpu",),
     samplers=(NvmlSampler,),
     extends=(Extension("mnist_cnn"), Extension("bert_finetune")),

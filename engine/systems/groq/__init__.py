@@ -13,7 +13,7 @@ from accelbench.engine import site
 from accelbench.engine.errors import UserError
 from accelbench.engine.params import Param
 from accelbench.engine.probe import devices, tools
-from accelbench.engine.system import Availability, Column, SiteKey, System
+from accelbench.engine.system import Availability, Column, System
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from accelbench.engine.workloads import Context, Plan, Workload, own_script
 
@@ -80,7 +80,7 @@ BERT_TINY = Workload(
 
 SYSTEM = System(
     name="groq", order=70, title="Groq (GroqChip)", device="groq", detect=detect,
-    site_keys=(SiteKey("python", str, "",
+    site_keys=(Param("python", str, "",
                        "the GroqFlow virtualenv's python (groqflow and demo_helpers)"),),
     gres=("groq",),
     dialects=(GroqFlow,),

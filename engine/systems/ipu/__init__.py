@@ -9,7 +9,7 @@ from typing import Any
 
 from accelbench.engine.params import Param
 from accelbench.engine.probe import finder
-from accelbench.engine.system import SiteKey, System
+from accelbench.engine.system import System
 from accelbench.engine.systems.ipu.dialect import PopTorch
 from accelbench.engine.systems.ipu.telemetry import GraphcoreSampler
 from accelbench.engine.workloads import MNIST_CNN, Context, Plan, Workload, own_script
@@ -41,7 +41,7 @@ MNIST_POPTORCH = Workload(
 SYSTEM = System(
     name="ipu", order=40, title="Graphcore IPU (PopTorch)", device="ipu",
     detect=finder("/dev/ipu*", ("gc-info", "gc-monitor")),
-    site_keys=(SiteKey("python", str, "", "the PopTorch virtualenv's python"),),
+    site_keys=(Param("python", str, "", "the PopTorch virtualenv's python"),),
     gres=("ipu",),
     samplers=(GraphcoreSampler,),
     dialects=(PopTorch,),

@@ -4,8 +4,9 @@ runtime's and neuron-profile's output read."""
 
 from __future__ import annotations
 
+from accelbench.engine.params import Param
 from accelbench.engine.probe import finder
-from accelbench.engine.system import Column, SiteKey, System
+from accelbench.engine.system import Column, System
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
 from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
 from accelbench.engine.systems.trainium.telemetry import NeuronSampler
@@ -15,9 +16,10 @@ SYSTEM = System(
     name="trainium", order=30, title="AWS Trainium (Neuron SDK)", device="xla",
     detect=finder("/dev/neuron*", ("neuron-ls", "neuron-top", "neuron-monitor")),
     site_keys=(
-        SiteKey("python", str, "", "the Neuron SDK virtualenv's python"),
-        SiteKey("nproc_per_node", int, 2, "torchrun processes (NeuronCores), default 2"),
-        SiteKey("neuron_profile", str, "neuron-profile",
+        Param("python", str, "", "the Neuron SDK virtualenv's python"),
+        Param("nproc_per_node", int, 2, "torchrun processes (NeuronCores), default 2",
+              min=1, max=1024),
+        Param("neuron_profile", str, "neuron-profile",
                 "the neuron-profile tool, default neuron-profile on PATH"),
     ),
     gres=("neuron",),
