@@ -15,6 +15,7 @@ from typing import Any
 
 from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
+from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.hf_trainer import HFTrainer
 from accelbench.engine.probe import through_gres
@@ -104,13 +105,12 @@ def get_workload(name: str) -> Workload:
 
 
 @functools.cache
-def site_keys() -> dict[str, dict[str, Any]]:
+def site_keys() -> dict[str, dict[str, Param]]:
     """Each system's site configuration keys (``Param``) by name."""
     return {system.name: {key.name: key for key in system.site_keys}
             for system in systems().values()}
 
 
-@functools.cache
 @functools.cache
 def metric_aliases() -> dict[str, str]:
     """Raw metric name → the summary field it gives (``summary.CANONICAL``), generic names
@@ -143,8 +143,9 @@ def _check(system: System, found: dict[str, System]) -> None:
     # A plug-in's declarations are checked as found: its types are not enforced at run time.
     if not callable(system.detect):
         fail("detect is not callable")  # type: ignore[unreachable]
-    keys = [key.name for key in system.site_keys]
     for key in system.site_keys:
+        if not isinstance(key, Param):
+            fail(f"site key {key!r} is not a Param")  # type: ignore[unreachable]
         if key.type not in SITE_TYPES:
             fail(f"site key {key.name!r}: type {key.type!r} is not one of str, int, float, bool")
         try:
@@ -177,6 +178,7 @@ def _check(system: System, found: dict[str, System]) -> None:
             re.compile(column.pattern)
         except re.error as exc:
             fail(f"column {column.pattern!r}: {exc}")
+    keys = [key.name for key in system.site_keys]
     if len(set(keys)) != len(keys):
         fail("a site key is declared twice")
 
