@@ -24,7 +24,7 @@ from typing import Any
 
 from accelbench.engine import fs
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: indexes for listing runs by time, status, system, workload
 SCHEMA = (
     """CREATE TABLE runs (
     id TEXT PRIMARY KEY,
@@ -46,6 +46,11 @@ SCHEMA = (
     status TEXT NOT NULL,
     total INTEGER NOT NULL,
     ended REAL)""",
+    "CREATE INDEX runs_by_created ON runs (created)",
+    "CREATE INDEX runs_by_status ON runs (status, created)",
+    "CREATE INDEX runs_by_accelerator ON runs (accelerator, created)",
+    "CREATE INDEX runs_by_workload ON runs (workload, created)",
+    "CREATE INDEX runs_by_experiment ON runs (experiment, created)",
 )
 TABLES = ("runs", "experiments")
 TIMEOUT_S = 30.0
