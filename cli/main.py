@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
-import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -314,6 +312,9 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
            render: Callable) -> bool:
     """Fold every event of ``batches`` and show them (JSON lines on stdout, or ``render()``
     live) until they end; Ctrl-C calls ``cancel`` once. True if Ctrl-C was pressed."""
+    import asyncio
+    import signal
+
     from rich.live import Live
 
     from accelbench.engine.events import to_json

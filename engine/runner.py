@@ -10,7 +10,6 @@ run whose files cannot be read is reported ``unreadable`` with the reason.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import sys
@@ -364,6 +363,8 @@ class RunHandle:
         the time one step holds the event loop. Files that cannot be read end it
         with a ``UserError`` saying why (the run is ``unreadable``).
         """
+        import asyncio  # here: the listings that import the runner never need it
+
         deriver, tails = self._readable(self._sources)
         yield deriver.opening()
         loop = asyncio.get_running_loop()
