@@ -142,6 +142,11 @@ class Store:
         """What opening the index found (and repaired, if it is written)."""
         return self._index.findings
 
+    def changes(self) -> int:
+        """A number that changes whenever a run or experiment is added, updated or removed
+        in the index (a reader that polls reloads only when it differs)."""
+        return self._index.changes()
+
     def check_index(self) -> str:
         """What is wrong inside the index file ("" when it is sound)."""
         return self._index.check()
