@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group, RenderableType
 from rich.progress_bar import ProgressBar
@@ -11,11 +12,13 @@ from rich.text import Text
 
 from accelbench.engine import format as fmt
 from accelbench.engine import present
-from accelbench.engine.compare import Comparison
-from accelbench.engine.experiment import Experiment
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
 from accelbench.engine.summary import RunSummary
+
+if TYPE_CHECKING:  # the listings need neither (nor what they import)
+    from accelbench.engine.compare import Comparison
+    from accelbench.engine.experiment import Experiment
 
 
 def console(**options) -> Console:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
-import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -88,8 +86,16 @@ def _parser() -> argparse.ArgumentParser:
     attach.set_defaults(func=_cmd_attach)
 
     runs = sub.add_parser("runs", help="list the runs, newest first")
-    runs.add_argument("--limit", type=int, default=None, help="show at most N runs")
+    runs.add_argument("--limit", type=_positive, default=None, metavar="N",
+                      help=f"show at most N runs (default: {PAGE} in a table, all in JSON)")
+    runs.add_argument("--all", action="store_true", help="show every run")
     runs.add_argument("--format", choices=("table", "json"), default="table")
+    runs.add_argument("--status", metavar="STATUS",
+                      help="only runs with this status (comma-separated: done,failed)")
+    runs.add_argument("--accelerator", metavar="NAME", help="only runs on this accelerator")
+    runs.add_argument("--workload", metavar="NAME", help="only runs of this workload")
+    runs.add_argument("--since", type=_age, metavar="AGE",
+                      help="only runs started in the last AGE (30m, 2h, 3d, 1w)")
     runs.add_argument("--experiment", metavar="NAME", help="only the runs of this experiment")
     runs.add_argument("--experiments", action="store_true", help="list the experiments instead")
     runs.set_defaults(func=_cmd_runs)
@@ -129,16 +135,15 @@ def _parser() -> argparse.ArgumentParser:
     cancel.add_argument("--grace", type=float, default=10.0, help="seconds before SIGKILL")
     cancel.set_defaults(func=_cmd_cancel)
 
-    dialects = registry.dialect_help()
     parse = sub.add_parser("parse", help="print the events found in a log file you already have")
     parse.add_argument("logfile")
-    parse.add_argument("--dialect", default="auto", help=f"one of: {dialects}")
+    _dialect_option(parse)
     parse.add_argument("--json", action="store_true", help="one JSON event per line")
     parse.set_defaults(func=_cmd_parse)
 
     imp = sub.add_parser("import", help="keep a log you already have as finished runs")
     imp.add_argument("logfile")
-    imp.add_argument("--dialect", default="auto", help=f"one of: {dialects}")
+    _dialect_option(imp)
     imp.add_argument("--accelerator", default=None,
                      help="the system it ran on (default: the one its dialect points to)")
     imp.set_defaults(func=_cmd_import)
@@ -155,6 +160,48 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     doctor.set_defaults(func=_cmd_doctor)
     return parser
+
+
+class _Later:
+    """Text made only when it is shown (a help text that needs the plug-ins loaded)."""
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self.make = make
+
+    def __str__(self) -> str:
+        return self.make()
+
+
+def _dialect_option(command: argparse.ArgumentParser) -> None:
+    """``--dialect``, whose help lists the dialects of the installed systems (loaded only
+    when the help is shown: argparse fills ``%(dialects)s`` from the option's attributes)."""
+    option = command.add_argument("--dialect", default="auto", help="one of: %(dialects)s")
+    option.dialects = _Later(registry.dialect_help)  # type: ignore[attr-defined]
+
+
+PAGE = 50  # runs in a table unless --limit or --all says otherwise
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def _positive(text: str) -> int:
+    """An argument that must be a whole number above 0."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number above 0")
+    return int(text)
+
+
+def _age(text: str) -> float:
+    """An age such as ``90s``, ``30m``, ``2h``, ``3d``, ``1w``, in seconds."""
+    number, unit = text.strip()[:-1], text.strip()[-1:].lower()
+    try:
+        seconds = float(number) * _UNITS[unit]
+    except (KeyError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an age: give a number and a unit (s, m, h, d or w), e.g. 2h"
+        ) from None
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an age of 0 or more")
+    return seconds
 
 
 def _open_tui(args: argparse.Namespace) -> int:
@@ -265,6 +312,9 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
            render: Callable) -> bool:
     """Fold every event of ``batches`` and show them (JSON lines on stdout, or ``render()``
     live) until they end; Ctrl-C calls ``cancel`` once. True if Ctrl-C was pressed."""
+    import asyncio
+    import signal
+
     from rich.live import Live
 
     from accelbench.engine.events import to_json
@@ -298,15 +348,22 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
-    from accelbench.engine.store import RunInfo
+    import time
+
+    from accelbench.engine.store import RunInfo, RunQuery
 
     if args.experiments:
         return _list_experiments(args.format)
+    if args.all and args.limit:
+        raise UserError("give --limit N or --all, not both")
     runner = _runner()
-    infos: list[RunInfo] = runner.runs(args.limit)
-    if args.experiment:
-        exp_id = runner.store.get_experiment(args.experiment).id
-        infos = [i for i in infos if i.experiment == exp_id]
+    query = RunQuery(
+        status=tuple(s.strip() for s in (args.status or "").split(",") if s.strip()),
+        accelerator=args.accelerator, workload=args.workload,
+        experiment=runner.store.get_experiment(args.experiment).id if args.experiment else None,
+        since=None if args.since is None else time.time() - args.since)
+    limit = None if args.all else args.limit or (PAGE if args.format == "table" else None)
+    infos: list[RunInfo] = runner.runs(limit, query)
     if args.format == "json":
         print(json.dumps([{"id": i.id, "name": i.name, "workload": i.workload,
                            "accelerator": i.accelerator, "launcher": i.launcher,
@@ -321,9 +378,11 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     from accelbench.cli.live import console, table
     from accelbench.engine import present
 
+    total = len(infos) if limit is None or len(infos) < limit else runner.store.count(query)
+    title = (f"{len(infos)} runs (ids start with the date and time)" if total == len(infos)
+             else f"{len(infos)} of {total:,} runs; --all for every one, --limit N for more")
     listing = table(present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos],
-                    title=f"{len(infos)} runs (ids start with the date and time)",
-                    box=box.SIMPLE_HEAD, pad_edge=False)
+                    title=title, box=box.SIMPLE_HEAD, pad_edge=False)
     for column, name in zip(listing.columns, present.RUN_COLUMNS, strict=True):
         column.no_wrap = name != "params"  # ids and figures whole; the knobs may wrap
     run_column = listing.columns[present.RUN_COLUMNS.index("run")]

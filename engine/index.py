@@ -24,7 +24,7 @@ from typing import Any
 
 from accelbench.engine import fs
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: indexes for listing runs by time, status, ...; the change counter
 SCHEMA = (
     """CREATE TABLE runs (
     id TEXT PRIMARY KEY,
@@ -46,8 +46,20 @@ SCHEMA = (
     status TEXT NOT NULL,
     total INTEGER NOT NULL,
     ended REAL)""",
+    "CREATE INDEX runs_by_created ON runs (created)",
+    "CREATE INDEX runs_by_status ON runs (status, created)",
+    "CREATE INDEX runs_by_accelerator ON runs (accelerator, created)",
+    "CREATE INDEX runs_by_workload ON runs (workload, created)",
+    "CREATE INDEX runs_by_experiment ON runs (experiment, created)",
+    # the change counter: bumped by every write to the tables (a reader polls it)
+    "CREATE TABLE changes (n INTEGER NOT NULL)",
+    "INSERT INTO changes VALUES (0)",
+    *(f"CREATE TRIGGER {table}_{op.lower()} AFTER {op} ON {table}"
+      " BEGIN UPDATE changes SET n = n + 1; END"
+      for table in ("runs", "experiments") for op in ("INSERT", "UPDATE", "DELETE")),
 )
 TABLES = ("runs", "experiments")
+COUNTER = "changes"
 TIMEOUT_S = 30.0
 log = logging.getLogger(__name__)
 
@@ -178,7 +190,7 @@ class Index:
         self._note_rebuild(why, found, previous, fixed=True)
 
     def _fill(self, db: sqlite3.Connection, previous: Rows) -> list[Finding]:
-        for table in TABLES:
+        for table in (*TABLES, COUNTER):
             db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA:
             db.execute(statement)
@@ -316,6 +328,10 @@ class Index:
         if read:
             self._unavailable(failure)
 
+    def changes(self) -> int:
+        """The change counter: it differs from an earlier reading once the tables changed."""
+        return int(self.rows(f"SELECT n FROM {COUNTER}")[0][0])
+
     def check(self) -> str:
         """``PRAGMA quick_check`` of the file (or of the copy, which has its pages):
         "" when sound, else what is wrong."""
@@ -343,7 +359,7 @@ def _outdated(db: sqlite3.Connection) -> str:
     if version < SCHEMA_VERSION:
         return f"was from an older version (schema {version})"
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return "" if set(TABLES) <= tables else "had lost its tables"
+    return "" if {*TABLES, COUNTER} <= tables else "had lost its tables"
 
 
 def _rows_of(db: sqlite3.Connection) -> Rows:

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 
 from accelbench.engine import format as fmt
-from accelbench.engine.compare import Comparison
 from accelbench.engine.events import FINAL_STATUSES, Diagnosis, Utilization
-from accelbench.engine.experiment import Entry
 from accelbench.engine.state import RunState
 from accelbench.engine.store import RunInfo
 from accelbench.engine.summary import RunSummary
+
+if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
+    from accelbench.engine.compare import Comparison
+    from accelbench.engine.experiment import Entry
 
 Justify = Literal["left", "right"]
 

@@ -10,7 +10,6 @@ run whose files cannot be read is reported ``unreadable`` with the reason.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import sys
@@ -46,6 +45,7 @@ from accelbench.engine.store import (
     TELEMETRY_FILE,
     WRAPPER_FILE,
     RunInfo,
+    RunQuery,
     Store,
     read_json,
     write_json,
@@ -363,6 +363,8 @@ class RunHandle:
         the time one step holds the event loop. Files that cannot be read end it
         with a ``UserError`` saying why (the run is ``unreadable``).
         """
+        import asyncio  # here: the listings that import the runner never need it
+
         deriver, tails = self._readable(self._sources)
         yield deriver.opening()
         loop = asyncio.get_running_loop()
@@ -445,9 +447,13 @@ class Runner:
         """A run started earlier (by this process or any other), by id or id prefix."""
         return RunHandle(self.store, self.store.get(ref))
 
-    def runs(self, limit: int | None = None) -> list[RunInfo]:
-        """Runs newest first, with the status of unfinished ones brought up to date."""
-        return self.refresh(self.store.list(limit))
+    def runs(self, limit: int | None = None, query: RunQuery | None = None) -> list[RunInfo]:
+        """The runs ``query`` selects (every one by default) newest first, with the status
+        of unfinished ones brought up to date (every unfinished run's first, so that a
+        filter by status sees where each run is now)."""
+        if query and query.status:
+            self.refresh(self.store.list(query=RunQuery(unfinished=True)))
+        return self.refresh(self.store.list(limit, query))
 
     def refresh(self, infos: list[RunInfo]) -> list[RunInfo]:
         """``infos``, the unfinished ones brought up to date (:meth:`RunHandle.refresh`:

@@ -142,6 +142,11 @@ class Store:
         """What opening the index found (and repaired, if it is written)."""
         return self._index.findings
 
+    def changes(self) -> int:
+        """A number that changes whenever a run or experiment is added, updated or removed
+        in the index (a reader that polls reloads only when it differs)."""
+        return self._index.changes()
+
     def check_index(self) -> str:
         """What is wrong inside the index file ("" when it is sound)."""
         return self._index.check()
@@ -279,15 +284,24 @@ class Store:
         _delete_dir(self.runs_dir / run_id)
         self._index.write("DELETE FROM runs WHERE id = ?", (run_id,))
 
-    def list(self, limit: int | None = None) -> list[RunInfo]:
-        """Runs, newest first."""
-        sql = "SELECT * FROM runs ORDER BY created DESC" + (" LIMIT ?" if limit else "")
-        rows = self._index.rows(sql, (limit,) if limit else ())
+    def list(self, limit: int | None = None, query: RunQuery | None = None) -> list[RunInfo]:
+        """The runs ``query`` selects (every one by default), newest first."""
+        where, params = (query or RunQuery()).where()
+        sql = f"SELECT * FROM runs{where} ORDER BY created DESC" + (" LIMIT ?" if limit else "")
+        rows = self._index.rows(sql, params + ((limit,) if limit else ()))
         return [self._info(row) for row in rows]
+
+    def count(self, query: RunQuery | None = None) -> int:
+        """How many runs ``query`` selects (every one by default)."""
+        where, params = (query or RunQuery()).where()
+        return int(self._index.rows(f"SELECT COUNT(*) FROM runs{where}", params)[0][0])
 
     def get(self, ref: str) -> RunInfo:
         """The run whose id is ``ref``, or the one run whose id starts or ends with it."""
         _require_ref(ref, "run")
+        exact = self._index.rows("SELECT * FROM runs WHERE id = ?", (ref,))
+        if exact:  # the primary key: no scan of the index
+            return self._info(exact[0])
         rows = self._index.rows("SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\'"
                                 " OR id LIKE ? ESCAPE '\\'",
                                 (ref, _like(ref) + "%", "%" + _like(ref)))
@@ -312,6 +326,38 @@ class Store:
     def _experiment(self, row: sqlite3.Row) -> ExperimentInfo:
         return ExperimentInfo(row["id"], self.experiments_dir / row["id"], row["created"],
                               row["name"], row["status"], row["total"], row["ended"])
+
+
+@dataclass(frozen=True)
+class RunQuery:
+    """Which runs a listing holds: those matching every field that is set."""
+
+    status: tuple[str, ...] = ()  # any of these statuses
+    accelerator: str | None = None
+    workload: str | None = None
+    experiment: str | None = None  # an experiment's id
+    since: float | None = None  # started at or after this time (seconds since the epoch)
+    unfinished: bool = False  # only runs whose end the index has not recorded
+
+    def where(self) -> tuple[str, tuple]:
+        """The SQL ``WHERE`` clause (with its leading space; "" for every run) and its
+        parameters."""
+        terms: list[str] = []
+        params: list[Any] = []
+        for column in ("accelerator", "workload", "experiment"):
+            if (value := getattr(self, column)) is not None:
+                terms.append(f"{column} = ?")
+                params.append(value)
+        if self.status:
+            terms.append(f"status IN ({', '.join('?' * len(self.status))})")
+            params += self.status
+        if self.unfinished:
+            terms.append(f"status NOT IN ({', '.join('?' * len(FINAL_STATUSES))})")
+            params += FINAL_STATUSES
+        if self.since is not None:
+            terms.append("created >= ?")
+            params.append(self.since)
+        return (" WHERE " + " AND ".join(terms) if terms else ""), tuple(params)
 
 
 @dataclass

@@ -383,3 +383,21 @@ def test_rm_of_an_empty_id_deletes_nothing(home):
         assert out.returncode == 2 and out.stderr.startswith(
             "accelbench: error: no run id given: an empty id would match every run\n")
     assert listing() == [run]
+
+
+
+def test_the_change_counter_moves_with_every_write_and_only_then(store):
+    """What the app's runs screen polls to know whether to reload."""
+    info = store.create(SPEC)
+    exp = store.create_experiment("e", 1)
+    writes = [lambda: store.update(info.id, "running"),
+              lambda: store.record_end(info.id, "done", RunSummary(accuracy=1.0), time.time()),
+              lambda: store.update_experiment(exp.id, "done"),
+              lambda: store.remove(info.id)]
+    for write in writes:
+        before = store.changes()
+        store.list(), store.get(info.id), store.count(), store.experiments()
+        assert store.changes() == before  # reads change nothing
+        write()
+        assert store.changes() > before
+    assert Store(store.home).changes() == store.changes()  # opening in line changes nothing

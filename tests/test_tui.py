@@ -257,3 +257,40 @@ async def test_log_pane_shows_a_line_being_redrawn_live(runner):
                          timeout=20)
         assert not view.follower.ended  # shown while the job still redraws its line
         runner.open(view.follower.run_id).cancel(grace=1)
+
+
+async def test_the_runs_screen_redraws_only_when_the_index_changes(runner, monkeypatch):
+    """Idle, the 2 s refresh reads one counter and redraws nothing; a new run shows."""
+    from accelbench.tui.screens import runs as runs_screen
+    from accelbench.tui.screens.runs import RunsScreen
+
+    monkeypatch.setattr(runs_screen, "REFRESH_S", 0.1)
+    redraws = []
+    redraw = RunsScreen._redraw_table
+
+    def counted(self):
+        redraws.append(1)
+        redraw(self)
+
+    monkeypatch.setattr(RunsScreen, "_redraw_table", counted)
+    spec = spec_from_dict({"name": "old", "workload": "command", "params": {"command": "true"}})
+    runner.store.create(spec)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.press("f3")
+
+        def table():
+            return app.screen.query_one(DataTable)
+
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                         and table().row_count == 1)
+        shown = len(redraws)
+        await pilot.pause(1.0)  # ten refreshes, nothing changed
+        assert len(redraws) == shown
+        new = runner.store.create(spec_from_dict({"name": "new", "workload": "command",
+                                                  "params": {"command": "true"}}))
+        await wait_until(pilot, lambda: table().row_count == 2, timeout=10)
+        assert len(redraws) == shown + 1
+        runner.store.update(new.id, "running")
+        await wait_until(pilot, lambda: str(table().get_row(new.id)[0]) == "running",
+                         timeout=10)

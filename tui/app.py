@@ -205,10 +205,16 @@ class AccelbenchApp(App):
 
     @on(messages.RunsWanted)
     def _on_runs_wanted(self, message: messages.RunsWanted) -> None:
+        followed = sorted((run_id, f.version) for run_id, f in self.followers.items())
+
         def read() -> None:
+            seen = (self.runner.store.changes(), followed)
+            if seen == message.seen:  # nothing changed: no query, no redraw
+                self.call_from_thread(self._answer, message.reply, None, seen)
+                return
             infos = self.runner.store.list()
             self.call_from_thread(lambda: self._answer(
-                message.reply, [(info, self.live_summary(info.id)) for info in infos]))
+                message.reply, [(info, self.live_summary(info.id)) for info in infos], seen))
 
         self.run_worker(read, thread=True, exclusive=True, group="runs")
 

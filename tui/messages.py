@@ -59,14 +59,20 @@ class SpecWanted(Message):
         self.reply = reply
 
 
-class RunsWanted(Message):
-    """Every run, each with its live figures when followed (else None):
-    ``reply([(info, live), ...])``, read off the UI thread."""
+Runs = list[tuple[RunInfo, tuple[str, RunSummary] | None]]
 
-    def __init__(self, reply: Callable[[list[tuple[RunInfo, tuple[str, RunSummary] | None]]],
-                                       None]) -> None:
+
+class RunsWanted(Message):
+    """Every run, each with its live figures when followed (else None), read off the UI
+    thread: ``reply(runs, seen)``, ``seen`` telling what they are as of (the index's change
+    counter and the followers' versions); ``runs`` is None when nothing changed since the
+    ``seen`` of the message."""
+
+    def __init__(self, reply: Callable[[Runs | None, object], None], seen: object = None
+                 ) -> None:
         super().__init__()
         self.reply = reply
+        self.seen = seen
 
 
 class FollowersWanted(Message):

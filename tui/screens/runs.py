@@ -12,8 +12,7 @@ from textual.widgets import DataTable, Footer, Header
 
 from accelbench.engine import present
 from accelbench.engine.store import RunInfo
-from accelbench.engine.summary import RunSummary
-from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsWanted
+from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, Runs, RunsWanted
 
 COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
@@ -45,6 +44,7 @@ class RunsScreen(Screen):
         self.sort_reverse = True
         self._raw: dict[str, tuple] = {}
         self._infos: dict[str, RunInfo] = {}
+        self._seen: object = None  # what the runs shown are as of (see RunsWanted)
         self.marked: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -61,10 +61,14 @@ class RunsScreen(Screen):
         self.set_interval(REFRESH_S, self.reload)
 
     def reload(self) -> None:
-        """Ask for the runs (the app reads the index off the UI thread), then redraw."""
-        self.post_message(RunsWanted(self._show))
+        """Ask for the runs (the app reads the index off the UI thread), then redraw: only
+        when the index or a followed run changed since the last time."""
+        self.post_message(RunsWanted(self._show, self._seen))
 
-    def _show(self, runs: list[tuple[RunInfo, tuple[str, RunSummary] | None]]) -> None:
+    def _show(self, runs: Runs | None, seen: object) -> None:
+        self._seen = seen
+        if runs is None:
+            return
         self._raw = {info.id: present.run_values(info, live) for info, live in runs}
         self._infos = {info.id: info for info, _ in runs}
         self.marked = [rid for rid in self.marked if rid in self._raw]
