@@ -32,6 +32,7 @@ from accelbench.engine.events import (
     Redraw,
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
+from accelbench.engine.lane import Lane
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.parsers import machine
 from accelbench.engine.spec import JobSpec
@@ -359,25 +360,38 @@ class RunHandle:
                       ) -> AsyncIterator[list[Event]]:
         """The run's events in batches: its history first, then live until it ends.
 
-        Each batch comes from at most ``chunk`` bytes of each file, which bounds
-        the time one step holds the event loop. Files that cannot be read end it
-        with a ``UserError`` saying why (the run is ``unreadable``).
+        Each batch comes from at most ``chunk`` bytes of each file. The files are read
+        and the launcher asked (``squeue``, ...) in a thread of this reader's own
+        (``Lane``), so the event loop never waits on them: a slow controller delays only
+        this run. Files that cannot be read end it with a ``UserError`` saying why (the
+        run is ``unreadable``).
         """
-        deriver, tails = self._readable(self._sources)
-        yield deriver.opening()
-        loop = asyncio.get_running_loop()
-        next_check = 0.0
-        while True:
-            check = loop.time() >= next_check
-            if check:
-                next_check = loop.time() + LIVENESS_EVERY
-            batch, ended = self._readable(self._step, deriver, tails, check, chunk)
-            if batch:
-                yield batch
-            if ended:
-                return
-            if not any(t.more() for t in tails):
-                await asyncio.sleep(poll)
+        lane = Lane(f"run-{self.id}")
+        try:
+            deriver, tails = await lane.call(self._readable, self._sources)
+            yield deriver.opening()
+            loop = asyncio.get_running_loop()
+            next_check = 0.0
+            while True:
+                check = loop.time() >= next_check
+                if check:
+                    next_check = loop.time() + LIVENESS_EVERY
+                batch, ended, more = await lane.call(self._live_step, deriver, tails, check,
+                                                     chunk)
+                if batch:
+                    yield batch
+                if ended:
+                    return
+                if not more:
+                    await asyncio.sleep(poll)
+        finally:
+            lane.close()
+
+    def _live_step(self, deriver: Deriver, tails: list[FileTail], check: bool,
+                   chunk: int) -> tuple[list[Event], bool, bool]:
+        """:meth:`_step`, and whether the files hold more to read now (in the lane's thread)."""
+        batch, ended = self._readable(self._step, deriver, tails, check, chunk)
+        return batch, ended, not ended and any(t.more() for t in tails)
 
     async def events(self, poll: float = POLL_INTERVAL) -> AsyncIterator[Event]:
         """The run's events one by one (see :meth:`batches`)."""
