@@ -257,3 +257,44 @@ async def test_log_pane_shows_a_line_being_redrawn_live(runner):
                          timeout=20)
         assert not view.follower.ended  # shown while the job still redraws its line
         runner.open(view.follower.run_id).cancel(grace=1)
+
+
+async def test_a_slow_launcher_poll_never_blocks_the_app(runner, monkeypatch):
+    """The launcher's poll (squeue, csctl: seconds on a slow controller) runs off the event
+    loop: while every poll of a followed run takes 1 s, a 10 ms timer on the app's loop keeps
+    firing."""
+    import asyncio
+    import shlex
+    import sys
+
+    from accelbench.engine.launchers.local import Local
+
+    polls: list[float] = []
+    poll = Local.poll
+
+    def slow_poll(self, run):
+        time.sleep(1.0)
+        polls.append(time.monotonic())
+        return poll(self, run)
+
+    monkeypatch.setattr(Local, "poll", slow_poll)
+    job = "import time\nfor i in range(100):\n    print(i, flush=True)\n    time.sleep(0.1)\n"
+    ticks = shlex.join([sys.executable, "-c", job])
+    handle = runner.start(spec_from_dict({"name": "ticks", "workload": "command",
+                                          "telemetry_interval": 0,
+                                          "params": {"command": ticks}}))
+    app = AccelbenchApp(runner)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.open_run(handle.id)
+            await wait_until(pilot, lambda: isinstance(app.screen, RunView)
+                             and app.screen.follower.log_seq > 0)
+            start, worst, last = time.monotonic(), 0.0, time.monotonic()
+            while last - start < 4.5:  # the follower polls every 2 s: two polls at least
+                await asyncio.sleep(0.01)
+                now = time.monotonic()
+                worst, last = max(worst, now - last), now
+            assert len([t for t in polls if t > start]) >= 2
+            assert worst < 0.5, f"the event loop stalled {worst:.2f} s"
+    finally:
+        handle.cancel(grace=1)
