@@ -8,6 +8,7 @@ from accelbench.engine.presets import user_dir
 from accelbench.engine.spec import load_preset, spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.preset_picker import PresetPicker
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.widgets.param_form import ParamForm
 
@@ -81,7 +82,7 @@ async def test_load_and_save_preset(runner, home):
         screen = launch(app)
         await wait_until(pilot, lambda: screen.availability)
         await pilot.press("ctrl+o")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, PresetPicker))
         picker = app.screen
         options = picker.query_one(OptionList)
         index = next(i for i in range(options.option_count)
@@ -98,9 +99,8 @@ async def test_load_and_save_preset(runner, home):
         name = app.screen.query_one("#preset-name", Input)
         name.value = "my-bert"
         await pilot.press("enter")
-        await pilot.pause()
         saved = user_dir() / "my-bert.toml"
-        assert saved.is_file()
+        await wait_until(pilot, lambda: saved.is_file() and app.screen is screen)
         expected = screen.current_spec()
         expected.name = "my-bert"
         assert load_preset(saved) == expected
@@ -212,7 +212,6 @@ async def test_palette_and_help(runner, home):
 
 def test_every_binding_has_an_id_and_a_tooltip():
     from accelbench.tui.screens.confirm import Confirm
-    from accelbench.tui.screens.preset_picker import PresetPicker
     from accelbench.tui.screens.runs import RunsScreen
     from accelbench.tui.screens.save_preset import SavePreset
 
