@@ -10,13 +10,14 @@ run whose files cannot be read is reported ``unreadable`` with the reason.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from accelbench.engine.events import (
     Redraw,
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
-from accelbench.engine.lane import Lane
+from accelbench.engine.lane import in_thread
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.parsers import machine
 from accelbench.engine.spec import JobSpec
@@ -362,36 +363,30 @@ class RunHandle:
 
         Each batch comes from at most ``chunk`` bytes of each file. The files are read
         and the launcher asked (``squeue``, ...) in a thread of this reader's own
-        (``Lane``), so the event loop never waits on them: a slow controller delays only
-        this run. Files that cannot be read end it with a ``UserError`` saying why (the
-        run is ``unreadable``).
+        (``lane.in_thread``), so the event loop never waits on them: a slow controller
+        delays only this run. Files that cannot be read end it with a ``UserError`` saying
+        why (the run is ``unreadable``).
         """
-        lane = Lane(f"run-{self.id}")
-        try:
-            deriver, tails = await lane.call(self._readable, self._sources)
-            yield deriver.opening()
-            loop = asyncio.get_running_loop()
-            next_check = 0.0
-            while True:
-                check = loop.time() >= next_check
-                if check:
-                    next_check = loop.time() + LIVENESS_EVERY
-                batch, ended, more = await lane.call(self._live_step, deriver, tails, check,
-                                                     chunk)
-                if batch:
-                    yield batch
-                if ended:
-                    return
-                if not more:
-                    await asyncio.sleep(poll)
-        finally:
-            lane.close()
+        async for batch in in_thread(partial(self._read, poll, chunk), f"run-{self.id}"):
+            yield batch
 
-    def _live_step(self, deriver: Deriver, tails: list[FileTail], check: bool,
-                   chunk: int) -> tuple[list[Event], bool, bool]:
-        """:meth:`_step`, and whether the files hold more to read now (in the lane's thread)."""
-        batch, ended = self._readable(self._step, deriver, tails, check, chunk)
-        return batch, ended, not ended and any(t.more() for t in tails)
+    def _read(self, poll: float, chunk: int, put: Callable[[list[Event]], None],
+              stop: threading.Event) -> None:
+        """Put the run's batches until it ends or ``stop`` is set (in the reader's thread)."""
+        deriver, tails = self._readable(self._sources)
+        put(deriver.opening())
+        next_check = 0.0
+        while not stop.is_set():
+            check = time.monotonic() >= next_check
+            if check:
+                next_check = time.monotonic() + LIVENESS_EVERY
+            batch, ended = self._readable(self._step, deriver, tails, check, chunk)
+            if batch:
+                put(batch)
+            if ended:
+                return
+            if not any(t.more() for t in tails):
+                stop.wait(poll)
 
     async def events(self, poll: float = POLL_INTERVAL) -> AsyncIterator[Event]:
         """The run's events one by one (see :meth:`batches`)."""

@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from accelbench.engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
-from accelbench.engine.lane import Lane
+from accelbench.engine.lane import in_thread
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import WRAPPER_FILE, read_json, write_json
 
@@ -197,17 +197,19 @@ def test_stdout_and_stderr_are_told_apart_in_order(runner):
             == "out 1\nerr 1\nout 2\nTraceback-like err 2\n")
 
 
-def test_a_lane_runs_calls_in_its_thread_and_raises_their_errors_in_the_caller():
+def test_in_thread_makes_items_in_its_thread_and_raises_their_error_in_the_taker():
     import threading
 
-    async def use() -> tuple[int, str]:
-        lane = Lane("test-lane")
-        try:
-            with pytest.raises(ValueError, match="damaged"):
-                await lane.call(int, "damaged")
-            return await lane.call(int, "42"), await lane.call(
-                lambda: threading.current_thread().name)
-        finally:
-            lane.close()
+    def make(put, stop):
+        put(threading.current_thread().name)
+        put(42)
+        raise ValueError("damaged")
 
-    assert asyncio.run(use()) == (42, "test-lane")
+    async def take() -> list:
+        taken = []
+        with pytest.raises(ValueError, match="damaged"):
+            async for item in in_thread(make, "test-lane"):
+                taken.append(item)
+        return taken
+
+    assert asyncio.run(take()) == ["test-lane", 42]
