@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -359,27 +361,34 @@ class RunHandle:
                       ) -> AsyncIterator[list[Event]]:
         """The run's events in batches: its history first, then live until it ends.
 
-        Each batch comes from at most ``chunk`` bytes of each file, which bounds
-        the time one step holds the event loop. Files that cannot be read end it
-        with a ``UserError`` saying why (the run is ``unreadable``).
+        Each batch comes from at most ``chunk`` bytes of each file. The files are read
+        and the launcher asked (``squeue``, ...) in a thread of this reader's own
+        (``lane.in_thread``), so the event loop never waits on them: a slow controller
+        delays only this run. Files that cannot be read end it with a ``UserError`` saying
+        why (the run is ``unreadable``).
         """
-        import asyncio  # here: the listings that import the runner never need it
+        from accelbench.engine.lane import in_thread  # asyncio: listings never need it
 
+        async for batch in in_thread(partial(self._read, poll, chunk), f"run-{self.id}"):
+            yield batch
+
+    def _read(self, poll: float, chunk: int, put: Callable[[list[Event]], None],
+              stop: threading.Event) -> None:
+        """Put the run's batches until it ends or ``stop`` is set (in the reader's thread)."""
         deriver, tails = self._readable(self._sources)
-        yield deriver.opening()
-        loop = asyncio.get_running_loop()
+        put(deriver.opening())
         next_check = 0.0
-        while True:
-            check = loop.time() >= next_check
+        while not stop.is_set():
+            check = time.monotonic() >= next_check
             if check:
-                next_check = loop.time() + LIVENESS_EVERY
+                next_check = time.monotonic() + LIVENESS_EVERY
             batch, ended = self._readable(self._step, deriver, tails, check, chunk)
             if batch:
-                yield batch
+                put(batch)
             if ended:
                 return
             if not any(t.more() for t in tails):
-                await asyncio.sleep(poll)
+                stop.wait(poll)
 
     async def events(self, poll: float = POLL_INTERVAL) -> AsyncIterator[Event]:
         """The run's events one by one (see :meth:`batches`)."""

@@ -12,6 +12,7 @@ import psutil
 import pytest
 
 from accelbench.engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
+from accelbench.engine.lane import in_thread
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import WRAPPER_FILE, read_json, write_json
 
@@ -194,3 +195,21 @@ def test_stdout_and_stderr_are_told_apart_in_order(runner):
     assert [(e.stream, e.text) for e in replayed if isinstance(e, Log)] == live
     assert (handle.info.path("output.log").read_text()
             == "out 1\nerr 1\nout 2\nTraceback-like err 2\n")
+
+
+def test_in_thread_makes_items_in_its_thread_and_raises_their_error_in_the_taker():
+    import threading
+
+    def make(put, stop):
+        put(threading.current_thread().name)
+        put(42)
+        raise ValueError("damaged")
+
+    async def take() -> list:
+        taken = []
+        with pytest.raises(ValueError, match="damaged"):
+            async for item in in_thread(make, "test-lane"):
+                taken.append(item)
+        return taken
+
+    assert asyncio.run(take()) == ["test-lane", 42]

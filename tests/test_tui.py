@@ -8,6 +8,7 @@ from accelbench.engine.presets import user_dir
 from accelbench.engine.spec import load_preset, spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.preset_picker import PresetPicker
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.widgets.param_form import ParamForm
 
@@ -81,7 +82,7 @@ async def test_load_and_save_preset(runner, home):
         screen = launch(app)
         await wait_until(pilot, lambda: screen.availability)
         await pilot.press("ctrl+o")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, PresetPicker))
         picker = app.screen
         options = picker.query_one(OptionList)
         index = next(i for i in range(options.option_count)
@@ -98,9 +99,8 @@ async def test_load_and_save_preset(runner, home):
         name = app.screen.query_one("#preset-name", Input)
         name.value = "my-bert"
         await pilot.press("enter")
-        await pilot.pause()
         saved = user_dir() / "my-bert.toml"
-        assert saved.is_file()
+        await wait_until(pilot, lambda: saved.is_file() and app.screen is screen)
         expected = screen.current_spec()
         expected.name = "my-bert"
         assert load_preset(saved) == expected
@@ -212,7 +212,6 @@ async def test_palette_and_help(runner, home):
 
 def test_every_binding_has_an_id_and_a_tooltip():
     from accelbench.tui.screens.confirm import Confirm
-    from accelbench.tui.screens.preset_picker import PresetPicker
     from accelbench.tui.screens.runs import RunsScreen
     from accelbench.tui.screens.save_preset import SavePreset
 
@@ -294,3 +293,44 @@ async def test_the_runs_screen_redraws_only_when_the_index_changes(runner, monke
         runner.store.update(new.id, "running")
         await wait_until(pilot, lambda: str(table().get_row(new.id)[0]) == "running",
                          timeout=10)
+
+
+async def test_a_slow_launcher_poll_never_blocks_the_app(runner, monkeypatch):
+    """The launcher's poll (squeue, csctl: seconds on a slow controller) runs off the event
+    loop: while every poll of a followed run takes 1 s, a 10 ms timer on the app's loop keeps
+    firing."""
+    import asyncio
+    import shlex
+    import sys
+
+    from accelbench.engine.launchers.local import Local
+
+    polls: list[float] = []
+    poll = Local.poll
+
+    def slow_poll(self, run):
+        time.sleep(1.0)
+        polls.append(time.monotonic())
+        return poll(self, run)
+
+    monkeypatch.setattr(Local, "poll", slow_poll)
+    job = "import time\nfor i in range(100):\n    print(i, flush=True)\n    time.sleep(0.1)\n"
+    ticks = shlex.join([sys.executable, "-c", job])
+    handle = runner.start(spec_from_dict({"name": "ticks", "workload": "command",
+                                          "telemetry_interval": 0,
+                                          "params": {"command": ticks}}))
+    app = AccelbenchApp(runner)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.open_run(handle.id)
+            await wait_until(pilot, lambda: isinstance(app.screen, RunView)
+                             and app.screen.follower.log_seq > 0)
+            start, worst, last = time.monotonic(), 0.0, time.monotonic()
+            while last - start < 4.5:  # the follower polls every 2 s: two polls at least
+                await asyncio.sleep(0.01)
+                now = time.monotonic()
+                worst, last = max(worst, now - last), now
+            assert len([t for t in polls if t > start]) >= 2
+            assert worst < 0.5, f"the event loop stalled {worst:.2f} s"
+    finally:
+        handle.cancel(grace=1)

@@ -2,13 +2,15 @@
 
 Talks to the engine's public API only: ``Runner`` to start and open runs,
 ``Follower`` to fold a run's events, presets and the catalogues for the pickers.
+The UI thread never waits on I/O: the index and run files are read in worker threads,
+and each followed run is read (and its launcher asked) in a thread of its own.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual import on
 from textual.app import App
@@ -30,6 +32,8 @@ from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
+
+T = TypeVar("T")
 
 
 class AccelbenchApp(App):
@@ -119,10 +123,8 @@ class AccelbenchApp(App):
 
     def open_experiment(self, ref: str) -> None:
         """Show an experiment (live or finished) in the experiment view."""
-        try:
-            self.push_screen(ExperimentView(experiment.Experiment.open(self.runner, ref)))
-        except UserError as exc:
-            self.notify(exc.message, severity="error", markup=False)
+        self._off_loop(lambda: experiment.Experiment.open(self.runner, ref),
+                       lambda exp: self.push_screen(ExperimentView(exp)))
 
     def compare(self, run_ids: list[str], title: str) -> None:
         """Show the runs side by side, with their plots."""
@@ -132,19 +134,22 @@ class AccelbenchApp(App):
             return
         self.push_screen(CompareScreen(run_ids, title))
 
-    def _open(self, run_id: str) -> RunHandle | None:
-        """The run ``run_id``, or None after telling the user why not."""
-        try:
-            return self.runner.open(run_id)
-        except UserError as exc:
-            self.notify(exc.message, severity="error", markup=False)
-            return None
+    def _off_loop(self, read: Callable[[], T], then: Callable[[T], object]) -> None:
+        """``then(read())``: ``read`` (the index, files) in a worker thread, ``then`` on the UI
+        thread; a ``UserError`` from ``read`` is told to the user instead."""
+        def work() -> None:
+            try:
+                found = read()
+            except UserError as exc:
+                self.call_from_thread(self.notify, exc.message, severity="error", markup=False)
+                return
+            self.call_from_thread(then, found)
+
+        self.run_worker(work, thread=True, group="read")
 
     def open_run(self, run_id: str) -> None:
         """Show a run (live or finished) in the run view."""
-        handle = self._open(run_id)
-        if handle is not None:
-            self._show(handle)
+        self._off_loop(lambda: self.runner.open(run_id), self._show)
 
     def _show(self, handle: RunHandle) -> None:
         follower = self.follower(handle)
@@ -156,9 +161,10 @@ class AccelbenchApp(App):
 
     def confirm_cancel(self, run_id: str) -> None:
         """Ask, then cancel the run (SIGTERM, then SIGKILL) off the UI thread."""
-        handle = self._open(run_id)
-        if handle is None:
-            return
+        self._off_loop(lambda: self.runner.open(run_id), self._ask_cancel)
+
+    def _ask_cancel(self, handle: RunHandle) -> None:
+        run_id = handle.id
         if handle.info.final:
             self.notify(f"run {run_id} has already ended ({handle.info.status})")
             return
@@ -199,9 +205,15 @@ class AccelbenchApp(App):
 
     @on(messages.FollowersWanted)
     def _on_followers_wanted(self, message: messages.FollowersWanted) -> None:
-        self._answer(message.reply, {run_id: self.followers.get(run_id)
-                                     or self.follower(self.runner.open(run_id))
-                                     for run_id in message.run_ids})
+        unfollowed = [run_id for run_id in message.run_ids if run_id not in self.followers]
+
+        def answer(handles: list[RunHandle]) -> None:
+            for handle in handles:
+                self.follower(handle)
+            self._answer(message.reply, {run_id: self.followers[run_id]
+                                         for run_id in message.run_ids})
+
+        self._off_loop(lambda: [self.runner.open(run_id) for run_id in unfollowed], answer)
 
     @on(messages.RunsWanted)
     def _on_runs_wanted(self, message: messages.RunsWanted) -> None:

@@ -1,17 +1,21 @@
-"""An experiment (the runs of one sweep) live: its progress as a whole and per run."""
+"""An experiment (the runs of one sweep) live: its progress as a whole and per run.
+
+Its journal, plan and index rows are read in worker threads, never on the UI thread.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 from accelbench.engine import present
-from accelbench.engine.experiment import Experiment
+from accelbench.engine.experiment import Entry, Experiment
 from accelbench.engine.follow import Follower
 from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
 from accelbench.tui.screens.confirm import Confirm
@@ -36,6 +40,7 @@ class ExperimentView(Screen):
         super().__init__()
         self.experiment = experiment
         self.followers: dict[str, Follower] = {}  # of the variants' runs, from the app
+        self.entries: list[Entry] = []  # as last read
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -53,10 +58,18 @@ class ExperimentView(Screen):
         self.refresh_rows()
         self.set_interval(REFRESH_S, self.refresh_rows)
 
+    @work(thread=True, exclusive=True, group="experiment-read")
     def refresh_rows(self) -> None:
-        """Redraw from the journal and the followers of the runs (asked of the app once)."""
+        """Read the journal and the status off the UI thread, then redraw."""
         exp = self.experiment
-        entries = exp.entries()
+        entries, status = exp.entries(), exp.status()
+        self.app.call_from_thread(self._draw, entries, status)
+
+    def _draw(self, entries: list[Entry], status: str) -> None:
+        """Redraw from ``entries`` and the followers of the runs (asked of the app once)."""
+        if not self.is_attached:  # closed while the worker read
+            return
+        self.entries = entries
         unfollowed = [e.run_id for e in entries if e.run_id and e.run_id not in self.followers]
         if unfollowed:
             self.post_message(FollowersWanted(unfollowed, self._followed))
@@ -74,7 +87,8 @@ class ExperimentView(Screen):
                     for e, state in zip(entries, states, strict=True)]
         self.query_one(ProgressBar).update(progress=present.ended_count(statuses))
         self.query_one("#experiment-banner", Static).update(
-            present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses))
+            present.experiment_banner(self.experiment.info.name, self.experiment.id, status,
+                                      statuses))
 
     def _followed(self, followers: dict[str, Follower]) -> None:
         self.followers.update(followers)
@@ -82,9 +96,9 @@ class ExperimentView(Screen):
 
     def _selected_run(self) -> str | None:
         table = self.query_one(DataTable)
-        if not table.row_count:
+        if not table.row_count or table.cursor_row >= len(self.entries):
             return None
-        return self.experiment.entries()[table.cursor_row].run_id
+        return self.entries[table.cursor_row].run_id
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open_run()
@@ -96,13 +110,18 @@ class ExperimentView(Screen):
         else:
             self.notify("this variant has no run (yet)")
 
+    @work(thread=True, group="experiment-compare")
     def action_compare(self) -> None:
-        self.post_message(CompareRuns([info.id for info in self.experiment.runs()],
-                                      self.experiment.info.name))
+        """Compare the runs started so far (read off the UI thread)."""
+        run_ids = [info.id for info in self.experiment.runs()]
+        self.post_message(CompareRuns(run_ids, self.experiment.info.name))
 
+    @work(thread=True, group="experiment-cancel")
     def action_cancel(self) -> None:
-        if self.experiment.status() != "running":
-            self.notify(f"the experiment has already ended ({self.experiment.status()})")
+        """Ask, then cancel, while the experiment runs (its status read off the UI thread)."""
+        status = self.experiment.status()
+        if status != "running":
+            self.app.call_from_thread(self.notify, f"the experiment has already ended ({status})")
             return
 
         def answered(yes: bool | None) -> None:
@@ -110,4 +129,6 @@ class ExperimentView(Screen):
                 self.notify(f"cancelling experiment {self.experiment.id} …")
                 self.run_worker(self.experiment.cancel, thread=True, group="cancel")
 
-        self.app.push_screen(Confirm(f"Cancel experiment {self.experiment.info.name}?"), answered)
+        self.app.call_from_thread(
+            self.app.push_screen, Confirm(f"Cancel experiment {self.experiment.info.name}?"),
+            answered)

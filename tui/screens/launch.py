@@ -20,7 +20,7 @@ from accelbench.engine.errors import UserError
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.params import Param
 from accelbench.engine.present import availability_cell
-from accelbench.engine.presets import find_preset
+from accelbench.engine.presets import PresetEntry, find_preset, list_presets
 from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
 from accelbench.engine.system import Availability
 from accelbench.tui.messages import SpecWanted, StartRun
@@ -218,6 +218,14 @@ class LaunchScreen(Screen):
         self.post_message(StartRun(spec))
 
     def action_load_preset(self) -> None:
+        self._read_presets()
+
+    @work(thread=True, exclusive=True, group="presets")
+    def _read_presets(self) -> None:
+        """Read the presets off the UI thread, then show the picker."""
+        self.app.call_from_thread(self._pick_preset, list_presets())
+
+    def _pick_preset(self, entries: list[PresetEntry]) -> None:
         from accelbench.tui.screens.preset_picker import PresetPicker
 
         def loaded(spec: JobSpec | None) -> None:
@@ -225,7 +233,7 @@ class LaunchScreen(Screen):
                 self.load_spec(spec)
                 self.notify(f"preset {spec.name} loaded", markup=False)
 
-        self.app.push_screen(PresetPicker(), loaded)
+        self.app.push_screen(PresetPicker(entries), loaded)
 
     def action_save_preset(self) -> None:
         from accelbench.tui.screens.save_preset import SavePreset

@@ -12,19 +12,23 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from accelbench.engine.presets import PresetEntry, list_presets
+from accelbench.engine.presets import PresetEntry
 from accelbench.engine.spec import JobSpec
 
 
 class PresetPicker(ModalScreen[JobSpec | None]):
-    """Built-in and user presets; broken ones are listed with their error, not loadable."""
+    """Built-in and user presets (``entries``, read by the caller off the UI thread); broken ones
+    are listed with their error, not loadable."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss(None)", "Close", id="presets.close",
                 tooltip="Close without loading")]
 
+    def __init__(self, entries: list[PresetEntry]) -> None:
+        super().__init__()
+        self.entries: dict[str, PresetEntry] = {e.name: e for e in entries}
+
     def compose(self) -> ComposeResult:
-        self.entries: dict[str, PresetEntry] = {e.name: e for e in list_presets()}
         with Vertical(classes="dialog"):
             yield Label("Load a preset", classes="dialog-title")
             yield OptionList(*[self._option(e) for e in self.entries.values()], id="preset-list")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -57,6 +58,14 @@ class SavePreset(ModalScreen[str | None]):
             return
         description = self.query_one("#preset-description", Input).value.strip()
         self.spec.name, self.spec.description = name, description
+        self._write(name)
+
+    @work(thread=True, exclusive=True, group="save")
+    def _write(self, name: str) -> None:
+        """Write the preset off the UI thread, then close."""
         path = save_preset(self.spec, user_dir() / f"{name}.toml")
+        self.app.call_from_thread(self._saved, str(path))
+
+    def _saved(self, path: str) -> None:
         self.notify(f"saved {path}", markup=False)
-        self.dismiss(str(path))
+        self.dismiss(path)
