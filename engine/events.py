@@ -13,11 +13,12 @@ so a damaged value is refused where it enters, never met later in arithmetic.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import types
 import typing
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from accelbench.engine.errors import shown
@@ -141,8 +142,18 @@ EVENT_TYPES: dict[str, type[Event]] = {
 
 
 def to_dict(event: Event) -> dict[str, Any]:
-    """The JSON-ready form of ``event``: its fields plus ``type``."""
-    return {"type": event.kind, **asdict(event)}
+    """The JSON-ready form of ``event``: its fields plus ``type`` (containers copied)."""
+    data: dict[str, Any] = {"type": event.kind}
+    cls = type(event)
+    names = _NAMES.get(cls) or _NAMES.setdefault(cls, tuple(f.name for f in fields(cls)))
+    for name in names:
+        value = getattr(event, name)
+        data[name] = value if type(value) in _SCALARS else copy.deepcopy(value)
+    return data
+
+
+_SCALARS = (str, int, float, bool, type(None))
+_NAMES: dict[type, tuple[str, ...]] = {}  # an event type's field names
 
 
 

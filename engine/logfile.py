@@ -6,6 +6,7 @@ section is the text from one heading to the next (the whole file if it has none)
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,8 @@ from pathlib import Path
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Event, Metric
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
@@ -56,18 +59,22 @@ def detect(text: str) -> list[str]:
 
 
 def parse_section(section: Section, run_id: str, dialects: list[str], ts: float = 0.0) -> None:
-    """Fill ``section.events`` from its text with ``dialects`` (lines split as the tail does)."""
+    """Fill ``section.events`` from its text with ``dialects`` (the lines they need)."""
     section.dialects = dialects
     parsers = [registry.get_dialect(name)(run_id) for name in dialects]
     events: list[Event] = []
-    for line in section.text.split("\n"):
+    for _, line in wanted_lines(section.text, needs_of(parsers)):
         events += _feed(parsers, line, ts)
     for parser in parsers:
         events += parser.finish(ts)
     section.events = events
 
 
-def _feed(parsers: list, line: str, ts: float) -> list[Event]:
+def _feed(parsers: list[Dialect], line: str | None, ts: float) -> list[Event]:
+    """The events of ``line`` (split at carriage returns as the tail does), or of the
+    lines skipped where ``line`` is None."""
+    if line is None:
+        return [e for parser in parsers for e in parser.skipped(ts)]
     return [e for part in [p for p in line.split("\r") if p] or [""]
             for parser in parsers for e in parser.feed(part, ts)]
 
@@ -77,20 +84,20 @@ def split_runs(section: Section, dialects: list[str]) -> list[Section]:
     where another run's figures follow: one seed section often holds two runs."""
     parsers = [registry.get_dialect(name)("split") for name in dialects]
     ends = {name for parser in parsers for name in parser.run_end}
-    parts: list[list[str]] = []
-    lines: list[str] = []
+    cuts = [0]
     ended = False
-    for line in section.text.split("\n"):
+    for offset, line in wanted_lines(section.text, needs_of(parsers)):
         events = _feed(parsers, line, 0.0)
         if ended and events:
-            parts.append(lines)
-            lines, ended = [], False
-        lines.append(line)
+            cuts.append(offset)
+            ended = False
         ended = ended or any(isinstance(e, Metric) and e.name in ends for e in events)
-    parts.append(lines)
-    if len(parts) == 1:
+    if len(cuts) == 1:
         return [section]
-    return [Section(f"{section.title} ({i})" if section.title else f"({i})", "\n".join(part))
+    text = section.text
+    parts = [text[start:end - 1] for start, end in itertools.pairwise(cuts)]
+    parts.append(text[cuts[-1]:])
+    return [Section(f"{section.title} ({i})" if section.title else f"({i})", part)
             for i, part in enumerate(parts, 1)]
 
 

@@ -20,11 +20,18 @@ class Dialect:
     Throughput, Utilization, Diagnosis; never Log: the caller makes those), each
     with this dialect's ``run_id`` and the timestamp it is given unless the line
     carries its own. ``finish`` flushes what a block left pending at the end.
+
+    ``needs`` (literal texts, matched with case) lets a reader skip lines: a line
+    holding none of them may not be fed; ``None`` feeds every line. Where lines went
+    by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
+    whose state any other line changes (a block ending at the first other line) acts
+    on it there, as ``feed`` would have on such a line.
     """
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     run_end: ClassVar[frozenset[str]] = frozenset()  # metrics a run's log ends with
+    needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
@@ -32,6 +39,10 @@ class Dialect:
     def feed(self, line: str, ts: float) -> list[Event]:
         """Events recognised in ``line`` (seen at ``ts``)."""
         raise NotImplementedError
+
+    def skipped(self, ts: float) -> list[Event]:
+        """Events that lines without any of ``needs`` (not fed, seen at ``ts``) complete."""
+        return []
 
     def finish(self, ts: float) -> list[Event]:
         """Events of a block still open at the end of the log."""

@@ -51,6 +51,7 @@ class HFTrainer(Dialect):
 
     name = "hf_trainer"
     title = "Hugging Face Trainer"
+    needs = ("=", "*****", "{'", "Accuracy:", "Stochastic Rounding on acc:")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -76,6 +77,10 @@ class HFTrainer(Dialect):
             return [self._metric(ts, "accuracy", float(m[1]))]
         if m := _STOCHASTIC.match(stripped):
             return [self._metric(ts, "accuracy_stochastic_rounding", float(m[1]))]
+        return []
+
+    def skipped(self, ts: float) -> list[Event]:
+        self._in_block = False  # a metrics block ends at its first other line
         return []
 
     def _log_dict(self, text: str, ts: float) -> list[Event]:

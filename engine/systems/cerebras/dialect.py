@@ -11,6 +11,7 @@ gives the totals.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 
@@ -48,7 +49,13 @@ _NAN_HINT = "the loss became NaN: lower the learning rate or check the input dat
 
 def _local_ts(stamp: str, millis: str) -> float:
     """Epoch seconds of a ``YYYY-MM-DD HH:MM:SS`` stamp read as local time, plus ms."""
-    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S")) + int(millis) / 1000
+    return _seconds(stamp) + int(millis) / 1000
+
+
+@functools.lru_cache(maxsize=256)
+def _seconds(stamp: str) -> float:
+    """Epoch seconds of a stamp (cached: a log gives many lines the same second)."""
+    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
 
 
 class Cerebras(Dialect):
@@ -57,6 +64,9 @@ class Cerebras(Dialect):
     name = "cerebras"
     run_end = frozenset({"samples_processed"})
     title = "Cerebras appliance"
+    needs = ("Train Device=", "sample(s) in", "Effective batch size", "checkpoint", "job id: ",
+             "current job status: ", "ERROR:", "Traceback (most recent call last)", "Error: ",
+             "Exception: ", *_STEPS)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)

@@ -45,6 +45,7 @@ class GroqFlow(Dialect):
 
     name = "groq"
     title = "GroqFlow"
+    needs = ("GroqFlow", "cache", "✓", "inference", "|")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)

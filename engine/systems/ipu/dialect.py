@@ -30,6 +30,8 @@ class PopTorch(Dialect):
     name = "poptorch"
     run_end = frozenset({"accuracy"})
     title = "Graphcore PopTorch"
+    needs = ("srun: job ", "%|", "Accuracy on test set:", "Failed to acquire", "No IPU detected",
+             "execve(): ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -54,6 +56,9 @@ class PopTorch(Dialect):
                 f"srun took {m[1]}=... for the command to run: No such file or directory",
                 f"set {m[1]} in the environment ([env] in the preset), not as text after srun"))
         return events
+
+    def skipped(self, ts: float) -> list[Event]:
+        return self._ipu_unavailable("", ts)  # a pending "Failed to acquire" has its reason
 
     def finish(self, ts: float) -> list[Event]:
         return self._ipu_unavailable("", ts)

@@ -47,6 +47,7 @@ class NeuronProfile(Dialect):
 
     name = "neuron_profile"
     title = "AWS Neuron profiler summary"
+    needs = ("|",)
 
     def feed(self, line: str, ts: float) -> list[Event]:
         if not line.lstrip().startswith("|"):

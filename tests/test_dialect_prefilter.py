@@ -1,0 +1,71 @@
+"""Each dialect's pre-filter (``Dialect.needs``) never drops a line it reads."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from accelbench.engine import registry
+from accelbench.engine.events import Event, Metric
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TEXTS = {str(p.relative_to(FIXTURES)): p.read_text(errors="replace")
+         for p in sorted(FIXTURES.rglob("*"))
+         if p.is_file() and p.suffix in (".txt", ".log", ".md")}
+
+
+@pytest.mark.parametrize("name", list(registry.dialects()))
+def test_a_line_the_filter_drops_gives_only_what_skipped_gives(name: str) -> None:
+    """Over every fixture line: one holding none of ``needs`` gives no events of its own
+    (only what ``skipped`` gives where lines went by, such as a diagnosis pending)."""
+    cls = registry.dialects()[name]
+    for source, text in TEXTS.items():
+        dialect = cls("r")
+        for line in text.split("\n"):
+            before = copy.deepcopy(dialect)
+            events = dialect.feed(line, 0.0)
+            if cls.needs is not None and not any(n in line for n in cls.needs):
+                assert events == before.skipped(0.0), (source, line)
+
+
+def _events(dialect: Dialect, lines: list[str | None]) -> list[Event]:
+    events = [e for line in lines
+              for e in (dialect.skipped(0.0) if line is None else dialect.feed(line, 0.0))]
+    return events + dialect.finish(0.0)
+
+
+@pytest.mark.parametrize("name", list(registry.dialects()))
+def test_the_filtered_lines_give_the_same_events(name: str) -> None:
+    cls = registry.dialects()[name]
+    for source, text in TEXTS.items():
+        every = _events(cls("r"), list(text.split("\n")))
+        kept = _events(cls("r"), [line for _, line in wanted_lines(text, cls.needs)])
+        assert kept == every, source
+
+
+def test_skipped_lines_end_a_trainer_metrics_block() -> None:
+    text = "***** train metrics *****\n  epoch = 3.0\nother\n  loss = 1.5\n"
+    hf = registry.get_dialect("hf_trainer")
+    assert [e.name for e in _events(hf("r"), [ln for _, ln in wanted_lines(text, hf.needs)])
+            if isinstance(e, Metric)] == ["epoch"]
+
+
+class _Every(Dialect):
+    """A dialect with no ``needs``: it counts the lines it is fed."""
+
+    name = "every"
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        return [Metric(self.run_id, ts, "line", float(len(line)))]
+
+
+def test_a_dialect_without_needs_sees_every_line() -> None:
+    text = "a\n\nbcd\n"
+    assert needs_of([_Every, registry.get_dialect("cerebras")]) is None
+    lines = [line for _, line in wanted_lines(text, needs_of([_Every]))]
+    assert lines == ["a", "", "bcd", ""]
+    assert [e.value for e in _events(_Every("r"), lines)] == [1.0, 0.0, 3.0, 0.0]
