@@ -101,12 +101,11 @@ class Hub:
         for taker in takers:
             if taker.gone or not taker.room.acquire(blocking=False):
                 continue
+            error: BaseException | None = None
             try:
                 items, ended = taker.source.step()
             except BaseException as exc:  # noqa: BLE001 - raised in the taker
                 items, ended, error = [], True, exc
-            else:
-                error = None
             if not items and not ended:
                 taker.room.release()
             else:

@@ -447,9 +447,10 @@ class _Reading:
 
     def _ask_launcher(self) -> None:
         while not self.stop.is_set():
+            due = time.monotonic() + LIVENESS_EVERY  # every 2 s, however long it answers
             with contextlib.suppress(Exception):  # damaged files: the reader's step says why
                 self.end = self.handle._exit_record(True)
-            if self.end is not None or self.stop.wait(LIVENESS_EVERY):
+            if self.end is not None or self.stop.wait(max(0.0, due - time.monotonic())):
                 return
 
 
