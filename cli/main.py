@@ -180,6 +180,7 @@ def _dialect_option(command: argparse.ArgumentParser) -> None:
 
 
 PAGE = 50  # runs in a table unless --limit or --all says otherwise
+LIVE_HZ = 4  # the live display's redraws a second: its run's files are read as often
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -298,7 +299,8 @@ def _follow(handle, name: str, as_json: bool) -> int:
 
     out = console(stderr=as_json)
     state = RunState(handle.id)
-    interrupted = _watch(handle.batches(), state.feed, handle.cancel, f"run {handle.id}",
+    batches = handle.batches() if as_json else handle.batches(poll=1 / LIVE_HZ)
+    interrupted = _watch(batches, state.feed, handle.cancel, f"run {handle.id}",
                          as_json, out, lambda: render(state, name))
     if not as_json:
         out.print(summary_table(state, name))
@@ -340,7 +342,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
             sys.stdout.flush()
         asyncio.run(consume(write))
     else:
-        with Live(render(), console=console, refresh_per_second=4) as live:
+        with Live(render(), console=console, refresh_per_second=LIVE_HZ) as live:
             asyncio.run(consume(lambda batch: live.update(render())))
     if interrupted:
         console.print(f"{what} was cancelled (Ctrl-C)", style="yellow")

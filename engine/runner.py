@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +231,8 @@ class RunHandle:
         self.store = store
         self.info = info
         self.launcher = get_launcher(info.launcher)
+        self._status_lock = threading.Lock()  # a reader's status changes, one at a time
+        self._reserved: tuple[int, ...] | None = None  # exit.json's stat while reserved
 
     @property
     def id(self) -> str:
@@ -249,30 +251,46 @@ class RunHandle:
         """The exit record once the run has ended, else None; when ``check_alive``, the
         launcher is asked (cheap: no log is read). ``ValueError`` if the record is damaged."""
         path = self.info.path(EXIT_FILE)
-        record = read_exit(path)
+        record = self._read_exit(path)
         if record is None and check_alive:
             status = self.launcher.poll(self.info)  # may record the end itself
-            record = read_exit(path)
-            if record is None and status == "lost":  # record it, so every later reader agrees
-                record = ExitRecord("lost", None, ended=time.time(), detail="the job's process"
-                                    " vanished without recording an exit status")
-                with contextlib.suppress(OSError):  # a full disk: this reader says it all the same
-                    write_exit(path, record)
-            elif record is None and status != self.info.status:
-                self.store.update(self.id, status)
-                self.info.status = status
+            with self._status_lock:
+                record = self._read_exit(path)
+                if record is None and status == "lost":  # recorded: every later reader agrees
+                    record = ExitRecord("lost", None, ended=time.time(), detail="the job's"
+                                        " process vanished without recording an exit status")
+                    with contextlib.suppress(OSError):  # a full disk: this reader says it all
+                        write_exit(path, record)
+                elif record is None and status != self.info.status:
+                    self.store.update(self.id, status)
+                    self.info.status = status
         if record is not None and record.verdict:  # the launcher settles how it ended
             if check_alive:
                 self.launcher.poll(self.info)
-                record = read_exit(path) or record
+                record = self._read_exit(path) or record
             if record.verdict and time.time() - (record.ended or 0) < 180:
                 return None  # wait for the verdict (3 minutes at most), then take it as is
         return record
 
+    def _read_exit(self, path: Path) -> ExitRecord | None:
+        """``read_exit(path)``; one ``stat`` only while the file is the reservation found
+        last time (unchanged)."""
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        seen = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if seen == self._reserved:
+            return None
+        record = read_exit(path)
+        self._reserved = seen if record is None else None
+        return record
+
     def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
-              chunk: int = CHUNK) -> tuple[list[Event], bool]:
-        """Read what is new; returns the events and whether the run has ended."""
-        record = self._exit_record(check_alive)
+              chunk: int = CHUNK, end: ExitRecord | None = None) -> tuple[list[Event], bool]:
+        """Read what is new; returns the events and whether the run has ended (``end``: the
+        exit record the launcher's thread found, if not in the file)."""
+        record = self._exit_record(check_alive) or end
         state, err, out, tel = tails
         events = []
         if not deriver.started:
@@ -282,7 +300,7 @@ class RunHandle:
         events += deriver.launcher_states(state.read_lines(chunk))
         deriver.stderr_lines(err.read_lines(chunk))
         events += deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
-        if record is None or any(t.more() for t in tails):
+        if record is None or any(t.unread for t in tails):
             return events + deriver.redraw(out), False
         events += deriver.launcher_states(state.rest())
         deriver.stderr_lines(err.rest())
@@ -294,11 +312,12 @@ class RunHandle:
         return events, True
 
     def _record_end(self, finished: Finished) -> None:
-        if self.info.status != finished.status:
-            summary = RunSummary.from_dict(finished.summary)
-            self.store.record_end(self.id, finished.status, summary, finished.ts)
-            self.info.status, self.info.summary = finished.status, summary
-            self.info.ended = finished.ts
+        with self._status_lock:
+            if self.info.status != finished.status:
+                summary = RunSummary.from_dict(finished.summary)
+                self.store.record_end(self.id, finished.status, summary, finished.ts)
+                self.info.status, self.info.summary = finished.status, summary
+                self.info.ended = finished.ts
 
     def fold(self, each: Callable[[list[Event]], None] | None = None,
              chunk: int = FOLD_CHUNK) -> RunState:
@@ -309,11 +328,15 @@ class RunHandle:
         deriver, tails = self._sources()
         each = each or (lambda batch: None)
         each(deriver.opening())
-        while True:
-            batch, ended = self._step(deriver, tails, not self.info.final, chunk)
-            each(batch)
-            if ended or not any(t.more() for t in tails):
-                return deriver.state
+        try:
+            while True:
+                batch, ended = self._step(deriver, tails, not self.info.final, chunk)
+                each(batch)
+                if ended or not any(t.unread for t in tails):
+                    return deriver.state
+        finally:
+            for tail in tails:
+                tail.close()
 
     def replay(self) -> tuple[list[Event], RunState]:
         """Every event the run's files hold now, in a list (tests and small runs: readers
@@ -361,34 +384,21 @@ class RunHandle:
                       ) -> AsyncIterator[list[Event]]:
         """The run's events in batches: its history first, then live until it ends.
 
-        Each batch comes from at most ``chunk`` bytes of each file. The files are read
-        and the launcher asked (``squeue``, ...) in a thread of this reader's own
-        (``lane.in_thread``), so the event loop never waits on them: a slow controller
-        delays only this run. Files that cannot be read end it with a ``UserError`` saying
-        why (the run is ``unreadable``).
+        Each batch comes from at most ``chunk`` bytes of each file. The files are read in
+        the process's hub thread, every ``poll`` seconds, with those of every other run
+        followed (``lane.Hub``: the event loop wakes once a tick for all of them); the
+        launcher is asked (``squeue``, ...) in a thread of this reader's own, so the event
+        loop never waits on it and a slow controller delays no other run. Files that cannot
+        be read end it with a ``UserError`` saying why (the run is ``unreadable``).
         """
-        from accelbench.engine.lane import in_thread  # asyncio: listings never need it
+        from accelbench.engine.lane import hub  # asyncio: listings never need it
 
-        async for batch in in_thread(partial(self._read, poll, chunk), f"run-{self.id}"):
-            yield batch
-
-    def _read(self, poll: float, chunk: int, put: Callable[[list[Event]], None],
-              stop: threading.Event) -> None:
-        """Put the run's batches until it ends or ``stop`` is set (in the reader's thread)."""
-        deriver, tails = self._readable(self._sources)
-        put(deriver.opening())
-        next_check = 0.0
-        while not stop.is_set():
-            check = time.monotonic() >= next_check
-            if check:
-                next_check = time.monotonic() + LIVENESS_EVERY
-            batch, ended = self._readable(self._step, deriver, tails, check, chunk)
-            if batch:
-                put(batch)
-            if ended:
-                return
-            if not any(t.more() for t in tails):
-                stop.wait(poll)
+        reading = _Reading(self, chunk)
+        try:
+            async for batch in hub(poll).take(reading):
+                yield batch
+        finally:
+            reading.stop.set()  # its launcher's thread ends now; the hub closes its files
 
     async def events(self, poll: float = POLL_INTERVAL) -> AsyncIterator[Event]:
         """The run's events one by one (see :meth:`batches`)."""
@@ -399,6 +409,49 @@ class RunHandle:
     def cancel(self, grace: float = 10.0) -> None:
         """Stop the run's job (SIGTERM, then SIGKILL after ``grace`` seconds)."""
         self.launcher.cancel(self.info, grace)
+
+
+class _Reading:
+    """A run followed live, for a ``lane.Hub``: its files read a step at a time (in the
+    hub's thread), its launcher asked every ``LIVENESS_EVERY`` seconds in a thread of its
+    own until ``stop`` is set or the run has ended."""
+
+    def __init__(self, handle: RunHandle, chunk: int) -> None:
+        self.handle = handle
+        self.chunk = chunk
+        self.stop = threading.Event()
+        self.end: ExitRecord | None = None  # the exit record the launcher's thread found
+        self.sources: tuple[Deriver, list[FileTail]] | None = None
+
+    def step(self) -> tuple[list[list[Event]], bool]:
+        """A batch of what is new (none if nothing is), and whether the run has ended."""
+        handle = self.handle
+        if self.sources is None:
+            self.sources = handle._readable(handle._sources)
+            threading.Thread(target=self._ask_launcher, name=f"run-{handle.id}",
+                             daemon=True).start()
+            return [self.sources[0].opening()], False
+        batch, ended = handle._readable(handle._step, *self.sources, False, self.chunk,
+                                        self.end)
+        if ended:
+            self.stop.set()
+        return ([batch] if batch else []), ended
+
+    def more(self) -> bool:
+        return self.sources is None or any(t.unread for t in self.sources[1])
+
+    def close(self) -> None:
+        self.stop.set()
+        for tail in self.sources[1] if self.sources else ():
+            tail.close()
+
+    def _ask_launcher(self) -> None:
+        while not self.stop.is_set():
+            due = time.monotonic() + LIVENESS_EVERY  # every 2 s, however long it answers
+            with contextlib.suppress(Exception):  # damaged files: the reader's step says why
+                self.end = self.handle._exit_record(True)
+            if self.end is not None or self.stop.wait(max(0.0, due - time.monotonic())):
+                return
 
 
 class Runner:
