@@ -26,7 +26,7 @@ from typing import Any
 from accelbench.engine import fs
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
-from accelbench.engine.index import Finding, Index, Rows
+from accelbench.engine.index import FIGURES, LIVE, Finding, Index, Rows
 from accelbench.engine.launchers import launchers
 from accelbench.engine.spec import JobSpec, spec_from_dict
 from accelbench.engine.summary import RunSummary
@@ -284,12 +284,16 @@ class Store:
         _delete_dir(self.runs_dir / run_id)
         self._index.write("DELETE FROM runs WHERE id = ?", (run_id,))
 
-    def list(self, limit: int | None = None, query: RunQuery | None = None) -> list[RunInfo]:
-        """The runs ``query`` selects (every one by default), newest first."""
+    def list(self, limit: int | None = None, query: RunQuery | None = None,
+             order: RunOrder | None = None, offset: int = 0) -> list[RunInfo]:
+        """The runs ``query`` selects (every one by default) in ``order`` (newest first by
+        default): ``limit`` of them from the ``offset``-th on (every one when no limit)."""
         where, params = (query or RunQuery()).where()
-        sql = f"SELECT * FROM runs{where} ORDER BY created DESC" + (" LIMIT ?" if limit else "")
-        rows = self._index.rows(sql, params + ((limit,) if limit else ()))
-        return [self._info(row) for row in rows]
+        sql = f"SELECT * FROM runs{where} ORDER BY {(order or RunOrder()).sql()}"
+        if limit or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params += (limit or -1, offset)
+        return [self._info(row) for row in self._index.rows(sql, params)]
 
     def count(self, query: RunQuery | None = None) -> int:
         """How many runs ``query`` selects (every one by default)."""
@@ -338,6 +342,7 @@ class RunQuery:
     experiment: str | None = None  # an experiment's id
     since: float | None = None  # started at or after this time (seconds since the epoch)
     unfinished: bool = False  # only runs whose end the index has not recorded
+    ids: tuple[str, ...] | None = None  # only these runs
 
     def where(self) -> tuple[str, tuple]:
         """The SQL ``WHERE`` clause (with its leading space; "" for every run) and its
@@ -357,7 +362,38 @@ class RunQuery:
         if self.since is not None:
             terms.append("created >= ?")
             params.append(self.since)
+        if self.ids is not None:
+            terms.append(f"id IN ({', '.join('?' * len(self.ids))})")
+            params += self.ids
         return (" WHERE " + " AND ".join(terms) if terms else ""), tuple(params)
+
+
+SORTS = ("created", "status", "id", "workload", "accelerator", "knobs", *FIGURES)
+"""What runs can be sorted by: columns of the index (``knobs``: ``present.key_params``)."""
+
+
+@dataclass(frozen=True)
+class RunOrder:
+    """The order of a listing: by one of ``SORTS`` either way (ties: by start time the
+    same way; runs that lack a figure last), live runs first if ``live_first``. Every
+    order is read through an index of its own, however many runs there are."""
+
+    by: str = "created"
+    descending: bool = True
+    live_first: bool = False
+
+    def __post_init__(self) -> None:
+        if self.by not in SORTS:
+            raise ValueError(f"runs cannot be sorted by {self.by!r}")
+
+    def sql(self) -> str:
+        """The SQL ``ORDER BY`` terms."""
+        way = " DESC" if self.descending else ""
+        terms = [f"status IN {LIVE} DESC"] if self.live_first else []
+        terms += [f"{self.by} IS NULL"] if self.by in FIGURES else []
+        terms.append(f"{self.by}{way}")
+        unique = self.by in ("created", "id")  # else ties: by start time
+        return ", ".join(terms + ([] if unique else [f"created{way}"]))
 
 
 @dataclass
