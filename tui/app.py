@@ -17,7 +17,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from accelbench.engine import experiment
+from accelbench.engine import digest, experiment
 from accelbench.engine.compare import compare
 from accelbench.engine.errors import UserError
 from accelbench.engine.follow import Follower
@@ -242,7 +242,8 @@ class AccelbenchApp(App):
     def _on_comparison_wanted(self, message: messages.ComparisonWanted) -> None:
         def read() -> None:  # fold each run (for its loss curve), then compare
             handles = [self.runner.open(run_id) for run_id in message.run_ids]
-            states = [handle.state() for handle in handles]  # an unreadable run: see its info
+            states = [digest.read(handle.info) or handle.state()  # unreadable: see its info
+                      for handle in handles]
             cmp = compare([handle.info for handle in handles])
             self.call_from_thread(self._answer, message.reply, cmp,
                                   [s.metric_history if s else {} for s in states])
