@@ -26,7 +26,7 @@ from accelbench.engine import fs
 from accelbench.engine.params import KEY_PARAMS
 
 SCHEMA_VERSION = 3  # 2: indexes for listing runs by time, status, ...; the change counter
-# 3: the columns the runs screen sorts by (figures, knobs), with their indexes
+# 3: the columns the runs screen sorts by (figures, knobs), with their indexes; ``synced``
 FIGURES = ("samples_per_s", "final_loss", "accuracy")  # summary figures runs are sorted by
 LIVE = ("queued", "running")  # the statuses listed first by start time (live runs)
 
@@ -77,12 +77,15 @@ SCHEMA = (
     # the change counter: bumped by every write to the tables (a reader polls it)
     "CREATE TABLE changes (n INTEGER NOT NULL)",
     "INSERT INTO changes VALUES (0)",
+    # what each table was last brought in line with: its directory's mtime and row count
+    "CREATE TABLE synced (name TEXT PRIMARY KEY, mtime INTEGER NOT NULL, rows INTEGER NOT NULL)",
     *(f"CREATE TRIGGER {table}_{op.lower()} AFTER {op} ON {table}"
       " BEGIN UPDATE changes SET n = n + 1; END"
       for table in ("runs", "experiments") for op in ("INSERT", "UPDATE", "DELETE")),
 )
 TABLES = ("runs", "experiments")
 COUNTER = "changes"
+SYNCED = "synced"
 TIMEOUT_S = 30.0
 log = logging.getLogger(__name__)
 
@@ -213,7 +216,7 @@ class Index:
         self._note_rebuild(why, found, previous, fixed=True)
 
     def _fill(self, db: sqlite3.Connection, previous: Rows) -> list[Finding]:
-        for table in (*TABLES, COUNTER):
+        for table in (*TABLES, COUNTER, SYNCED):
             db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA:
             db.execute(statement)
@@ -382,7 +385,7 @@ def _outdated(db: sqlite3.Connection) -> str:
     if version < SCHEMA_VERSION:
         return f"was from an older version (schema {version})"
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return "" if {*TABLES, COUNTER} <= tables else "had lost its tables"
+    return "" if {*TABLES, COUNTER, SYNCED} <= tables else "had lost its tables"
 
 
 def _rows_of(db: sqlite3.Connection) -> Rows:

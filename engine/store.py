@@ -26,7 +26,7 @@ from typing import Any
 from accelbench.engine import fs
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
-from accelbench.engine.index import FIGURES, LIVE, Finding, Index, Rows
+from accelbench.engine.index import FIGURES, LIVE, SYNCED, Finding, Index, Rows
 from accelbench.engine.launchers import launchers
 from accelbench.engine.spec import JobSpec, spec_from_dict
 from accelbench.engine.summary import RunSummary
@@ -45,6 +45,7 @@ SUMMARY_FILE = "summary.json"  # how the run ended and its summary (what a rebui
 PLAN_FILE = "plan.json"  # an experiment's variants (written by engine.experiment)
 END_FILE = "end.json"  # how an experiment ended (written by engine.experiment)
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
+SETTLED_NS = 2_000_000_000  # a directory's mtime this old is not that of a change going on
 log = logging.getLogger(__name__)
 
 
@@ -485,7 +486,14 @@ def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader
     """Delete the rows of ``table`` whose directory under ``parent`` is gone, and add the
     rows (read by ``reader``) of the directories it lacks: every one when the table is
     being rebuilt (``previous``: its old rows), else those old enough not to be still
-    in the making (their row follows within moments)."""
+    in the making (their row follows within moments). Nothing is listed when neither
+    ``parent`` (its mtime) nor the table (its row count) changed since the last time."""
+    mtime = _mtime(parent)
+    rows = db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    if previous is None and mtime is not None and db.execute(
+            f"SELECT 1 FROM {SYNCED} WHERE name = ? AND mtime = ? AND rows = ?",
+            (table, mtime, rows)).fetchone():
+        return []
     dirs = _dir_names(parent)
     if dirs is None:
         return []
@@ -495,8 +503,10 @@ def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader
         db.execute(f"DELETE FROM {table} WHERE id = ?", (gone,))
         found.append(Finding("orphan_row", f"{parent.name}/{gone}",
                              "an index row whose directory is gone"))
+    making = False  # a directory left out while it is being made
     for new in sorted(dirs - have):
         if previous is None and _young(parent / new):
+            making = True
             continue
         row = reader(parent / new, previous.get(table, {}).get(new) if previous else None)
         if isinstance(row, dict):
@@ -506,7 +516,20 @@ def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader
                                  "a directory missing from the index"))
         elif row:
             found.append(Finding("unindexable", f"{parent.name}/{new}", row))
+            making = True  # looked at again next time (it may be repaired)
+    # an mtime of the last moments may not change again for an entry added within them
+    if mtime is not None and not making and time.time_ns() - mtime > SETTLED_NS:
+        db.execute(f"INSERT OR REPLACE INTO {SYNCED} VALUES (?, ?, ?)", (
+            table, mtime, db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]))
     return found
+
+
+def _mtime(path: Path) -> int | None:
+    """``path``'s modification time in nanoseconds (None if it cannot be read)."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def _dir_names(parent: Path) -> set[str] | None:
