@@ -177,7 +177,8 @@ class RunsScreen(Screen):
         page = self.first // PAGE
         to = (pages if event.step > 0 else 0) if event.end else page + event.step
         if 0 <= to <= pages and to != page:
-            self._turn(to * PAGE, None, -1 if event.step < 0 and not event.end else 0)
+            # back a page, or on to the last: on its last row; else on its first
+            self._turn(to * PAGE, None, -1 if (event.step > 0) == event.end else 0)
         elif event.end:
             self.query_one(RunsTable).move_cursor(row=-1 if event.step > 0 else 0)
 
