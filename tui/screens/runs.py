@@ -1,7 +1,7 @@
 """Every run in a sortable table, a page at a time; open one (live or finished), cancel a
 live one.
 
-The table holds one page of rows, read from the index in the order shown (the index
+The table holds one page of rows (50), read from the index in the order shown (the index
 sorts by any column), so the screen costs the same with 100 runs or 100,000; moving past
 the first or last row turns the page.
 """
@@ -23,7 +23,7 @@ from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, R
 
 COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
-PAGE = 100  # rows in the table at a time
+PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
 DESCENDING = ("started", "samples/s", "acc %")  # the columns first sorted highest first
 
 
