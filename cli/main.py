@@ -462,13 +462,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _print_plots(console, runner, cmp) -> None:
-    from accelbench.engine import plot
+    from accelbench.engine import digest, plot
     from accelbench.engine.compare import loss_curves, throughput
 
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")
     console.print(plot.bars(throughput(cmp), width=width, unit="samples/s"))
-    states = [runner.open(info.id).state() for info in cmp.runs]
+    states = [digest.read(info) or runner.open(info.id).state() for info in cmp.runs]
     histories = [state.metric_history if state else {} for state in states]
     curves = loss_curves(cmp, histories)
     if curves:
@@ -526,6 +526,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
+    from accelbench.engine import digest
     from accelbench.engine import format as fmt
     from accelbench.engine.present import diagnosis_line, phase_style
     from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
@@ -537,7 +538,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         with open(handle.info.path(OUTPUT_FILE), "rb") as log:
             shutil.copyfileobj(log, sys.stdout.buffer)
         return 0
-    state = handle.state()  # one streaming pass, whatever the size of the log
+    # an ended run: its digest (no log read); else one streaming pass over the logs
+    state = digest.read(handle.info) or handle.state()
     out = console()
     status = handle.info.status
     out.print(Text.assemble((handle.id, "bold"), "  ", (status, phase_style(status)),

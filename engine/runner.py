@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import journal, registry, site
+from accelbench.engine import digest, journal, registry, site
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import (
     UNREADABLE,
@@ -308,16 +308,21 @@ class RunHandle:
         events += deriver.dialects_done()
         events += deriver.ending(record)
         assert deriver.state.finished is not None  # ending() feeds the state its Finished
-        self._record_end(deriver.state.finished)
+        self._record_end(deriver.state)
         return events, True
 
-    def _record_end(self, finished: Finished) -> None:
+    def _record_end(self, state: RunState) -> None:
+        """Record the run's end (once), and the digest of its logs (once)."""
+        finished = state.finished
+        assert finished is not None
         with self._status_lock:
             if self.info.status != finished.status:
                 summary = RunSummary.from_dict(finished.summary)
                 self.store.record_end(self.id, finished.status, summary, finished.ts)
                 self.info.status, self.info.summary = finished.status, summary
                 self.info.ended = finished.ts
+            if not digest.kept(self.info):
+                digest.write(self.info, state)
 
     def fold(self, each: Callable[[list[Event]], None] | None = None,
              chunk: int = FOLD_CHUNK) -> RunState:
