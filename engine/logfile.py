@@ -31,7 +31,7 @@ from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
-BLOCK = 4 * 1024 * 1024  # characters read at a time
+BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
 # detected from (a smaller section: all of it)
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
@@ -300,11 +300,13 @@ class _Runs:
         self.batch += events
         if self.split is None:
             split = events
-        if self.ends and not self.ended and any(
-                type(e) is Metric and e.name in self.ends for e in split):
-            self.ended = True
-            if self.split is None:
-                self.split = copy.deepcopy(self.parsers)
+        if split and self.ends and not self.ended:
+            for event in split:
+                if type(event) is Metric and event.name in self.ends:
+                    self.ended = True
+                    if self.split is None:
+                        self.split = copy.deepcopy(self.parsers)
+                    break
 
     def _cut(self, offset: int) -> None:
         """End the run before ``offset`` of the current piece; the next one starts."""
