@@ -81,6 +81,18 @@ class RunState:
     redraw: str = ""  # the newest state of an output line being redrawn, until it ends
     finished: Finished | None = None
 
+    def plain_lines(self, texts: list[str], ts: float) -> None:
+        """Fold in log lines seen at ``ts`` as ``feed`` would their ``Log`` events (for
+        readers that need the state only: no event object per line)."""
+        if not texts:
+            return
+        if self.created is None:
+            self.created = ts
+        self.last_ts = ts
+        self.log_lines += len(texts)
+        self.log_tail.extend(texts[-(self.log_tail.maxlen or 0):])
+        self.redraw = ""
+
     def feed(self, event: Event) -> None:
         """Fold one event into the state."""
         if self.created is None:
