@@ -5,10 +5,10 @@ section is the text from one heading to the next (the whole file if it has none)
 and a section is cut after each run's end where another run's figures follow.
 
 A file is streamed in blocks of ``BLOCK`` characters (memory stays a few blocks
-whatever its size): a first pass finds the sections and samples each one's start and
-end for dialect detection; the second feeds the dialects only the lines they need
-(``parsers.prefilter``) and hands each run's text and events to a :class:`Reader` as
-they come.
+whatever its size): a first pass finds the sections and detects each one's dialects
+from its start and end, and from the lines of its middle each dialect needs; the second
+feeds the dialects only the lines they need (``parsers.prefilter``) and hands each run's
+text and events to a :class:`Reader` as they come.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, w
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
-# detected from (a smaller section: all of it)
+# detected from (a smaller section: all of it; in between: the lines they need)
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
 
 
@@ -79,10 +79,10 @@ def detect(text: str) -> list[str]:
     return _detect([text])
 
 
-def _detect(texts: list[str]) -> list[str]:
-    """The dialects whose sniff recognises one of ``texts``."""
+def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The dialects in ``found`` or whose sniff recognises one of ``texts``."""
     return [name for name, dialect in registry.dialects().items()
-            if any(dialect.sniff(text) for text in texts)]
+            if name in found or any(dialect.sniff(text) for text in texts)]
 
 
 def _blocks(path: Path) -> Iterator[str]:
@@ -105,14 +105,17 @@ def _blocks(path: Path) -> Iterator[str]:
 
 
 class _Sample:
-    """A text given in pieces: all of it up to ``2 * SNIFF`` characters, else its start
-    and its end (whole lines), for detection."""
+    """A text given in pieces, for detection: all of it up to ``2 * SNIFF`` characters,
+    else its start and its end (whole lines) and the dialects found in its middle, each
+    sniffed on the lines of the middle holding what it needs (:func:`_sniff_needed`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, middle: bool = True) -> None:
         self.pieces: list[str] = []
         self.size = 0
-        self.tail = ""  # once too long: the last SNIFF characters
+        self.tail = ""  # once too long: its last lines, SNIFF characters or a few more
         self.blank = True
+        self.middle = middle  # whether the middle is sniffed
+        self.found: set[str] = set()  # dialects found in the middle
 
     def add(self, text: str) -> None:
         if not text:
@@ -120,14 +123,25 @@ class _Sample:
         if self.blank and text and not text.isspace():
             self.blank = False
         if self.tail:
-            self.tail = (self.tail + text)[-SNIFF:]
+            self._cut(self.tail + text, 0)
             return
         self.pieces.append(text)
         self.size += len(text)
         if self.size > 2 * SNIFF:
             whole = "".join(self.pieces)
-            self.pieces = [whole[:whole.rfind("\n", 0, SNIFF) + 1 or SNIFF]]
-            self.tail = whole[-SNIFF:]
+            head = whole.rfind("\n", 0, SNIFF) + 1 or SNIFF
+            self.pieces = [whole[:head]]
+            if self.middle:  # what the start shows need not be looked for further
+                self.found = set(_detect(self.pieces))
+            self._cut(whole, head)
+
+    def _cut(self, text: str, start: int) -> None:
+        """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
+        middle."""
+        cut = text.rfind("\n", start, len(text) - SNIFF) + 1 or start
+        if self.middle and cut > start:
+            self.found = _sniff_needed(text[start:cut], self.found)
+        self.tail = text[cut:]
 
     def chop(self) -> None:
         """Drop the last character given (a heading's newline)."""
@@ -139,7 +153,26 @@ class _Sample:
     def texts(self) -> list[str]:
         if not self.tail:
             return ["".join(self.pieces)]
-        return [self.pieces[0], self.tail[self.tail.find("\n") + 1:]]
+        return [self.pieces[0], self.tail]
+
+
+def _sniff_needed(text: str, found: set[str]) -> set[str]:
+    """``found`` and the other dialects whose sniff recognises the lines of ``text``
+    holding what they need (all of ``text`` for a dialect that needs no text)."""
+    found = set(found)
+    for name, dialect in registry.dialects().items():
+        if name in found:
+            continue
+        if dialect.needs is not None:
+            starts = line_starts(text, dialect.needs, nocase_of([dialect]))
+            if not starts:
+                continue
+            needed = "\n".join(text[start:text.find("\n", start)] for start in starts)
+        else:
+            needed = text
+        if dialect.sniff(needed):
+            found.add(name)
+    return found
 
 
 @dataclass
@@ -173,12 +206,12 @@ def _marks(block: str) -> list[tuple[int, bool]]:
     return marks
 
 
-def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str]]:
+def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], set[str]]:
     """The non-blank sections of the text in ``blocks``, and the texts that the whole
-    file's dialects are detected from."""
+    file's dialects are detected from with those found in its sections' middles."""
     spans: list[_Span] = []
     headings: list[str] = []
-    whole = _Sample()
+    whole = _Sample(middle=False)
     span, offset, fenced = _Span("", 0), 0, False
     for block in blocks:
         whole.add(block)
@@ -208,8 +241,9 @@ def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str]]:
     if not span.sample.blank:
         spans.append(span)
     if whole.tail:  # a large file: what its sections and headings show
-        return spans, [t for s in spans for t in s.sample.texts()] + ["\n".join(headings)]
-    return spans, whole.texts()
+        return (spans, [t for s in spans for t in s.sample.texts()] + ["\n".join(headings)],
+                {name for s in spans for name in s.sample.found})
+    return spans, whole.texts(), set()
 
 
 def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
@@ -325,10 +359,10 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    spans, whole = _scan(_blocks(path))
-    names = [_detect(span.sample.texts()) if dialect == "auto" else [dialect]
-             for span in spans]
-    reader.file(_detect(whole) if dialect == "auto" else [])
+    spans, whole, found = _scan(_blocks(path))
+    names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
+             else [dialect] for span in spans]
+    reader.file(_detect(whole, found) if dialect == "auto" else [])
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None

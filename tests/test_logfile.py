@@ -118,3 +118,17 @@ def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_pat
                         quiet.state.metrics, quiet.state.phase) == (
                     loud.state.log_lines, loud.state.log_tail, loud.state.last_ts,
                     loud.state.metrics, loud.state.phase)
+
+
+def test_a_dialect_marked_only_in_the_middle_of_a_large_section_is_detected(tmp_path):
+    from accelbench.engine import logfile
+
+    log = tmp_path / "big.log"
+    filler = "".join(f"2024-03-30 13:00:00,000 INFO:   Compiling kernels {i}\n"
+                     for i in range(3 * logfile.SNIFF // 40))
+    train = ("2024-03-30 13:00:01,000 INFO:   | Train Device=CSX, Step=7, Loss=6.5, "
+             "Rate=10.0 samples/sec, GlobalRate=9.0 samples/sec\n")
+    log.write_text(filler + train + filler)
+    [section] = parse_file(log)
+    assert section.dialects == ["cerebras"]
+    assert {(e.name, e.value) for e in section.events if e.kind == "metric"} >= {("loss", 6.5)}
