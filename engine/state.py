@@ -126,7 +126,10 @@ class RunState:
             if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
                 return
             self.metrics[event.name] = event.value
-            self.metric_history.setdefault(event.name, Series()).add((event.step, event.value))
+            history = self.metric_history.get(event.name)
+            if history is None:  # (setdefault would make a Series per event)
+                history = self.metric_history[event.name] = Series()
+            history.add((event.step, event.value))
         elif isinstance(event, Phase):
             self.phase, self.phase_detail = event.name, event.detail
         elif isinstance(event, Diagnosis):
