@@ -128,7 +128,7 @@ class Deriver:
         the states a line was redrawn through (``Redrawn``) go to the dialects only."""
         if not lines:
             return []
-        text = "\n".join(lines)
+        text = "\n".join(lines) if self.dialects or not self.logs else ""
         wanted = self._wanted(text)
         if not self.logs and PREFIX not in text and Redrawn not in set(map(type, lines)):
             self.state.plain_lines(lines, self.ts)  # plain lines only, the usual case
