@@ -138,7 +138,8 @@ class _Sample:
     def _cut(self, text: str, start: int) -> None:
         """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
         middle."""
-        cut = text.rfind("\n", start, len(text) - SNIFF) + 1 or start
+        cut = max(start, text.rfind("\n", start, len(text) - SNIFF) + 1
+                  or len(text) - SNIFF)  # no line ends there: SNIFF characters all the same
         if self.middle and cut > start:
             self.found = _sniff_needed(text[start:cut], self.found)
         self.tail = text[cut:]
@@ -160,6 +161,8 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
     """``found`` and the other dialects whose sniff recognises the lines of ``text``
     holding what they need (all of ``text`` for a dialect that needs no text)."""
     found = set(found)
+    if not text.endswith("\n"):
+        text += "\n"  # each line found ends at a \n
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
