@@ -163,11 +163,15 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
     found = set(found)
     if not text.endswith("\n"):
         text += "\n"  # each line found ends at a \n
+    lowered = None  # text.lower(), once a dialect needs it
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
         if dialect.needs is not None:
-            starts = line_starts(text, dialect.needs, nocase_of([dialect]))
+            nocase = nocase_of([dialect])
+            if nocase and lowered is None and text.isascii():
+                lowered = text.lower()
+            starts = line_starts(text, dialect.needs, nocase, lowered)
             if not starts:
                 continue
             needed = "\n".join(text[start:text.find("\n", start)] for start in starts)

@@ -28,14 +28,16 @@ def nocase_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...]:
     return tuple(sorted({text.lower() for d in dialects for text in d.needs_nocase}))
 
 
-def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = ()) -> list[int]:
+def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = (),
+                lowered: str | None = None) -> list[int]:
     """The offsets, in order, of the lines (split at ``\\n``) of ``text`` that hold one of
-    ``needs``, or one of ``nocase`` (lower-case) in any case."""
+    ``needs``, or one of ``nocase`` (lower-case) in any case (``lowered``: ``text.lower()``
+    where the caller has it, for an ASCII text)."""
     starts: set[int] = set()
     _find(text, needs, starts)
     if nocase:
-        if text.isascii():  # lower() keeps every offset of an ASCII text
-            _find(text.lower(), nocase, starts)
+        if lowered is not None or text.isascii():  # lower() keeps the offsets of ASCII
+            _find(lowered if lowered is not None else text.lower(), nocase, starts)
         else:
             pattern = re.compile("|".join(map(re.escape, nocase)), re.IGNORECASE)
             for m in pattern.finditer(text):
