@@ -276,6 +276,7 @@ class _Runs:
         classes = [registry.get_dialect(name) for name in names]
         self.needs, self.nocase = needs_of(classes), nocase_of(classes)
         self.ends = frozenset(name for cls in classes for name in cls.run_end)
+        self.skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
         self.split: list[Dialect] | None = None
         self.ended = False  # a run's end was seen, and no event since
         self.gap = False  # the last thing given was a gap (lines without needs)
@@ -330,8 +331,9 @@ class _Runs:
             self.batch = []
 
     def _item(self, offset: int, line: str | None) -> None:
-        if line is None and self.gap and offset == 0:
-            return  # the gap the last piece ended with goes on
+        if line is None and ((self.gap and offset == 0) or not self.skips):
+            self.gap = True  # the gap the last piece ended with goes on, or none sees it
+            return
         self.gap = line is None
         if self.split is not None:
             split = _deliver(self.split, line)
