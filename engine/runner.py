@@ -34,7 +34,7 @@ from accelbench.engine.events import (
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
-from accelbench.engine.parsers import machine
+from accelbench.engine.parsers import Dialect, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
@@ -87,6 +87,7 @@ class Deriver:
         classes = [registry.get_dialect(name) for name in dialects]
         self.dialects = [cls(run_id) for cls in classes]
         self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self._skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
         self.logs = logs
         self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
         self.bad_lines = 0  # machine lines that could not be read
@@ -205,8 +206,8 @@ class Deriver:
             self._gap = False
             assert line is not None
             events = [e for d in self.dialects for e in d.feed(line[:DIALECT_LINE], self.ts)]
-        elif self._gap:
-            events = []
+        elif self._gap or not self._skips:
+            self._gap, events = True, []
         else:
             self._gap = True
             events = [e for d in self.dialects for e in d.skipped(self.ts)]
