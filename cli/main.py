@@ -584,33 +584,9 @@ def _cmd_cancel(args: argparse.Namespace) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    from accelbench.engine.events import to_json
-    from accelbench.engine.logfile import parse_file
+    from accelbench.cli.parse import parse
 
-    sections = parse_file(args.logfile, args.dialect)
-    if args.json:
-        for section in sections:
-            sys.stdout.write("".join(to_json(e) + "\n" for e in section.events))
-        return 0
-    from rich.table import Table
-
-    from accelbench.cli.live import console
-    from accelbench.engine import format as fmt
-    from accelbench.engine.state import RunState
-
-    table = Table(title=f"{args.logfile}: {len(sections)} sections")
-    for column in ("section", "dialects", "events", "samples/s", "final loss", "accuracy"):
-        table.add_column(column)
-    for section in sections:
-        state = RunState("parsed")
-        for event in section.events:
-            state.feed(event)
-        summary = state.summary()
-        table.add_row(section.title or "(top)", ", ".join(section.dialects) or "-",
-                      str(len(section.events)), fmt.number(summary.samples_per_s),
-                      fmt.number(summary.final_loss), fmt.number(summary.accuracy))
-    console().print(table)
-    return 0
+    return parse(args.logfile, args.dialect, args.json)
 
 
 def _cmd_import(args: argparse.Namespace) -> int:

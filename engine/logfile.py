@@ -1,13 +1,24 @@
 """Reading logs people already have: split a file into sections, detect dialects, parse.
 
 The seed notes mix several runs in one markdown file, each under a heading; a
-section is the text from one heading to the next (the whole file if it has none).
+section is the text from one heading to the next (the whole file if it has none),
+and a section is cut after each run's end where another run's figures follow.
+
+A file is streamed in blocks of ``BLOCK`` characters (memory stays a few blocks
+whatever its size): a first pass finds the sections and detects each one's dialects
+from its start and end, and from the lines of its middle each dialect needs; the second
+feeds the dialects only the lines they need (``parsers.prefilter``) and hands each run's
+text and events to a :class:`Reader` as they come.
 """
 
 from __future__ import annotations
 
-import itertools
+import contextlib
+import copy
+import os
 import re
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,11 +26,14 @@ from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Event, Metric
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
+from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
+BLOCK = 1024 * 1024  # characters read at a time
+SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
+# detected from (a smaller section: all of it; in between: the lines they need)
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
 
 
@@ -33,91 +47,378 @@ class Section:
     events: list[Event] = field(default_factory=list)
 
 
+class Reader:
+    """What a pass over a log does with each run found in it (override what you need)."""
+
+    wants_text = False  # whether :meth:`text` is called
+
+    def file(self, dialects: list[str]) -> None:
+        """The dialects detected in the whole file (none unless ``auto``), before any run."""
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        """A run's text starts (its events have ``run_id``)."""
+
+    def text(self, text: str) -> None:
+        """More of the run's text: in all, its text and a final ``\\n``."""
+
+    def events(self, events: list[Event]) -> None:
+        """More of the run's events, in order."""
+
+    def end(self, title: str) -> None:
+        """The run's text and events are all given; ``title`` is its section's."""
+
+
 def split_sections(text: str) -> list[Section]:
     """Sections at markdown headings (outside fenced code blocks)."""
-    sections: list[Section] = []
-    lines: list[str] = []
-    title, fenced = "", False
-    for line in text.split("\n"):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        heading = None if fenced else _HEADING.match(line)
-        if heading:
-            if any(part.strip() for part in lines):
-                sections.append(Section(title, "\n".join(lines)))
-            title, lines = heading.group(1).replace("*", "").strip(), []
-        else:
-            lines.append(line)
-    if any(part.strip() for part in lines):
-        sections.append(Section(title, "\n".join(lines)))
-    return sections
+    return [Section(span.title, text[span.start:span.end])
+            for span in _scan(iter([text]) if text else iter([]))[0]]
 
 
 def detect(text: str) -> list[str]:
     """The dialects whose sniff recognises ``text``."""
-    return [name for name, dialect in registry.dialects().items() if dialect.sniff(text)]
+    return _detect([text])
 
 
-def parse_section(section: Section, run_id: str, dialects: list[str], ts: float = 0.0) -> None:
-    """Fill ``section.events`` from its text with ``dialects`` (the lines they need)."""
-    section.dialects = dialects
-    parsers = [registry.get_dialect(name)(run_id) for name in dialects]
-    events: list[Event] = []
-    for _, line in wanted_lines(section.text, needs_of(parsers)):
-        events += _feed(parsers, line, ts)
-    for parser in parsers:
-        events += parser.finish(ts)
-    section.events = events
+def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The dialects in ``found`` or whose sniff recognises one of ``texts``."""
+    return [name for name, dialect in registry.dialects().items()
+            if name in found or any(dialect.sniff(text) for text in texts)]
 
 
-def _feed(parsers: list[Dialect], line: str | None, ts: float) -> list[Event]:
-    """The events of ``line`` (split at carriage returns as the tail does), or of the
-    lines skipped where ``line`` is None."""
-    if line is None:
-        return [e for parser in parsers for e in parser.skipped(ts)]
-    return [e for part in [p for p in line.split("\r") if p] or [""]
-            for parser in parsers for e in parser.feed(part, ts)]
-
-
-def split_runs(section: Section, dialects: list[str]) -> list[Section]:
-    """A section cut after each line that ends a run (a dialect's ``run_end`` metric),
-    where another run's figures follow: one seed section often holds two runs."""
-    parsers = [registry.get_dialect(name)("split") for name in dialects]
-    ends = {name for parser in parsers for name in parser.run_end}
-    cuts = [0]
-    ended = False
-    for offset, line in wanted_lines(section.text, needs_of(parsers)):
-        events = _feed(parsers, line, 0.0)
-        if ended and events:
-            cuts.append(offset)
-            ended = False
-        ended = ended or any(isinstance(e, Metric) and e.name in ends for e in events)
-    if len(cuts) == 1:
-        return [section]
-    text = section.text
-    parts = [text[start:end - 1] for start, end in itertools.pairwise(cuts)]
-    parts.append(text[cuts[-1]:])
-    return [Section(f"{section.title} ({i})" if section.title else f"({i})", part)
-            for i, part in enumerate(parts, 1)]
-
-
-def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
-    """The sections of a log file with their events; ``auto`` detects dialects per section."""
-    path = Path(path)
+def _blocks(path: Path) -> Iterator[str]:
+    """The text of ``path`` (decoded as ``Path.read_text`` does) in blocks of whole lines;
+    the last one lacks its ``\\n`` where the file does."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as f:
+            carry = ""
+            while block := f.read(BLOCK):
+                cut = block.rfind("\n") + 1
+                if cut:
+                    yield carry + block[:cut]
+                    carry = block[cut:]
+                else:
+                    carry += block  # a line longer than a block
+            if carry:
+                yield carry
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+class _Sample:
+    """A text given in pieces, for detection: all of it up to ``2 * SNIFF`` characters,
+    else its start and its end (whole lines) and the dialects found in its middle, each
+    sniffed on the lines of the middle holding what it needs (:func:`_sniff_needed`)."""
+
+    def __init__(self, middle: bool = True) -> None:
+        self.pieces: list[str] = []
+        self.size = 0
+        self.tail = ""  # once too long: its last lines, SNIFF characters or a few more
+        self.blank = True
+        self.middle = middle  # whether the middle is sniffed
+        self.found: set[str] = set()  # dialects found in the middle
+
+    def add(self, text: str) -> None:
+        if not text:
+            return
+        if self.blank and text and not text.isspace():
+            self.blank = False
+        if self.tail:
+            self._cut(self.tail + text, 0)
+            return
+        self.pieces.append(text)
+        self.size += len(text)
+        if self.size > 2 * SNIFF:
+            whole = "".join(self.pieces)
+            head = whole.rfind("\n", 0, SNIFF) + 1 or SNIFF
+            self.pieces = [whole[:head]]
+            if self.middle:  # what the start shows need not be looked for further
+                self.found = set(_detect(self.pieces))
+            self._cut(whole, head)
+
+    def _cut(self, text: str, start: int) -> None:
+        """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
+        middle."""
+        cut = max(start, text.rfind("\n", start, len(text) - SNIFF) + 1
+                  or len(text) - SNIFF)  # no line ends there: SNIFF characters all the same
+        if self.middle and cut > start:
+            self.found = _sniff_needed(text[start:cut], self.found)
+        self.tail = text[cut:]
+
+    def chop(self) -> None:
+        """Drop the last character given (a heading's newline)."""
+        if self.tail:
+            self.tail = self.tail[:-1]
+        elif self.pieces:
+            self.pieces[-1] = self.pieces[-1][:-1]
+
+    def texts(self) -> list[str]:
+        if not self.tail:
+            return ["".join(self.pieces)]
+        return [self.pieces[0], self.tail]
+
+
+def _sniff_needed(text: str, found: set[str]) -> set[str]:
+    """``found`` and the other dialects whose sniff recognises the lines of ``text``
+    holding what they need (all of ``text`` for a dialect that needs no text)."""
+    found = set(found)
+    if not text.endswith("\n"):
+        text += "\n"  # each line found ends at a \n
+    lowered = None  # text.lower(), once a dialect needs it
+    for name, dialect in registry.dialects().items():
+        if name in found:
+            continue
+        if dialect.needs is not None:
+            nocase = nocase_of([dialect])
+            if nocase and lowered is None and text.isascii():
+                lowered = text.lower()
+            starts = line_starts(text, dialect.needs, nocase, lowered)
+            if not starts:
+                continue
+            needed = "\n".join(text[start:text.find("\n", start)] for start in starts)
+        else:
+            needed = text
+        if dialect.sniff(needed):
+            found.add(name)
+    return found
+
+
+@dataclass
+class _Span:
+    """A section: its title, where its text starts and ends in the file, a sample."""
+
+    title: str
+    start: int
+    end: int = 0
+    sample: _Sample = field(default_factory=_Sample)
+
+
+def _marks(block: str) -> list[tuple[int, bool]]:
+    """``(start, is_fence)`` of the lines of ``block`` that open or close a fenced code
+    block (``\\`\\`\\``` after blanks) or may be headings (``#`` first), in order."""
+    marks: list[tuple[int, bool]] = []
+    i = block.find("```")
+    while i >= 0:
+        start = block.rfind("\n", 0, i) + 1
+        if start == i or block[start:i].isspace():
+            marks.append((start, True))
+        end = block.find("\n", i)
+        i = -1 if end < 0 else block.find("```", end + 1)
+    if block.startswith("#"):
+        marks.append((0, False))
+    i = block.find("\n#")
+    while i >= 0:
+        marks.append((i + 1, False))
+        i = block.find("\n#", i + 1)
+    marks.sort()
+    return marks
+
+
+def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], set[str]]:
+    """The non-blank sections of the text in ``blocks``, and the texts that the whole
+    file's dialects are detected from with those found in its sections' middles."""
+    spans: list[_Span] = []
+    headings: list[str] = []
+    whole = _Sample(middle=False)
+    span, offset, fenced = _Span("", 0), 0, False
+    for block in blocks:
+        whole.add(block)
+        pos = 0  # where the part of ``block`` not yet in a span starts
+        for start, fence in _marks(block):
+            if fence:
+                fenced = not fenced
+                continue
+            end = block.find("\n", start)
+            end = len(block) if end < 0 else end
+            heading = None if fenced else _HEADING.match(block[start:end])
+            if heading is None:
+                continue
+            span.sample.add(block[pos:start])
+            if offset + start:
+                span.sample.chop()
+            span.end = max(offset + start - 1, span.start)
+            if not span.sample.blank:
+                spans.append(span)
+            if len(headings) < 1000:
+                headings.append(block[start:end])
+            span = _Span(heading.group(1).replace("*", "").strip(), offset + end + 1)
+            pos = min(end + 1, len(block))
+        span.sample.add(block[pos:])
+        offset += len(block)
+    span.end = max(offset, span.start)
+    if not span.sample.blank:
+        spans.append(span)
+    if whole.tail:  # a large file: what its sections and headings show
+        return (spans, [t for s in spans for t in s.sample.texts()] + ["\n".join(headings)],
+                {name for s in spans for name in s.sample.found})
+    return spans, whole.texts(), set()
+
+
+def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
+    """The events of ``line``, or of the lines skipped where ``line`` is None."""
+    if line is None:
+        return [e for parser in parsers for e in parser.skipped(0.0)]
+    if len(parsers) == 1:
+        return parsers[0].feed(line, 0.0)
+    return [e for parser in parsers for e in parser.feed(line, 0.0)]
+
+
+class _Runs:
+    """One section's runs, parsed from its text given in order, piece by piece.
+
+    A run ends after a line giving a dialect's ``run_end`` metric where a later line
+    gives events: from the first such end on, a copy of the dialects goes on through
+    the whole section (``split``) to find where, while each run is parsed afresh.
+    """
+
+    def __init__(self, reader: Reader, names: list[str], title: str, run_ids: Iterator[str]
+                 ) -> None:
+        self.reader, self.names, self.title, self.run_ids = reader, names, title, run_ids
+        classes = [registry.get_dialect(name) for name in names]
+        self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self.ends = frozenset(name for cls in classes for name in cls.run_end)
+        self.skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
+        self.split: list[Dialect] | None = None
+        self.ended = False  # a run's end was seen, and no event since
+        self.gap = False  # the last thing given was a gap (lines without needs)
+        self.runs = 0
+        self.batch: list[Event] = []
+        self.text, self.done = "", 0  # the current piece; where its text not yet given starts
+        self._begin()
+
+    def _begin(self) -> None:
+        self.runs += 1
+        run_id = next(self.run_ids)
+        self.parsers = [registry.get_dialect(name)(run_id) for name in self.names]
+        self.reader.begin(run_id, self.names)
+
+    def _end(self, title: str) -> None:
+        self.batch += [e for parser in self.parsers for e in parser.finish(0.0)]
+        self.reader.events(self.batch)
+        self.batch = []
+        self.reader.end(title)
+
+    def _numbered(self) -> str:
+        return f"{self.title} ({self.runs})" if self.title else f"({self.runs})"
+
+    def piece(self, text: str, last: bool) -> None:
+        """The next piece of the section's text (whole lines; ``last``: its end)."""
+        self.text, self.done = text, 0
+        if self.needs is None:
+            offset = 0
+            lines = text.split("\n")
+            if not last:
+                lines.pop()  # the empty string after the piece's final newline
+            for line in lines:
+                self._item(offset, line)
+                offset += len(line) + 1
+        else:
+            after = 0  # the offset just after the last line given
+            for start in line_starts(text, self.needs, self.nocase):
+                if start > after:
+                    self._item(after, None)
+                end = text.find("\n", start)
+                end = len(text) if end < 0 else end
+                self._item(start, text[start:end])
+                after = end + 1
+            if after < len(text) or (last and after == len(text)):
+                self._item(after, None)
+        if self.reader.wants_text:
+            self.reader.text(text[self.done:] + "\n" if last else text[self.done:])
+        if last:
+            self._end(self._numbered() if self.runs > 1 else self.title)
+        else:
+            self.reader.events(self.batch)
+            self.batch = []
+
+    def _item(self, offset: int, line: str | None) -> None:
+        if line is None and ((self.gap and offset == 0) or not self.skips):
+            self.gap = True  # the gap the last piece ended with goes on, or none sees it
+            return
+        self.gap = line is None
+        if self.split is not None:
+            split = _deliver(self.split, line)
+            if self.ended and split:
+                self._cut(offset)
+        events = _deliver(self.parsers, line)
+        self.batch += events
+        if self.split is None:
+            split = events
+        if split and self.ends and not self.ended:
+            for event in split:
+                if type(event) is Metric and event.name in self.ends:
+                    self.ended = True
+                    if self.split is None:
+                        self.split = copy.deepcopy(self.parsers)
+                    break
+
+    def _cut(self, offset: int) -> None:
+        """End the run before ``offset`` of the current piece; the next one starts."""
+        if self.reader.wants_text:
+            self.reader.text(self.text[self.done:offset])
+            self.done = offset
+        self._end(self._numbered())
+        self.ended = False
+        self._begin()
+
+
+def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
+    """Give ``reader`` each run of a log file, its events from its section's dialects
+    (``auto``: detected per section)."""
+    path = Path(path)
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    sections: list[Section] = []
-    for section in split_sections(text):
-        names = detect(section.text) if dialect == "auto" else [dialect]
-        for part in split_runs(section, names):
-            parse_section(part, f"{path.stem}#{len(sections) + 1}", names)
-            sections.append(part)
-    return sections
+    spans, whole, found = _scan(_blocks(path))
+    names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
+             else [dialect] for span in spans]
+    reader.file(_detect(whole, found) if dialect == "auto" else [])
+    run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
+    offset, i = 0, 0
+    runs: _Runs | None = None
+    for block in _blocks(path):
+        stop = offset + len(block)
+        while i < len(spans) and spans[i].start < stop:
+            span = spans[i]
+            if runs is None:
+                runs = _Runs(reader, names[i], span.title, run_ids)
+            last = span.end <= stop
+            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last)
+            if not last:
+                break
+            runs, i = None, i + 1
+        offset = stop
+
+
+class _Sections(Reader):
+    """Collects the runs as :class:`Section` objects."""
+
+    wants_text = True
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self._text: list[str] = []
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        self.sections.append(Section("", "", list(dialects)))
+        self._text = []
+
+    def text(self, text: str) -> None:
+        self._text.append(text)
+
+    def events(self, events: list[Event]) -> None:
+        self.sections[-1].events += events
+
+    def end(self, title: str) -> None:
+        self.sections[-1].title = title
+        self.sections[-1].text = "".join(self._text)[:-1]
+
+
+def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
+    """The sections of a log file with their events; ``auto`` detects dialects per section
+    (all in memory: :func:`read_file` streams)."""
+    sections = _Sections()
+    read_file(path, sections, dialect)
+    return sections.sections
 
 
 def system_of(names: list[str]) -> str | None:
@@ -126,38 +427,77 @@ def system_of(names: list[str]) -> str | None:
     return next((table[name] for name in names if name in table), None)
 
 
-def import_file(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None) -> list:
-    """Each section of a log that holds figures becomes a finished run in ``store``.
+class _Importer(Reader):
+    """Makes each run that has events a finished run in the store, as the pass goes."""
 
-    The section's text is the run's ``output.log`` and its dialects are recorded, so
-    its events are derived like any run's; the accelerator is ``accelerator`` or the
-    one the dialects point to (the file's, for a section that only has Trainer output).
-    """
-    path = Path(path)
-    sections = [s for s in parse_file(path, dialect) if any(e.kind != "log" for e in s.events)]
-    if not sections:
-        raise UserError(f"{path}: no section holds a log accelbench can read",
-                        hint="name the dialect with --dialect (accelbench parse --help)")
-    whole = system_of(detect(path.read_text(errors="replace"))) if dialect == "auto" else None
-    runs = []
-    for section in sections:
-        system = accelerator or system_of(section.dialects) or whole or "cpu"
-        name = slug(section.title or path.stem)
-        spec = spec_from_dict({"name": name, "workload": "imported", "accelerator": system,
-                               "telemetry_interval": 0,
-                               "params": {"source": str(path.resolve()), "section": section.title,
-                                          "dialects": ",".join(section.dialects)}},
+    wants_text = True
+
+    def __init__(self, store, path: Path, accelerator: str | None) -> None:
+        self.store, self.path, self.accelerator = store, path, accelerator
+        self.whole: str | None = None  # the accelerator the whole file points to
+        self.runs: list = []
+        self._file: tempfile._TemporaryFileWrapper | None = None
+        self._dialects: list[str] = []
+        self._events = False
+
+    def file(self, dialects: list[str]) -> None:
+        self.whole = system_of(dialects)
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        self._dialects, self._events = dialects, False
+        self._file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in end()
+            "w", encoding="utf-8", dir=self.store.home, prefix=".import-", delete=False)
+
+    def text(self, text: str) -> None:
+        assert self._file is not None
+        self._file.write(text)
+
+    def events(self, events: list[Event]) -> None:
+        self._events = self._events or any(e.kind != "log" for e in events)
+
+    def end(self, title: str) -> None:
+        assert self._file is not None
+        self._file.close()
+        try:
+            if self._events:
+                self._keep(title, Path(self._file.name))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._file.name)
+
+    def _keep(self, title: str, output: Path) -> None:
+        path = self.path
+        system = self.accelerator or system_of(self._dialects) or self.whole or "cpu"
+        spec = spec_from_dict({"name": slug(title or path.stem), "workload": "imported",
+                               "accelerator": system, "telemetry_interval": 0,
+                               "params": {"source": str(path.resolve()), "section": title,
+                                          "dialects": ",".join(self._dialects)}},
                               source=str(path))
-        info = store.create(spec)
-        info.path(OUTPUT_FILE).write_text(section.text + "\n")
+        info = self.store.create(spec)
+        os.replace(output, info.path(OUTPUT_FILE))
         write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
                                              "telemetry_interval": 0,
-                                             "dialects": section.dialects})
+                                             "dialects": self._dialects})
         write_json(info.path(EXIT_FILE), {"status": "done", "returncode": 0,
                                           "ended": info.created,
                                           "detail": f"imported from {path.name}"})
-        handle = RunHandle(store, info)
+        handle = RunHandle(self.store, info)
         handle.fold()
-        runs.append(handle.info)
-    return runs
+        self.runs.append(handle.info)
+
+
+def import_file(store, path: str | Path, dialect: str = "auto",
+                accelerator: str | None = None) -> list:
+    """Each run of a log that holds figures becomes a finished run in ``store``.
+
+    The run's text is its ``output.log`` and its dialects are recorded, so its events
+    are derived like any run's; the accelerator is ``accelerator`` or the one the
+    dialects point to (the file's, for a section that only has Trainer output).
+    """
+    path = Path(path)
+    importer = _Importer(store, path, accelerator)
+    read_file(path, importer, dialect)
+    if not importer.runs:
+        raise UserError(f"{path}: no section holds a log accelbench can read",
+                        hint="name the dialect with --dialect (accelbench parse --help)")
+    return importer.runs

@@ -34,7 +34,8 @@ from accelbench.engine.events import (
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
-from accelbench.engine.parsers import machine
+from accelbench.engine.parsers import Dialect, machine
+from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
@@ -70,17 +71,28 @@ DIALECT_LINE = 4096  # characters of a line the dialects see: their figures sit 
 
 
 class Deriver:
-    """Turns a run's file contents into events, keeping the run's state."""
+    """Turns a run's file contents into events, keeping the run's state.
 
-    def __init__(self, run_id: str, created: float, dialects: Iterable[str] = ()) -> None:
+    The dialects are fed only the lines holding what they need (``parsers.prefilter``);
+    with ``logs`` false (a reader of the state only) plain lines make no ``Log`` event:
+    the state takes them in bulk, and :meth:`output` returns the other events.
+    """
+
+    def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
+                 logs: bool = True) -> None:
         self.run_id = run_id
         self.ts = created
         self.state = RunState(run_id)
         self.started = False
-        self.dialects = [registry.get_dialect(name)(run_id) for name in dialects]
+        classes = [registry.get_dialect(name) for name in dialects]
+        self.dialects = [cls(run_id) for cls in classes]
+        self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self._skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
+        self.logs = logs
         self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
         self.bad_lines = 0  # machine lines that could not be read
         self._next_redraw = 0.0  # time.monotonic() before which no Redraw is given
+        self._gap = False  # lines went by unfed since the dialects were last fed
 
     def _keep(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -98,7 +110,8 @@ class Deriver:
 
     def stderr_lines(self, lines: list[str]) -> None:
         """Note the job's stderr lines, read from ``stderr.log`` before ``output.log``."""
-        self.stderr.extend(lines)
+        if self.logs:  # only a Log event says which stream its line came from
+            self.stderr.extend(lines)
 
     def _stream(self, line: str) -> str:
         """``stderr`` if ``line`` is the next stderr line (a few may be skipped), else
@@ -114,10 +127,25 @@ class Deriver:
         """Events of job output lines: machine lines become their events, others logs
         (a damaged machine line too, with one ``bad_machine_line`` diagnosis per run);
         the states a line was redrawn through (``Redrawn``) go to the dialects only."""
+        if not lines:
+            return []
+        text = "\n".join(lines) if self.dialects or not self.logs else ""
+        wanted = self._wanted(text)
+        if not self.logs and PREFIX not in text and Redrawn not in set(map(type, lines)):
+            self.state.plain_lines(lines, self.ts)  # plain lines only, the usual case
+            events, last = self._dialect_lines(lines, wanted)
+            self._keep(events)
+            if not last:  # the last line's Log would have been the last event
+                self.state.last_ts = self.ts
+            return events
+        return self._lines(lines, None if wanted is None else set(wanted))
+
+    def _lines(self, lines: list[str], wanted: set[int] | None) -> list[Event]:
+        """:meth:`output`, line by line."""
         run_id, events = self.run_id, []
-        for line in lines:
+        for i, line in enumerate(lines):
             if type(line) is Redrawn:
-                events += self._dialect_events(line)
+                events += self._dialect_line(line, wanted is None or i in wanted)
                 continue
             bad = None
             if line.startswith(PREFIX):
@@ -133,11 +161,57 @@ class Deriver:
                               line))
             if bad is not None:
                 events += self._bad_line(line, bad)
-            events += self._dialect_events(line)
-        return self._keep(events)
+            events += self._dialect_line(line, wanted is None or i in wanted)
+        self._keep(events)
+        return events if self.logs else [e for e in events if type(e) is not Log]
 
-    def _dialect_events(self, line: str) -> list[Event]:
-        return [e for dialect in self.dialects for e in dialect.feed(line[:DIALECT_LINE], self.ts)]
+    def _wanted(self, text: str) -> list[int] | None:
+        """The indices of the lines of ``text`` the dialects need (None: every line)."""
+        if self.needs is None or not self.dialects:
+            return None if self.dialects else []
+        wanted, index, previous, count = [], 0, 0, text.count
+        for start in line_starts(text, self.needs, self.nocase):
+            index += count("\n", previous, start)
+            previous = start
+            wanted.append(index)
+        return wanted
+
+    def _dialect_lines(self, lines: list[str], wanted: list[int] | None
+                       ) -> tuple[list[Event], int]:
+        """The dialects' events of ``lines`` (``wanted``: the ones they are fed, the
+        others are skipped), and how many of them the last line gave."""
+        if not self.dialects:
+            return [], 0
+        if wanted is None:
+            wanted = list(range(len(lines)))
+        events: list[Event] = []
+        last: int | None
+        after, last = 0, 0  # the index after the last line fed; where the last line's
+        # events start (None: it gave none)
+        for i in wanted:
+            if i > after:
+                events += self._dialect_line(None, False)
+            last = len(events)
+            events += self._dialect_line(lines[i], True)
+            after = i + 1
+        if after < len(lines):  # a gap: the skipped lines' events come at its first line
+            last = len(events) if after == len(lines) - 1 else None
+            events += self._dialect_line(None, False)
+        return events, 0 if last is None else len(events) - last
+
+    def _dialect_line(self, line: str | None, wanted: bool) -> list[Event]:
+        """The dialects' events of a line: fed if ``wanted``, else the first unfed line
+        after a fed one has them told lines were skipped."""
+        if wanted:
+            self._gap = False
+            assert line is not None
+            events = [e for d in self.dialects for e in d.feed(line[:DIALECT_LINE], self.ts)]
+        elif self._gap or not self._skips:
+            self._gap, events = True, []
+        else:
+            self._gap = True
+            events = [e for d in self.dialects for e in d.skipped(self.ts)]
+        return events
 
     def _bad_line(self, line: str, reason: str) -> list[Event]:
         """The diagnosis of the run's first damaged machine line (later ones are counted)."""
@@ -239,11 +313,11 @@ class RunHandle:
         """The run's id."""
         return self.info.id
 
-    def _sources(self) -> tuple[Deriver, list[FileTail]]:
+    def _sources(self, logs: bool = True) -> tuple[Deriver, list[FileTail]]:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
         dialects = launch.get("dialects", [])
-        return Deriver(self.id, meta["created"], dialects), [
+        return Deriver(self.id, meta["created"], dialects, logs), [
             FileTail(self.info.path(name), redraws=name == OUTPUT_FILE and bool(dialects))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
@@ -328,9 +402,10 @@ class RunHandle:
              chunk: int = FOLD_CHUNK) -> RunState:
         """The run's state from one streaming pass over its files as they are now (the
         ending too, recorded in the index, if it ended); ``each`` sees every batch of
-        events. Memory stays bounded whatever the size of the files: nothing keeps the
+        events (but for plain log lines when there is no ``each``: only the state sees
+        them). Memory stays bounded whatever the size of the files: nothing keeps the
         events. Raises what damaged files raise (:meth:`state` reports it instead)."""
-        deriver, tails = self._sources()
+        deriver, tails = self._sources(logs=each is not None)
         each = each or (lambda batch: None)
         each(deriver.opening())
         try:

@@ -22,7 +22,8 @@ class Dialect:
     carries its own. ``finish`` flushes what a block left pending at the end.
 
     ``needs`` (literal texts, matched with case) lets a reader skip lines: a line
-    holding none of them may not be fed; ``None`` feeds every line. Where lines went
+    holding none of them (nor one of ``needs_nocase``, literal texts matched in any
+    case) may not be fed; ``None`` feeds every line. Where lines went
     by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
     whose state any other line changes (a block ending at the first other line) acts
     on it there, as ``feed`` would have on such a line.
@@ -32,6 +33,7 @@ class Dialect:
     title: ClassVar[str] = ""
     run_end: ClassVar[frozenset[str]] = frozenset()  # metrics a run's log ends with
     needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
+    needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id

@@ -21,6 +21,9 @@ from accelbench.engine.parsers import Dialect
 _LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+(.*)$")
 _TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=([^,]+), "
                     r"Rate=([\d.]+) samples/sec, GlobalRate=([\d.]+) samples/sec")
+# A Train line as a whole (the usual line of a long log): read in one match.
+_STAMPED_TRAIN = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) \w+:\s+" + _TRAIN.pattern
+                            + r".*$")
 _PROCESSED = re.compile(r"Processed (\d+) (?:\w+ )?sample\(s\) in ([\d.]+) seconds")
 _BATCH = re.compile(r"Effective batch size is (\d+)")
 _SAVING = re.compile(r"Saving checkpoint at (?:global )?step (\d+)")
@@ -55,7 +58,8 @@ def _local_ts(stamp: str, millis: str) -> float:
 @functools.lru_cache(maxsize=256)
 def _seconds(stamp: str) -> float:
     """Epoch seconds of a stamp (cached: a log gives many lines the same second)."""
-    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
+    return time.mktime((int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[11:13]),
+                        int(stamp[14:16]), int(stamp[17:19]), 0, 0, -1))  # strptime: slow
 
 
 class Cerebras(Dialect):
@@ -96,6 +100,11 @@ class Cerebras(Dialect):
         return [] if loss is None else [Metric(self.run_id, ts, "final_loss", loss)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
+        if self._training and (m := _STAMPED_TRAIN.match(line)):
+            ts, run, step = _local_ts(m[1], m[2]), self.run_id, int(m[3])
+            self._loss = loss = float(m[4])
+            return [Metric(run, ts, "loss", loss, step), Throughput(run, ts, float(m[5]), step),
+                    Metric(run, ts, "global_rate", float(m[6]), step)]
         line = line.rstrip()
         level = ""
         if m := _LINE.match(line):

@@ -36,6 +36,10 @@ class SambaNova(Dialect):
     name = "sambanova"
     run_end = frozenset({"training_samples_per_second"})
     title = "SambaNova SambaFlow"
+    needs = ("e2e_train_time", "_per_second", "final_loss", "|global_step:", "Iteration:",
+             "COMPILE START AT ", "RUN", "NLP app finished",
+             "Expected throughput to be at least ", ".pef does not exist")
+    needs_nocase = ("error",)  # _BAD_CONFIG is case-insensitive
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
