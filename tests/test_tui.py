@@ -53,6 +53,37 @@ async def test_pick_accelerator_and_workload(runner):
         assert "cuda is not available here" in str(screen.query_one("#form-status").content)
 
 
+async def test_an_accelerator_picked_before_the_default_preset_is_read_stays(runner,
+                                                                              monkeypatch):
+    """The default preset is read in a worker: a pick made meanwhile is kept when it comes,
+    and the old form's late messages are ignored."""
+    import threading
+
+    from accelbench.tui.screens import launch as launch_screen
+
+    release = threading.Event()
+    default = launch_screen.default_spec
+
+    def slow_default():
+        release.wait(10)
+        return default()
+
+    monkeypatch.setattr(launch_screen, "default_spec", slow_default)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = launch(app)
+        await pilot.pause()
+        assert screen.base is None
+        screen.select_accelerator("cuda")
+        await pilot.pause()
+        release.set()
+        await wait_until(pilot, lambda: screen.base is not None)
+        await pilot.pause()
+        assert screen.accelerator == "cuda" and screen.base.accelerator == "cpu"
+        assert screen.query_one("#accelerators", OptionList).highlighted == (
+            screen.query_one("#accelerators", OptionList).get_option_index("cuda"))
+
+
 async def test_edit_parameter_valid_and_invalid(runner):
     app = AccelbenchApp(runner)
     async with app.run_test(size=(80, 24)) as pilot:

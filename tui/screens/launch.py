@@ -54,6 +54,7 @@ class LaunchScreen(Screen):
         self.accelerator = "cpu"
         self.workload = "mnist_cnn"
         self.base: JobSpec | None = None  # keeps launcher, python, env of a loaded preset
+        self._picked = False  # whether the user picked an accelerator
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -90,7 +91,15 @@ class LaunchScreen(Screen):
     @work(thread=True, exclusive=True, group="presets")
     def _load_default(self) -> None:
         """Read the default preset off the UI thread, then fill the form with it."""
-        self.app.call_from_thread(self.load_spec, default_spec())
+        self.app.call_from_thread(self._default_came, default_spec())
+
+    def _default_came(self, spec: JobSpec) -> None:
+        """Fill the form with the default preset, keeping an accelerator the user picked
+        while it was being read."""
+        picked = self.accelerator if self.base is None and self._picked else None
+        self.load_spec(spec)
+        if picked is not None and picked != spec.accelerator:
+            self.select_accelerator(picked)
 
     @work(thread=True, exclusive=True, group="detect")
     def detect(self) -> None:
@@ -167,7 +176,7 @@ class LaunchScreen(Screen):
         choice = event.option.id
         assert choice is not None  # every option is keyed by its name
         if event.option_list.id == "accelerators" and choice != self.accelerator:
-            self.accelerator = choice
+            self.accelerator, self._picked = choice, True
             self._show_accelerator_status()
             previous = self.workload
             self._fill_workloads()

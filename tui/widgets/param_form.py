@@ -73,7 +73,9 @@ class ParamForm(VerticalScroll):
         return not self.errors
 
     def _check(self, name: str, text: str) -> None:
-        param = next(p for p in self.params if p.name == name)
+        param = next((p for p in self.params if p.name == name), None)
+        if param is None:  # a field's message that came after the form changed knobs
+            return
         was_valid = self.valid
         try:
             param.parse(text)
