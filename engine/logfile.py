@@ -13,7 +13,7 @@ from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.events import Diagnosis, Event, Metric
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
 from accelbench.engine.runner import RunHandle
@@ -126,6 +126,14 @@ def system_of(names: list[str]) -> str | None:
     return next((table[name] for name in names if name in table), None)
 
 
+def failure_of(section: Section) -> Diagnosis | None:
+    """The first diagnosis in ``section`` that one of its dialects says means the job failed."""
+    fatal = {code for name in section.dialects
+             for code in registry.get_dialect(name).failures}
+    return next((e for e in section.events if isinstance(e, Diagnosis) and e.code in fatal),
+                None)
+
+
 def import_file(store, path: str | Path, dialect: str = "auto",
                 accelerator: str | None = None) -> list:
     """Each section of a log that holds figures becomes a finished run in ``store``.
@@ -154,9 +162,11 @@ def import_file(store, path: str | Path, dialect: str = "auto",
         write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
                                              "telemetry_interval": 0,
                                              "dialects": section.dialects})
-        write_json(info.path(EXIT_FILE), {"status": "done", "returncode": 0,
-                                          "ended": info.created,
-                                          "detail": f"imported from {path.name}"})
+        failure = failure_of(section)
+        write_json(info.path(EXIT_FILE), {
+            "status": "failed" if failure else "done", "returncode": None if failure else 0,
+            "ended": info.created, "detail": f"imported from {path.name}"
+            + (f": {failure.message}" if failure else "")})
         handle = RunHandle(store, info)
         handle.fold()
         runs.append(handle.info)

@@ -26,12 +26,16 @@ class Dialect:
     by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
     whose state any other line changes (a block ending at the first other line) acts
     on it there, as ``feed`` would have on such a line.
+
+    ``failures`` are the codes of its diagnoses that mean the job failed: a log that
+    shows one is imported as a failed run.
     """
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     run_end: ClassVar[frozenset[str]] = frozenset()  # metrics a run's log ends with
     needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
+    failures: ClassVar[frozenset[str]] = frozenset()  # its diagnoses that mean the job failed
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id

@@ -28,7 +28,9 @@ _FAILURES = [
      "neuron_parallel_compile could not compile some of the job's graphs",
      "the run compiles them itself (a slower start); its log above names the graphs"),
     ("neuron_compile_failed",
-     re.compile(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF", re.IGNORECASE),
+     re.compile(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF|"
+                r"ERROR \|\|NEURON_\w+\|\|: .*failed compilation|Compiler status FAIL",
+                re.IGNORECASE),
      "the Neuron compiler failed on the model's graph",
      "read the compiler's log it names; check NEURON_CC_FLAGS"),
 ]
@@ -39,6 +41,7 @@ class NeuronRuntime(Dialect):
 
     name = "neuron_runtime"
     title = "Neuron runtime and compiler errors"
+    failures = frozenset(code for code, *_ in _FAILURES) - {"neuron_precompile_graphs_failed"}
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
