@@ -180,7 +180,8 @@ def test_groq_default_run_seed_002():
     [block] = code_blocks(seed("002"))["Groq / Default run:"]
     events = parse(GroqFlow, block)
     assert phases(events) == [("running", "inference on GroqChip"),
-                              ("running", "inference using PyTorch model (CPU)")]
+                              ("running", "inference using PyTorch model (CPU)"),
+                              ("completing", "result table")]
     assert metrics(events) == table(2.21, 453.45, 0.05, 19253.91, 0.03, 37576.72)
 
 
