@@ -51,6 +51,7 @@ class HFTrainer(Dialect):
 
     name = "hf_trainer"
     title = "Hugging Face Trainer"
+    success = frozenset({"train_runtime"})  # the Trainer's last figures, once training ended
     needs = ("=", "*****", "{'", "Accuracy:", "Stochastic Rounding on acc:")
 
     def __init__(self, run_id: str) -> None:
