@@ -1,14 +1,23 @@
-"""Slurm's lines in real job output (tests/fixtures/real/slurm): diagnoses, exit codes, and
-how `accelbench parse` and `import` read a log that shows a failure."""
+"""Real Slurm output (tests/fixtures/real/slurm): Slurm's lines in job output (diagnoses, exit
+codes; how `accelbench parse` and `import` read a log that shows a failure) and the tables of
+sacct, squeue and sstat."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from real_logs import REAL
+from real_logs import REAL, body
 
 from accelbench.engine.events import Diagnosis
+from accelbench.engine.launchers.slurm_accounting import (
+    parsable_rows,
+    parse_json,
+    parse_parsable,
+    parse_table,
+    table_rows,
+)
+from accelbench.engine.launchers.slurm_commands import _from_json, parse_squeue
 from accelbench.engine.logfile import import_file, parse_file
 from tests.conftest import FIXTURES, accelbench
 
@@ -104,3 +113,80 @@ def test_parse_table_shows_status_exit_code_and_diagnoses(home, monkeypatch):
     assert cells[7] == ("slurm_requeued: Slurm requeued the job: JOB 608 cancelled at"
                         " 2022-08-12T02:06:12")
     assert "slurm_task_exit: tasks 2-3 on SERVER_NAME exited with code 1" in out.stdout
+
+
+def test_sacct_parsable2_with_its_header():
+    records = parse_parsable(body("slurm", "sacct_parsable2_cluster_utils.txt"))
+    assert len(records) == 16
+    assert [(r.job_id, r.state, r.exit_code, r.signal) for r in records[:4]] == [
+        ("239023", "COMPLETED", 0, 0), ("239023.batch", "COMPLETED", 0, 0),
+        ("239023.extern", "COMPLETED", 0, 0), ("239023.0", "CANCELLED", 0, 10)]
+    assert [r.step for r in records[:4]] == [False, True, True, True]
+    private = parse_parsable(body("slurm", "sacct_parsable2_private.txt"))
+    assert [(r.job_id, r.name, r.state, r.exit_code, r.elapsed_s, r.reason)
+            for r in private if not r.step] == [
+        ("1", "ok", "COMPLETED", 0, 2.0, ""), ("2", "fail3", "FAILED", 3, 0.0, ""),
+        ("3", "hold", "COMPLETED", 0, 25.0, ""), ("4", "waits", "COMPLETED", 0, 1.0, ""),
+        ("5", "cancelme", "CANCELLED", 0, 0.0, ""), ("6", "stepfail", "FAILED", 7, 1.0, "")]
+
+
+def test_sacct_parsable2_without_a_header_takes_the_format_asked_for():
+    apel = parse_parsable(body("slurm", "sacct_parsable2_apel.txt"), (
+        "JobID", "JobName", "User", "Group", "Start", "End", "Elapsed", "CPUTimeRAW",
+        "Partition", "NCPUS", "NNodes", "NodeList", "MaxRSS", "MaxVMSize", "State"))
+    assert [(r.job_id, r.state, r.elapsed_s, r.nodes) for r in apel] == [
+        ("5940815", "COMPLETED", 2 * 86400 + 3600 + 24 * 60 + 56, "wn1"),
+        ("5961074", "COMPLETED", 3600 + 9 * 60 + 48, "wn2"),
+        ("5979785", "COMPLETED", 3 * 60 + 25, "wn3")]
+    snakemake = parse_parsable(body("slurm", "sacct_parsable2_snakemake.txt"),
+                               ("JobIdRaw", "State"))
+    assert [(r.job_id, r.state) for r in snakemake] == [
+        ("8183088", "FAILED"), ("8183089", "COMPLETED"), ("8183090", "FAILED"),
+        ("8183091", "COMPLETED")]
+
+
+def test_sacct_default_table():
+    soperator = parse_table(body("slurm", "sacct_text_soperator.txt"))
+    assert [(r.job_id, r.name, r.state) for r in soperator] == [
+        ("19.0", "sleep", "COMPLETED"), ("20", "sleep", "FAILED"), ("20.0", "sleep", "FAILED"),
+        ("21", "sleep", "FAILED"), ("21.0", "sleep", "FAILED"), ("22", "sleep", "COMPLETED"),
+        ("22.0", "sleep", "COMPLETED")]
+    private = parse_table(body("slurm", "sacct_text_private.txt"))
+    assert [(r.job_id, r.state, r.exit_code) for r in private if not r.step] == [
+        ("1", "COMPLETED", 0), ("2", "FAILED", 3), ("3", "COMPLETED", 0), ("4", "COMPLETED", 0),
+        ("5", "CANCELLED", 0), ("6", "FAILED", 7)]  # CANCELLED+: the table cut "by 0" short
+
+
+def test_sacct_json_of_slurm_22_05():
+    records = {r.job_id: r for r in parse_json(body("slurm", "sacct_json_private.json"))}
+    assert sorted(records) == ["1", "1.batch", "2", "2.batch", "3", "3.batch", "4", "4.batch",
+                               "5", "6", "6.0", "6.batch"]
+    assert [(records[i].state, records[i].elapsed_s, records[i].nodes) for i in "123456"] == [
+        ("COMPLETED", 2.0, "localhost"), ("FAILED", 0.0, "localhost"),
+        ("COMPLETED", 25.0, "localhost"), ("COMPLETED", 1.0, "localhost"),
+        ("CANCELLED", 0.0, "None assigned"), ("FAILED", 1.0, "localhost")]
+    # 22.05's JSON says return_code 0 where ExitCode says 3:0: why sacct is asked --parsable2
+    assert records["2"].exit_code == 0
+
+
+def test_squeue_json_and_table_give_states_reasons_and_exit_codes():
+    jobs = [_from_json(j) for j in json.loads(body("slurm", "squeue_json_private.json"))["jobs"]]
+    assert [(j.job_id, j.name, j.state, j.reason, j.exit_code) for j in jobs] == [
+        (1, "ok", "COMPLETED", "", 0), (2, "fail3", "FAILED", "NonZeroExitCode", 3),
+        (3, "hold", "RUNNING", "", 0), (4, "waits", "PENDING", "Resources", 0)]
+    table = parse_squeue(body("slurm", "squeue_text_private.txt"))
+    assert [(j.job_id, j.name, j.state, j.reason, j.nodes) for j in table] == [
+        (4, "waits", "PENDING", "Resources", ""), (3, "hold", "RUNNING", "", "localhost")]
+
+
+def test_sstat_rows():
+    (text,) = table_rows(body("slurm", "sstat_text_private.txt"))
+    (parsable,) = parsable_rows(body("slurm", "sstat_parsable2_private.txt"))
+    assert text == parsable == {"JobID": "3.batch", "MaxRSS": "3116K", "AveCPU": "00:00:00",
+                                "NTasks": "1"}
+
+
+def test_a_real_srun_exit_line_of_the_private_cluster():
+    (section,) = parse_file(SLURM / "srun_exit_private.log")
+    assert (section.status, section.exit_code) == ("failed", 7)
+    assert [e.message for e in section.events] == ["task 0 on localhost exited with code 7"]

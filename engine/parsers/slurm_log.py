@@ -44,6 +44,18 @@ _CAUSES = {
 }
 _OOM_HINT = ("ask for more memory (slurm.extra = \"--mem=...\") or lower the batch size;"
              " `sstat`/`sacct -o MaxRSS` show what the job used")
+# A job's final state (squeue, sacct) → the same diagnoses, for a live run.
+_STATES = {"TIMEOUT": _CAUSES["TIME LIMIT"], "NODE_FAIL": _CAUSES["NODE FAILURE"],
+           "PREEMPTED": _CAUSES["PREEMPTION"],
+           "OUT_OF_MEMORY": ("slurm_oom", "the job ran out of memory", _OOM_HINT)}
+
+
+def state_diagnosis(run_id: str, ts: float, state: str, job_id: int) -> Diagnosis | None:
+    """The diagnosis of a job that Slurm ended in ``state``, if the state says why."""
+    if state not in _STATES:
+        return None
+    code, what, hint = _STATES[state]
+    return Diagnosis(run_id, ts, code, f"{what} (Slurm job {job_id}: {state})", hint)
 
 
 def _epoch(stamp: str) -> float:
