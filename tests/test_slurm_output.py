@@ -31,6 +31,7 @@ def _diagnoses(name: str) -> list[tuple[str, str]]:
 
 
 LIMIT = "the job reached its time limit:"
+REQUEUED = "Slurm requeued the job: JOB 608 on SERVER_NAME cancelled at 2022-08-12T02:06:12"
 REFUSED = "Slurm refused the job: Invalid account or account/partition combination specified"
 
 
@@ -39,13 +40,13 @@ REFUSED = "Slurm refused the job: Invalid account or account/partition combinati
     ("oom_cgroup_hafs.log", [("slurm_oom", "1 out-of-memory kill(s) in step 3495064.0")]),
     ("oom_snakemake.log", [("slurm_oom", "2 out-of-memory kill(s) in step JOBID.13")]),
     ("time_limit_desitarget.log",
-     [("slurm_timeout", f"{LIMIT} STEP 32233190.0 cancelled at 2020-07-03T02:59:56")]),
+     [("slurm_timeout", f"{LIMIT} STEP 32233190.0 on nid01934 cancelled at 2020-07-03T02:59:56")]),
     ("time_limit_zetta.log",
-     [("slurm_timeout", f"{LIMIT} JOB 494583 cancelled at 2024-04-20T09:09:37")]),
+     [("slurm_timeout", f"{LIMIT} JOB 494583 on ... cancelled at 2024-04-20T09:09:37")]),
     ("time_limit_ufs.log",
-     [("slurm_timeout", f"{LIMIT} STEP 25551887.0 cancelled at 2021-11-23T19:29:13")]),
+     [("slurm_timeout", f"{LIMIT} STEP 25551887.0 on h19c25 cancelled at 2021-11-23T19:29:13")]),
     ("requeue_submitit.log",
-     [("slurm_requeued", "Slurm requeued the job: JOB 608 cancelled at 2022-08-12T02:06:12"),
+     [("slurm_requeued", REQUEUED),
       ("slurm_task_exit", "tasks 2-3 on SERVER_NAME exited with code 1")]),
     ("bus_error_hafs.log", [("slurm_task_signal", "task 289 on Orion-18-69: Bus error")]),
     ("sbatch_invalid_account.log", [("slurm_submit_failed", REFUSED)]),
@@ -72,8 +73,7 @@ def test_a_failed_log_imports_as_failed_with_its_diagnosis_and_exit_code(runner)
     assert run.status == "failed"
     exit_record = json.loads(run.path("exit.json").read_text())
     assert (exit_record["status"], exit_record["returncode"]) == ("failed", 1)
-    assert exit_record["detail"] == ("Slurm requeued the job: JOB 608 cancelled at"
-                                     " 2022-08-12T02:06:12")
+    assert exit_record["detail"] == REQUEUED
     assert run.summary.diagnoses == ["job_failed", "slurm_requeued", "slurm_task_exit"]
 
 
@@ -110,8 +110,7 @@ def test_parse_table_shows_status_exit_code_and_diagnoses(home, monkeypatch):
     row = next(line for line in out.stdout.splitlines() if "(top)" in line)
     cells = [cell.strip() for cell in row.split("│")[1:-1]]
     assert cells[:4] == ["(top)", "slurm", "2", "failed (exit 1)"]
-    assert cells[7] == ("slurm_requeued: Slurm requeued the job: JOB 608 cancelled at"
-                        " 2022-08-12T02:06:12")
+    assert cells[7] == f"slurm_requeued: {REQUEUED}"
     assert "slurm_task_exit: tasks 2-3 on SERVER_NAME exited with code 1" in out.stdout
 
 

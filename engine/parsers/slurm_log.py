@@ -103,7 +103,8 @@ class SlurmLog(Dialect):
             at = _epoch(m[4])
             if m[5] in _CAUSES:
                 code, what, hint = _CAUSES[m[5]]
-                return self._say(at, code, f"{what}: {m[1]} {m[2]} cancelled at {m[4]}", hint)
+                return self._say(at, code, f"{what}: {m[1]} {m[2]} on {m[3]} cancelled at"
+                                 f" {m[4]}", hint)
             if self._said:  # the step Slurm ends after a task failed or ran out of memory
                 return []
             return self._say(at, "slurm_cancelled",
