@@ -588,23 +588,29 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         for section in sections:
             sys.stdout.write("".join(to_json(e) + "\n" for e in section.events))
         return 0
+    from rich.markup import escape
     from rich.table import Table
 
     from accelbench.cli.live import console
     from accelbench.engine import format as fmt
     from accelbench.engine.state import RunState
 
-    table = Table(title=f"{args.logfile}: {len(sections)} sections")
-    for column in ("section", "dialects", "events", "samples/s", "final loss", "accuracy"):
+    table = Table(title=escape(f"{args.logfile}: {len(sections)} sections"))
+    for column in ("section", "dialects", "events", "status", "samples/s", "final loss",
+                   "accuracy", "diagnoses"):
         table.add_column(column)
     for section in sections:
         state = RunState("parsed")
         for event in section.events:
             state.feed(event)
         summary = state.summary()
-        table.add_row(section.title or "(top)", ", ".join(section.dialects) or "-",
-                      str(len(section.events)), fmt.number(summary.samples_per_s),
-                      fmt.number(summary.final_loss), fmt.number(summary.accuracy))
+        code = "" if section.exit_code is None else f" (exit {section.exit_code})"
+        table.add_row(escape(section.title or "(top)"), ", ".join(section.dialects) or "-",
+                      str(len(section.events)), section.status + code,
+                      fmt.number(summary.samples_per_s), fmt.number(summary.final_loss),
+                      fmt.number(summary.accuracy),
+                      escape("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses))
+                      or "-")
     console().print(table)
     return 0
 

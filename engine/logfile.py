@@ -1,7 +1,13 @@
 """Reading logs people already have: split a file into sections, detect dialects, parse.
 
 The seed notes mix several runs in one markdown file, each under a heading; a
-section is the text from one heading to the next (the whole file if it has none).
+section is the text from one heading to the next (the whole file if it has none). Only
+markdown notes have headings: a ``.md`` file, or one with fenced code blocks; in a plain
+log a line starting with ``# `` is a line like any other.
+
+A section's run failed where a dialect gives a diagnosis (not one of its ``warnings``),
+succeeded where one of its ``run_end``/``success`` metrics comes, and otherwise its log
+does not say (``ended``).
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
+_FENCE = re.compile(r"^\s*```", re.M)
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
 @dataclass
@@ -31,6 +39,32 @@ class Section:
     text: str
     dialects: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    succeeded: bool = False  # a dialect's run_end or success metric came
+    exit_code: int | None = None  # the exit code the log reports
+
+    @property
+    def status(self) -> str:
+        """``failed`` (a diagnosis but a warning), ``done`` (the log shows success) or
+        ``ended``."""
+        if self.failure():
+            return "failed"
+        return "done" if self.succeeded else "ended"
+
+    def failure(self) -> Diagnosis | None:
+        """The first diagnosis saying the job failed (not one of its dialects' warnings)."""
+        warnings = {code for name in self.dialects for code in registry.get_dialect(name).warnings}
+        return next((e for e in self.events
+                     if isinstance(e, Diagnosis) and e.code not in warnings), None)
+
+    def span(self) -> float:
+        """Seconds between the first and the last of the log's own timestamps (0: none)."""
+        stamps = [e.ts for e in self.events if e.ts]
+        return round(max(stamps) - min(stamps), 3) if stamps else 0.0
+
+
+def is_markdown(path: Path, text: str) -> bool:
+    """Whether a file holds markdown notes (headings split it), not a plain log."""
+    return path.suffix.lower() in MARKDOWN_SUFFIXES or bool(_FENCE.search(text))
 
 
 def split_sections(text: str) -> list[Section]:
@@ -68,6 +102,9 @@ def parse_section(section: Section, run_id: str, dialects: list[str], ts: float 
     for parser in parsers:
         events += parser.finish(ts)
     section.events = events
+    ends = {name for parser in parsers for name in parser.run_end | parser.success}
+    section.succeeded = any(isinstance(e, Metric) and e.name in ends for e in events)
+    section.exit_code = next((p.exit_code for p in parsers if p.exit_code is not None), None)
 
 
 def _feed(parsers: list[Dialect], line: str | None, ts: float) -> list[Event]:
@@ -81,14 +118,15 @@ def _feed(parsers: list[Dialect], line: str | None, ts: float) -> list[Event]:
 
 def split_runs(section: Section, dialects: list[str]) -> list[Section]:
     """A section cut after each line that ends a run (a dialect's ``run_end`` metric),
-    where another run's figures follow: one seed section often holds two runs."""
+    where another run's figures follow: one seed section often holds two runs (a diagnosis
+    after the end is that run's own: how it ended)."""
     parsers = [registry.get_dialect(name)("split") for name in dialects]
     ends = {name for parser in parsers for name in parser.run_end}
     cuts = [0]
     ended = False
     for offset, line in wanted_lines(section.text, needs_of(parsers)):
         events = _feed(parsers, line, 0.0)
-        if ended and events:
+        if ended and any(not isinstance(e, Diagnosis) for e in events):
             cuts.append(offset)
             ended = False
         ended = ended or any(isinstance(e, Metric) and e.name in ends for e in events)
@@ -112,7 +150,8 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
     sections: list[Section] = []
-    for section in split_sections(text):
+    parts = split_sections(text) if is_markdown(path, text) else [Section("", text)]
+    for section in parts:
         names = detect(section.text) if dialect == "auto" else [dialect]
         for part in split_runs(section, names):
             parse_section(part, f"{path.stem}#{len(sections) + 1}", names)
@@ -124,14 +163,6 @@ def system_of(names: list[str]) -> str | None:
     """The accelerator a set of dialects points to, if any does (a system's own dialect)."""
     table = registry.dialect_systems()
     return next((table[name] for name in names if name in table), None)
-
-
-def failure_of(section: Section) -> Diagnosis | None:
-    """The first diagnosis in ``section`` that one of its dialects says means the job failed."""
-    fatal = {code for name in section.dialects
-             for code in registry.get_dialect(name).failures}
-    return next((e for e in section.events if isinstance(e, Diagnosis) and e.code in fatal),
-                None)
 
 
 def import_file(store, path: str | Path, dialect: str = "auto",
@@ -162,12 +193,23 @@ def import_file(store, path: str | Path, dialect: str = "auto",
         write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
                                              "telemetry_interval": 0,
                                              "dialects": section.dialects})
-        failure = failure_of(section)
-        write_json(info.path(EXIT_FILE), {
-            "status": "failed" if failure else "done", "returncode": None if failure else 0,
-            "ended": info.created, "detail": f"imported from {path.name}"
-            + (f": {failure.message}" if failure else "")})
+        write_json(info.path(EXIT_FILE), _exit(section, info.created, path))
         handle = RunHandle(store, info)
         handle.fold()
         runs.append(handle.info)
     return runs
+
+
+def _exit(section: Section, created: float, path: Path) -> dict:
+    """The exit record of an imported section: how its log says it ended, when (its own
+    timestamps' span after ``created``) and with which exit code."""
+    status, failure = section.status, section.failure()
+    if failure:
+        detail = failure.message
+    elif status == "done":
+        detail = f"imported from {path.name}"
+    else:
+        detail = f"its log ({path.name}) shows neither success nor failure"
+    code = 0 if status == "done" and section.exit_code is None else section.exit_code
+    return {"status": status, "returncode": code, "started": created,
+            "ended": created + section.span(), "detail": detail}

@@ -3,7 +3,8 @@
 accelbench's own workloads print machine lines (``machine.py``). Programs that
 accelbench drives unchanged print their own dialects: each is a ``Dialect`` subclass
 that a system declares (``engine/systems``), but for the Hugging Face Trainer's
-(``hf_trainer.py``), which the generic BERT fine-tuning prints on any system.
+(``hf_trainer.py``), which the generic BERT fine-tuning prints on any system, and
+Slurm's (``slurm_log.py``), which any job run through Slurm may hold.
 """
 
 from __future__ import annotations
@@ -27,18 +28,21 @@ class Dialect:
     whose state any other line changes (a block ending at the first other line) acts
     on it there, as ``feed`` would have on such a line.
 
-    ``failures`` are the codes of its diagnoses that mean the job failed: a log that
-    shows one is imported as a failed run.
+    A log shows its run succeeded when one of the metrics in ``run_end`` or ``success``
+    comes, and failed when a dialect gives a ``Diagnosis`` (but those whose codes are in
+    its ``warnings``); ``exit_code`` is the exit code the log itself reports, if any.
     """
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     run_end: ClassVar[frozenset[str]] = frozenset()  # metrics a run's log ends with
+    success: ClassVar[frozenset[str]] = frozenset()  # more metrics only a finished run gives
     needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
-    failures: ClassVar[frozenset[str]] = frozenset()  # its diagnoses that mean the job failed
+    warnings: ClassVar[frozenset[str]] = frozenset()  # its diagnoses of a job that went on
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
+        self.exit_code: int | None = None
 
     def feed(self, line: str, ts: float) -> list[Event]:
         """Events recognised in ``line`` (seen at ``ts``)."""

@@ -56,6 +56,8 @@ class HFTrainer(Dialect):
 
     name = "hf_trainer"
     title = "Hugging Face Trainer"
+    success = frozenset({"train_runtime"})  # the Trainer's last figures, once training ended
+    warnings = frozenset({"loss_not_finite"})  # training went on to its end
     needs = ("=", "*****", "{'", "Accuracy:", "Stochastic Rounding on acc:", "s/it]", "it/s]")
 
     def __init__(self, run_id: str) -> None:
