@@ -13,7 +13,7 @@ from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
 from accelbench.engine.runner import RunHandle
@@ -79,16 +79,24 @@ def _feed(parsers: list[Dialect], line: str | None, ts: float) -> list[Event]:
             for parser in parsers for e in parser.feed(part, ts)]
 
 
+def _closing(event: Event) -> bool:
+    """True for an event that belongs to the run before it: its wind-down or the
+    diagnosis of its failure (an app asserting on the figures it just printed)."""
+    return isinstance(event, Diagnosis) or (isinstance(event, Phase)
+                                            and event.name == "completing")
+
+
 def split_runs(section: Section, dialects: list[str]) -> list[Section]:
     """A section cut after each line that ends a run (a dialect's ``run_end`` metric),
-    where another run's figures follow: one seed section often holds two runs."""
+    where another run's figures follow: one seed section often holds two runs. A
+    run's closing events (``_closing``) after its end do not start another."""
     parsers = [registry.get_dialect(name)("split") for name in dialects]
     ends = {name for parser in parsers for name in parser.run_end}
     cuts = [0]
     ended = False
     for offset, line in wanted_lines(section.text, needs_of(parsers)):
         events = _feed(parsers, line, 0.0)
-        if ended and events:
+        if ended and not all(_closing(e) for e in events):
             cuts.append(offset)
             ended = False
         ended = ended or any(isinstance(e, Metric) and e.name in ends for e in events)
