@@ -97,7 +97,10 @@ def test_default_run_phases_progress_and_accuracy():
     ]
     assert [(p.step, p.total, p.epoch, p.epochs) for p in of(events, Progress)] == [
         (0, 10, 0, 10), (10, 10, 10, 10)]
-    assert metrics(events) == {"accuracy": pytest.approx(97.13)}
+    # the bars' elapsed times: training graph, the ten epochs, inference graph
+    assert metrics(events) == {"accuracy": pytest.approx(97.13),
+                               "graph_compile_time": 22.0, "epochs_time": 109.0,
+                               "eval_graph_compile_time": 14.0}
     assert not of(events, Diagnosis)
 
 
@@ -108,7 +111,9 @@ def test_default_run_phases_progress_and_accuracy():
 def test_other_epoch_runs(heading, accuracy):
     [block] = GRAPHCORE[heading]
     events = parse(PopTorch, block)
-    assert metrics(events) == {"accuracy": pytest.approx(accuracy)}
+    assert metrics(events) == {"accuracy": pytest.approx(accuracy),
+                               "graph_compile_time": 0.0, "epochs_time": 87.0,
+                               "eval_graph_compile_time": 0.0}
     assert of(events, Progress)[-1].step == of(events, Progress)[-1].total == 10
     assert ("compiling", "graph compilation 100%") in phases(events)
     assert phases(events)[-1] == ("evaluating", "")
@@ -142,7 +147,9 @@ def test_env_written_after_srun():
     assert [d for d in phases(events) if d[0] == "queued"] == [
         ("queued", "Slurm job 20707 waiting for resources"),
         ("queued", "Slurm job 20708 waiting for resources")]
-    assert metrics(events) == {"accuracy": pytest.approx(98.13)}
+    assert metrics(events) == {"accuracy": pytest.approx(98.13),
+                               "graph_compile_time": 28.0, "epochs_time": 136.0,
+                               "eval_graph_compile_time": 19.0}
 
 
 def test_glued_bars_in_seed_004():
@@ -151,7 +158,8 @@ def test_glued_bars_in_seed_004():
     assert phases(events) == [("running", ""), ("compiling", "graph compilation 100%"),
                               ("evaluating", "")]
     assert [(p.step, p.total) for p in of(events, Progress)] == [(10, 10)]
-    assert metrics(events) == {"accuracy": pytest.approx(98.72)}
+    assert metrics(events) == {"accuracy": pytest.approx(98.72),
+                               "epochs_time": 108.0, "eval_graph_compile_time": 14.0}
 
 
 def test_carriage_return_redraws():

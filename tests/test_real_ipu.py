@@ -1,0 +1,251 @@
+"""Graphcore real published output (tests/fixtures/real/ipu): parse, import, gc tools."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from real_logs import body
+
+from accelbench.engine import registry
+from accelbench.engine.events import Metric, Phase, Progress, Throughput
+from accelbench.engine.logfile import import_file, parse_file
+from accelbench.engine.store import Store
+from accelbench.engine.systems.ipu.telemetry import Attached, read_devices, read_monitor
+
+
+def _events(tmp_path, name, dialects=None):
+    log = tmp_path / name
+    log.write_text(body("ipu", name))
+    sections = parse_file(log)
+    assert len(sections) == 1, [s.title for s in sections]
+    if dialects is not None:
+        assert sections[0].dialects == dialects
+    return sections[0].events, log
+
+
+def _metrics(events, name):
+    return [e.value for e in events if isinstance(e, Metric) and e.name == name]
+
+
+def _steps(events):
+    return [(e.step, e.total, e.epoch, e.epochs) for e in events if isinstance(e, Progress)]
+
+
+def _rates(events):
+    return [e.samples_per_s for e in events if isinstance(e, Throughput)]
+
+
+def _phases(events):
+    return [(e.name, e.detail) for e in events if isinstance(e, Phase)]
+
+
+def test_bert_demo_tiny_under_srun(tmp_path):
+    events, log = _events(tmp_path, "bert_pretraining_demo_tiny_srun.log",
+                          ["poptorch", "graphcore_examples"])
+    assert _phases(events) == [
+        ("queued", "Slurm job 20279 waiting for resources"),
+        ("starting", "Slurm job 20279 allocated"),
+        ("compiling", "compiling or loading"), ("compiling", "graph compilation 100%"),
+        ("running", ""), ("completing", "")]
+    assert _metrics(events, "data_load_time") == [9.856430063955486]
+    assert _metrics(events, "graph_compile_time") == [92.0]  # the bar's [01:32<00:00]
+    assert _metrics(events, "compile_time") == [97.88873339025304]
+    assert _steps(events) == [(150, 150, 0, 0)]  # "Step: 149 / 149" is 0-based
+    assert _metrics(events, "loss") == [7.389]
+    assert _metrics(events, "learning_rate") == [1.00e-03]
+    assert [_metrics(events, n) for n in ("mlm_loss", "nsp_loss", "mlm_acc", "nsp_acc")] == [
+        [7.008], [0.380], [0.161], [0.875]]
+    assert _rates(events) == [749.6]
+    assert _metrics(events, "global_batch_size") == [16]
+    assert _metrics(events, "training_time") == [3.297]
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert run.accelerator == "ipu"
+    assert (run.summary.samples_per_s, run.summary.train_time_s, run.summary.final_loss) == (
+        749.6, 3.297, 7.389)
+    assert (run.summary.steps, run.summary.total_steps) == (150, 150)
+
+
+def test_bert_pod4_ipujob(tmp_path):
+    events, _ = _events(tmp_path, "bert_pretraining_ipujob_pod4.log")
+    assert _metrics(events, "data_load_time") == [8.559805537108332]
+    assert _metrics(events, "compile_time") == [500.756152929971]
+    assert _metrics(events, "graph_compile_time") == [482.0]
+    assert _steps(events) == [(1, 1, 0, 0)]
+    assert _metrics(events, "loss") == [10.817]
+    assert _metrics(events, "nsp_acc") == [1.0]
+    assert _rates(events) == [4035.0]
+    assert _metrics(events, "global_batch_size") == [65536]
+    assert _metrics(events, "training_time") == [16.245]
+
+
+def test_bert_pod64_poprun_glued_bars(tmp_path):
+    events, log = _events(tmp_path, "bert_pretraining_poprun_pod64.log")
+    # three redraws of the step bar glued on one line: the newest one, once
+    assert _steps(events) == [(1, 1, 0, 0)]
+    assert _metrics(events, "loss") == [11.260]
+    assert _metrics(events, "nsp_loss") == [0.863]
+    assert _rates(events) == [17692.1]
+    assert _metrics(events, "compile_time") == [683.6591004971415]
+    assert _metrics(events, "training_time") == [3.718]
+    assert [name for name, _ in _phases(events)] == ["compiling", "running", "completing"]
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert (run.summary.samples_per_s, run.summary.train_time_s) == (17692.1, 3.718)
+
+
+def test_gpt2_step_lines(tmp_path):
+    events, log = _events(tmp_path, "gpt2_pod16_steps.log", ["graphcore_examples"])
+    assert _metrics(events, "loss") == [10.913220405578613, 10.836345672607422,
+                                        10.831247329711914, 10.829034805297852]
+    assert _metrics(events, "acc")[-1] == 1.990795135498047e-05
+    assert _metrics(events, "learning_rate") == [0.00012803300858899104, 7.5e-05,
+                                                 2.1966991411008938e-05, 0.0]
+    assert _rates(events) == [646.8439205981404, 1058.0979097185766, 1058.7595523807183,
+                              1059.6762623043378]
+    assert [e.step for e in events if isinstance(e, Throughput)] == [0, 1, 2, 3]
+    assert set(_metrics(events, "epoch")) == {1}
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert run.accelerator == "ipu"
+    assert run.summary.final_loss == 10.829034805297852
+
+
+def test_resnet50_poprun_end_is_one_run(tmp_path):
+    events, log = _events(tmp_path, "resnet50_poprun_end.log")
+    assert _metrics(events, "loss") == [6.7462, 6.2720]
+    assert _metrics(events, "train_accuracy") == [0.62, 2.48]
+    assert _rates(events) == [7599.7, 8125.8]
+    assert _steps(events) == [(1, 2, 2, 2), (2, 2, 2, 2)]
+    assert _metrics(events, "training_time") == [326.090631]  # "It took: 0:05:26.090631"
+    assert _metrics(events, "graph_compile_time") == [4.0]
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert run.summary.train_time_s == 326.090631
+    assert run.summary.final_loss == 6.2720
+    assert run.summary.samples_per_s == pytest.approx((7599.7 + 8125.8) / 2)
+
+
+def test_mnist_tutorial_bars_and_their_times(tmp_path):
+    events, log = _events(tmp_path, "mnist_alcf_user_guide.log", ["poptorch"])
+    assert _steps(events) == [(0, 10, 0, 10), (10, 10, 10, 10)]
+    assert _metrics(events, "epochs_time") == [77.0]  # Epochs bar: [01:17<00:00, 7.71s/it]
+    assert _metrics(events, "graph_compile_time") == [0.0]  # training graph: [00:00<00:00]
+    assert _metrics(events, "eval_graph_compile_time") == [0.0]
+    assert _metrics(events, "accuracy") == [96.85]
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert (run.summary.accuracy, run.summary.train_time_s) == (96.85, 77.0)
+
+
+def test_epoch_bars_fashion_mnist(tmp_path):
+    events, log = _events(tmp_path, "epoch_bars_fashion_mnist_matilda.log", ["poptorch"])
+    assert _steps(events) == [(0, 3750, 1, 0)] + [(3750, 3750, e, 0) for e in range(1, 6)]
+    assert _metrics(events, "loss") == [1.12, 0.775, 1.05, 0.897, 1.02]
+    assert _metrics(events, "iterations_per_s") == [72.21, 376.43, 375.37, 365.68, 374.72]
+    assert _metrics(events, "graph_compile_time") == [39.0]
+    assert _metrics(events, "eval_graph_compile_time") == [15.0]
+    assert _metrics(events, "accuracy") == [86.42]  # "Eval accuracy: 86.42%"
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert (run.summary.final_loss, run.summary.accuracy) == (1.02, 86.42)
+
+
+@pytest.mark.parametrize("name, total, losses, rates, compile_s", [
+    ("epoch_bars_resnet50_matilda.log", 6250, [1.47, 2.55, 1.23, 0.934, 1.42],
+     [21.43, 110.37, 110.54, 110.26, 110.47], 228.0),
+    ("epoch_bars_resnet50_two_replicas_matilda.log", 3125, [2.28, 1.86, 1.99, 1.22, 0.809],
+     [10.39, 63.86, 62.47, 62.70, 63.76], 242.0),
+    ("epoch_bars_resnet50_pipelined_matilda.log", 1041, [2.2, 2.04, 1.76, 1.49, 1.86],
+     [3.27, 27.54, 28.66, 29.17, 29.25], 272.0),
+])
+def test_epoch_bars_resnet50(tmp_path, name, total, losses, rates, compile_s):
+    events, _ = _events(tmp_path, name, ["poptorch"])
+    assert _steps(events) == [(0, total, 1, 0)] + [(total, total, e, 0) for e in range(1, 6)]
+    assert _metrics(events, "loss") == losses
+    assert _metrics(events, "iterations_per_s") == rates
+    assert _metrics(events, "graph_compile_time") == [compile_s]
+
+
+def test_live_feed_reads_a_redrawn_bert_bar():
+    """Live, tqdm redraws the step bar with carriage returns: each redraw is read."""
+    dialect = registry.get_dialect("graphcore_examples")("r")
+    [line] = [ln for ln in body("ipu", "bert_pretraining_demo_tiny_srun.log").splitlines()
+              if "Step: " in ln]
+    events = [e for part in f"{line}\r{line}".split("\r") for e in dialect.feed(part, 5.0)]
+    assert [e.samples_per_s for e in events if isinstance(e, Throughput)] == [749.6, 749.6]
+    assert all(e.ts == 5.0 for e in events)
+
+
+@pytest.mark.parametrize("name, partitions, hosts", [
+    ("gc_info_list_alcf.txt", {""}, {"10.1.5.1"}),
+    ("gc_info_list_matilda.txt", {"p1"}, {"10.1.5.10"}),
+    ("gc_info_list_all_partitions_matilda.txt", {"p1", "p2"}, {"10.1.5.10", "10.1.5.12"}),
+])
+def test_gc_info_lists_ipus(name, partitions, hosts):
+    devices = read_devices(body("ipu", name))
+    ipus = [d for d in devices if not d.members]
+    assert {d.partition for d in ipus} == partitions
+    assert {d.host for d in ipus} == hosts
+    assert all(d.target == "Fabric" for d in ipus)
+    if name == "gc_info_list_alcf.txt":
+        assert [d.id for d in ipus] == [0, 1, 2]
+    if name == "gc_info_list_matilda.txt":
+        assert [(d.id, d.target, d.members) for d in devices if d.members] == [
+            (4, "Multi IPU", (0, 1)), (5, "Multi IPU", (2, 3)), (6, "Multi IPU", (0, 1, 2, 3))]
+    if name == "gc_info_list_all_partitions_matilda.txt":
+        assert [d.id for d in ipus if d.partition == "p2"] == [4, 5, 6, 7]
+
+
+def test_gc_monitor_attached_from_other_namespaces():
+    monitor = read_monitor(body("ipu", "gc_monitor_alcf.txt"))
+    assert monitor.partition == "slurm_2616" and not monitor.cards
+    assert monitor.attached == [Attached(0, host="gc-poplar-02", clock_mhz=1850.0, temp_c=24.2,
+                                         board_temp_c=21.1, power_w=92.3)]
+
+
+def test_gc_monitor_attached_processes_with_sensors():
+    monitor = read_monitor(body("ipu", "gc_monitor_attached_matilda.txt"))
+    assert monitor.partition == "p1"
+    assert [(a.ipu, a.pid, a.command, a.user) for a in monitor.attached] == [
+        (14, 81816, "gc-hosttraffictest", "justina"), (15, 81816, "gc-hosttraffictest", "justina"),
+        (12, 81816, "gc-hosttraffictest", "justina"), (13, 81816, "gc-hosttraffictest", "justina")]
+    assert [(a.clock_mhz, a.temp_c, a.board_temp_c, a.power_w) for a in monitor.attached] == [
+        (1300.0, 33.7, 35.0, 113.7), (1300.0, 37.4, None, None),
+        (1300.0, 31.4, 32.8, 107.1), (1300.0, 34.7, None, None)]
+
+
+@pytest.mark.parametrize("name, partition, count, in_use", [
+    ("gc_monitor_cards_matilda.txt", "p1", 8, []),
+    ("gc_monitor_one_ipu_matilda.txt", "pt-trainee01-4-ipus", 4, [(0, 205698)]),
+    ("gc_monitor_two_replicas_matilda.txt", "pt-trainee01-4-ipus", 4, [(0, 203893), (1, 203893)]),
+    ("gc_monitor_pipelined_matilda.txt", "pt-trainee01-4-ipus", 4,
+     [(i, 177873) for i in range(4)]),
+    ("gc_monitor_no_attached_paddle.txt", "ipuof", 4, []),
+])
+def test_gc_monitor_cards_and_users(name, partition, count, in_use):
+    monitor = read_monitor(body("ipu", name))
+    assert (monitor.partition, monitor.ipu_count) == (partition, count)
+    assert sorted(monitor.cards) == list(range(count))
+    assert [(a.ipu, a.pid) for a in monitor.attached] == in_use
+    # no sensor is read unless the application runs with GCDA_MONITOR=1: N/A, not a figure
+    assert all(a.clock_mhz in (1330.0,) and a.temp_c is None and a.power_w is None
+               for a in monitor.attached)
+
+
+def test_gc_monitor_card_rows():
+    cards = read_monitor(body("ipu", "gc_monitor_cards_matilda.txt")).cards
+    assert (cards[4]["IPU-M"], cards[4]["Serial"], cards[4]["Type"], cards[4]["IPU#"]) == (
+        "10.1.5.11", "0013.0002.8204921", "M2000", "3")
+
+
+def test_detection_counts_the_ipus_gc_info_lists(tmp_path, monkeypatch):
+    from accelbench.engine.probe import slurm_gres
+    from accelbench.engine.registry import detect, get_accelerator
+
+    listing = tmp_path / "listing.txt"
+    listing.write_text(body("ipu", "gc_info_list_matilda.txt"))
+    tool = tmp_path / "gc-info"
+    tool.write_text(f"#!/bin/sh\nexec '{shutil.which('cat')}' '{listing}'\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    slurm_gres.cache_clear()
+    found = detect(get_accelerator("ipu"))
+    slurm_gres.cache_clear()
+    assert found.available
+    assert found.detail.startswith("gc-info -l: 4 IPU(s) in partition p1; tools found: gc-info")
