@@ -94,7 +94,7 @@ def test_bert_pod64_poprun_glued_bars(tmp_path):
 
 
 def test_gpt2_step_lines(tmp_path):
-    events, log = _events(tmp_path, "gpt2_pod16_steps.log", ["graphcore_examples"])
+    events, log = _events(tmp_path, "gpt2_pod16_steps.log", ["poptorch", "graphcore_examples"])
     assert _metrics(events, "loss") == [10.913220405578613, 10.836345672607422,
                                         10.831247329711914, 10.829034805297852]
     assert _metrics(events, "acc")[-1] == 1.990795135498047e-05
@@ -107,6 +107,25 @@ def test_gpt2_step_lines(tmp_path):
     [run] = import_file(Store(tmp_path / "home"), log)
     assert run.accelerator == "ipu"
     assert run.summary.final_loss == 10.829034805297852
+
+
+def test_gpt2_after_a_28_minute_compilation(tmp_path):
+    events, _ = _events(tmp_path, "gpt2_pod16_compile_steps.log")
+    assert _metrics(events, "graph_compile_time") == [1684.0]  # [28:04<00:00]
+    assert _metrics(events, "loss") == [10.913212776184082, 10.836352348327637,
+                                        10.83123779296875, 10.829036712646484]
+    assert _rates(events) == [36.69187444207895, 1064.3232077940409, 1064.3064018230857,
+                              1064.4397806661352]
+    assert _phases(events) == [("compiling", "graph compilation 100%"), ("running", "")]
+
+
+def test_gpt2_tutorial_under_srun(tmp_path):
+    events, _ = _events(tmp_path, "gpt2_sc23_tutorial_srun.log",
+                        ["poptorch", "graphcore_examples"])
+    assert _phases(events) == [("queued", "Slurm job 10697 waiting for resources"),
+                               ("starting", "Slurm job 10697 allocated"), ("running", "")]
+    assert _metrics(events, "loss")[-1] == 10.829034805297852
+    assert _rates(events)[-1] == 1059.6762623043378
 
 
 def test_resnet50_poprun_end_is_one_run(tmp_path):

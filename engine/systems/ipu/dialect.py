@@ -15,6 +15,7 @@ import re
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.systems.ipu.examples import GraphcoreExamples
 
 _QUEUED = re.compile(r"srun: job (\d+) queued and waiting for resources")
 _ALLOCATED = re.compile(r"srun: job (\d+) has been allocated resources")
@@ -76,7 +77,8 @@ class PopTorch(Dialect):
     @classmethod
     def sniff(cls, text: str) -> bool:
         return ("Graph compilation:" in text or "poptorch" in text.lower()
-                or ("Failed to acquire" in text and "IPU" in text))
+                or ("Failed to acquire" in text and "IPU" in text)
+                or GraphcoreExamples.sniff(text))  # PopTorch programs: their srun lines
 
     def _enter(self, ts: float, name: str, detail: str = "") -> list[Event]:
         """A Phase, unless it repeats the last one."""

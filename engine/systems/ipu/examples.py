@@ -55,6 +55,7 @@ class GraphcoreExamples(Dialect):
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._epochs = 0  # the epochs a ResNet50 run announced ("[INFO] Epoch E/M")
+        self._running = False  # a GPT-2 step line was seen
 
     def feed(self, line: str, ts: float) -> list[Event]:
         events: list[Event] = []
@@ -93,9 +94,11 @@ class GraphcoreExamples(Dialect):
 
     def _gpt_step(self, m: re.Match[str], line: str, ts: float) -> list[Event]:
         step = int(m[1])
-        events: list[Event] = [Metric(self.run_id, ts, name, float(value), step)
-                               for name, value in (("epoch", int(m[2]) + 1), ("loss", m[3]),
-                                                   ("acc", m[4]), ("learning_rate", m[5]))]
+        events: list[Event] = [] if self._running else [Phase(self.run_id, ts, "running")]
+        self._running = True
+        events += [Metric(self.run_id, ts, name, float(value), step)
+                   for name, value in (("epoch", int(m[2]) + 1), ("loss", m[3]), ("acc", m[4]),
+                                       ("learning_rate", m[5]))]
         if rate := _SAMPLES.search(line):
             events.append(Throughput(self.run_id, ts, float(rate[1]), step))
         return events
