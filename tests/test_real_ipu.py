@@ -142,6 +142,19 @@ def test_resnet50_poprun_end_is_one_run(tmp_path):
     assert run.summary.samples_per_s == pytest.approx((7599.7 + 8125.8) / 2)
 
 
+def test_resnet50_pod4_poprun(tmp_path):
+    events, log = _events(tmp_path, "resnet50_pod4_poprun.log")
+    assert _metrics(events, "global_batch_size") == [16416]
+    assert _metrics(events, "graph_compile_time") == [386.0]  # [06:26<00:00]
+    assert _metrics(events, "loss") == [6.7508, 6.2747]
+    assert _metrics(events, "train_accuracy") == [0.61, 2.48]
+    assert _rates(events) == [1886.4, 4476.7]
+    assert _steps(events) == [(1, 2, 2, 2), (2, 2, 2, 2)]
+    assert _metrics(events, "training_time") == [964.818638]  # "It took: 0:16:04.818638"
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert (run.summary.train_time_s, run.summary.final_loss) == (964.818638, 6.2747)
+
+
 def test_mnist_tutorial_bars_and_their_times(tmp_path):
     events, log = _events(tmp_path, "mnist_alcf_user_guide.log", ["poptorch"])
     assert _steps(events) == [(0, 10, 0, 10), (10, 10, 10, 10)]

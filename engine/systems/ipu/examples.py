@@ -8,9 +8,9 @@
   are often glued on one line, the last is read), ``global_batch_size: N`` and
   ``Training time: X secs``, with or without poprun's ``[1,0]<stderr>:`` prefixes.
 - GPT-2 (PopTorch): ``step N of epoch E, loss: X, acc: Y, lr: Z, throughput: W samples/sec``.
-- ResNet50 (``train.py``): ``[INFO] Epoch E/M``, an epoch's ``[INFO] loss: X,``, ``[INFO]
-  accuracy: Y %`` (training accuracy) and ``[INFO] throughput: W samples/sec``, and
-  ``[INFO] Finished training. ... It took: H:MM:SS.ffffff``.
+- ResNet50 (``train.py``): ``[INFO] Global batch size: N``, ``[INFO] Epoch E/M``, an
+  epoch's ``[INFO] loss: X,``, ``[INFO] accuracy: Y %`` (training accuracy) and ``[INFO]
+  throughput: W samples/sec``, and ``[INFO] Finished training. ... It took: H:MM:SS.ffffff``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ _STEP = re.compile(r"Step: (\d+) / (\d+) - ")
 _STEP_FIELD = re.compile(r"(LR|total loss|mlm_loss|nsp_loss|mlm_acc|nsp_acc): " + _NUM)
 _STEP_METRIC = {"LR": "learning_rate", "total loss": "loss"}
 _SAMPLES = re.compile(r"throughput: " + _NUM + " samples/sec")
-_BATCH = re.compile(r"global_batch_size: (\d+)")
+_BATCH = re.compile(r"(?:global_batch_size|\[INFO\] Global batch size): (\d+)")
 _GPT_STEP = re.compile(r"step (\d+) of epoch (\d+), loss: " + _NUM + ", acc: " + _NUM
                        + ", lr: " + _NUM)
 _INFO_EPOCH = re.compile(r"\[INFO\] Epoch (\d+)/(\d+)")
