@@ -7,9 +7,9 @@ import shutil
 import pytest
 from real_logs import body
 
-from accelbench.engine import registry
 from accelbench.engine.events import Metric, Phase, Progress, Throughput
 from accelbench.engine.logfile import import_file, parse_file
+from accelbench.engine.runner import Deriver
 from accelbench.engine.store import Store
 from accelbench.engine.systems.ipu.telemetry import Attached, read_devices, read_monitor
 
@@ -194,14 +194,19 @@ def test_epoch_bars_resnet50(tmp_path, name, total, losses, rates, compile_s):
     assert _metrics(events, "graph_compile_time") == [compile_s]
 
 
-def test_live_feed_reads_a_redrawn_bert_bar():
-    """Live, tqdm redraws the step bar with carriage returns: each redraw is read."""
-    dialect = registry.get_dialect("graphcore_examples")("r")
-    [line] = [ln for ln in body("ipu", "bert_pretraining_demo_tiny_srun.log").splitlines()
-              if "Step: " in ln]
-    events = [e for part in f"{line}\r{line}".split("\r") for e in dialect.feed(part, 5.0)]
-    assert [e.samples_per_s for e in events if isinstance(e, Throughput)] == [749.6, 749.6]
-    assert all(e.ts == 5.0 for e in events)
+@pytest.mark.parametrize("name", ["bert_pretraining_poprun_pod64.log",
+                                  "bert_pretraining_demo_tiny_srun.log",
+                                  "epoch_bars_fashion_mnist_matilda.log"])
+def test_a_live_run_reads_what_parse_reads(tmp_path, name):
+    """The dialect feed a live run uses (the Deriver over the job's output lines) gives the
+    figures ``accelbench parse`` gives."""
+    events, _ = _events(tmp_path, name)
+    deriver = Deriver("r", 0.0, ["poptorch", "graphcore_examples"])
+    live = deriver.output(body("ipu", name).split("\n")) + deriver.dialects_done()
+    for pick in (_steps, _rates, _phases):
+        assert pick(live) == pick(events)
+    assert [(e.name, e.value) for e in live if isinstance(e, Metric)] == [
+        (e.name, e.value) for e in events if isinstance(e, Metric)]
 
 
 @pytest.mark.parametrize("name, partitions, hosts", [
