@@ -166,6 +166,20 @@ def test_mnist_tutorial_bars_and_their_times(tmp_path):
     assert (run.summary.accuracy, run.summary.train_time_s) == (96.85, 77.0)
 
 
+def test_mnist_homework_run_under_srun(tmp_path):
+    events, log = _events(tmp_path, "mnist_homework_srun.log", ["poptorch"])
+    assert [n for n, _ in _phases(events)] == [
+        "queued", "starting", "running", "compiling", "compiling", "running", "evaluating",
+        "compiling", "evaluating"]
+    assert _steps(events) == [(0, 10, 0, 10), (10, 10, 10, 10)]
+    assert _metrics(events, "graph_compile_time") == [21.0]
+    assert _metrics(events, "epochs_time") == [111.0]  # [01:51<00:00, 11.14s/it]
+    assert _metrics(events, "eval_graph_compile_time") == [15.0]
+    assert _metrics(events, "accuracy") == [98.16]
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert (run.summary.accuracy, run.summary.train_time_s) == (98.16, 111.0)
+
+
 def test_epoch_bars_fashion_mnist(tmp_path):
     events, log = _events(tmp_path, "epoch_bars_fashion_mnist_matilda.log", ["poptorch"])
     assert _steps(events) == [(0, 3750, 1, 0)] + [(3750, 3750, e, 0) for e in range(1, 6)]
