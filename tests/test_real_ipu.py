@@ -57,7 +57,9 @@ def test_bert_demo_tiny_under_srun(tmp_path):
     assert [_metrics(events, n) for n in ("mlm_loss", "nsp_loss", "mlm_acc", "nsp_acc")] == [
         [7.008], [0.380], [0.161], [0.875]]
     assert _rates(events) == [749.6]
-    assert _metrics(events, "global_batch_size") == [16]
+    assert _metrics(events, "iterations_per_s") == [45.20]
+    assert [_metrics(events, n) for n in ("global_batch_size", "device_iterations",
+                                          "training_steps")] == [[16], [1], [150]]
     assert _metrics(events, "training_time") == [3.297]
     [run] = import_file(Store(tmp_path / "home"), log)
     assert run.accelerator == "ipu"
@@ -75,7 +77,9 @@ def test_bert_pod4_ipujob(tmp_path):
     assert _metrics(events, "loss") == [10.817]
     assert _metrics(events, "nsp_acc") == [1.0]
     assert _rates(events) == [4035.0]
-    assert _metrics(events, "global_batch_size") == [65536]
+    assert [_metrics(events, n) for n in ("global_batch_size", "device_iterations",
+                                          "training_steps")] == [[65536], [1], [1]]
+    assert _metrics(events, "iterations_per_s") == []  # "?it/s" before the first step ends
     assert _metrics(events, "training_time") == [16.245]
 
 
@@ -144,7 +148,8 @@ def test_resnet50_poprun_end_is_one_run(tmp_path):
 
 def test_resnet50_pod4_poprun(tmp_path):
     events, log = _events(tmp_path, "resnet50_pod4_poprun.log")
-    assert _metrics(events, "global_batch_size") == [16416]
+    assert [_metrics(events, n) for n in ("replicas", "global_batch_size", "ipus")] == [
+        [4], [16416], [4]]
     assert _metrics(events, "graph_compile_time") == [386.0]  # [06:26<00:00]
     assert _metrics(events, "loss") == [6.7508, 6.2747]
     assert _metrics(events, "train_accuracy") == [0.61, 2.48]

@@ -4,13 +4,15 @@
   (data loading, compilation or loading from the cache, training, the training metrics),
   ``Data loaded in X secs``, ``Compiled/Loaded model in X secs``, the step bar
   ``Step: i / N - LR: ... - total loss: X - mlm_loss: ... - nsp_acc: ... %: ...
-  throughput: Y samples/sec]`` (0-based ``i`` of ``N + 1`` steps; several redraws of it
-  are often glued on one line, the last is read), ``global_batch_size: N`` and
+  N it/s, throughput: Y samples/sec]`` (0-based ``i`` of ``N + 1`` steps; several redraws
+  of it are often glued on one line, the last is read), the training metrics
+  (``global_batch_size``, ``device_iterations``, ``training_steps``) and
   ``Training time: X secs``, with or without poprun's ``[1,0]<stderr>:`` prefixes.
 - GPT-2 (PopTorch): ``step N of epoch E, loss: X, acc: Y, lr: Z, throughput: W samples/sec``.
-- ResNet50 (``train.py``): ``[INFO] Global batch size: N``, ``[INFO] Epoch E/M``, an
-  epoch's ``[INFO] loss: X,``, ``[INFO] accuracy: Y %`` (training accuracy) and ``[INFO]
-  throughput: W samples/sec``, and ``[INFO] Finished training. ... It took: H:MM:SS.ffffff``.
+- ResNet50 (``train.py``): ``[INFO] Total replicas``, ``Global batch size`` and ``Number of
+  IPUs required``, ``[INFO] Epoch E/M``, an epoch's ``[INFO] loss: X,``, ``[INFO] accuracy:
+  Y %`` (training accuracy) and ``[INFO] throughput: W samples/sec``, and ``[INFO] Finished
+  training. ... It took: H:MM:SS.ffffff``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,11 @@ _STEP = re.compile(r"Step: (\d+) / (\d+) - ")
 _STEP_FIELD = re.compile(r"(LR|total loss|mlm_loss|nsp_loss|mlm_acc|nsp_acc): " + _NUM)
 _STEP_METRIC = {"LR": "learning_rate", "total loss": "loss"}
 _SAMPLES = re.compile(r"throughput: " + _NUM + " samples/sec")
-_BATCH = re.compile(r"(?:global_batch_size|\[INFO\] Global batch size): (\d+)")
+_CONFIG = {"global_batch_size": "global_batch_size", "device_iterations": "device_iterations",
+           "training_steps": "training_steps", "[INFO] Global batch size": "global_batch_size",
+           "[INFO] Total replicas": "replicas", "[INFO] Number of IPUs required": "ipus"}
+_CONFIG_LINE = re.compile("(" + "|".join(re.escape(key) for key in _CONFIG) + r"): (\d+)")
+_ITERATIONS = re.compile(r"(\d+(?:\.\d+)?)it/s")
 _GPT_STEP = re.compile(r"step (\d+) of epoch (\d+), loss: " + _NUM + ", acc: " + _NUM
                        + ", lr: " + _NUM)
 _INFO_EPOCH = re.compile(r"\[INFO\] Epoch (\d+)/(\d+)")
@@ -49,8 +55,8 @@ class GraphcoreExamples(Dialect):
     name = "graphcore_examples"
     title = "Graphcore examples (BERT, GPT-2, ResNet50)"
     run_end = frozenset({"training_time"})
-    needs = ("----- ", " secs", "Step: ", "throughput: ", "global_batch_size: ", " of epoch ",
-             "[INFO] ")
+    needs = ("----- ", " secs", "Step: ", "throughput: ", "global_batch_size: ",
+             "device_iterations: ", "training_steps: ", " of epoch ", "[INFO] ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -69,8 +75,8 @@ class GraphcoreExamples(Dialect):
             events += self._gpt_step(m, line, ts)
         elif "[INFO] " in line:
             events += self._resnet(line, ts)
-        if m := _BATCH.search(line):
-            events.append(Metric(self.run_id, ts, "global_batch_size", float(m[1])))
+        if m := _CONFIG_LINE.search(line):
+            events.append(Metric(self.run_id, ts, _CONFIG[m[1]], float(m[2])))
         return events
 
     @classmethod
@@ -88,6 +94,8 @@ class GraphcoreExamples(Dialect):
         events: list[Event] = [Progress(self.run_id, ts, step, int(m[2]) + 1)]
         events += [Metric(self.run_id, ts, _STEP_METRIC.get(f[1], f[1]), float(f[2]), step)
                    for f in _STEP_FIELD.finditer(bar)]
+        if rate := _ITERATIONS.search(bar):
+            events.append(Metric(self.run_id, ts, "iterations_per_s", float(rate[1]), step))
         if rate := _SAMPLES.search(bar):
             events.append(Throughput(self.run_id, ts, float(rate[1]), step))
         return events
