@@ -228,6 +228,16 @@ def test_a_live_run_reads_what_parse_reads(tmp_path, name):
         (e.name, e.value) for e in events if isinstance(e, Metric)]
 
 
+def test_a_redrawn_finished_compilation_bar_gives_its_time_once():
+    from accelbench.engine.systems.ipu.dialect import PopTorch
+
+    [bar] = [ln.split("]2024")[0] + "]" for ln in body("ipu", "mnist_homework_srun.log").split("\n")
+             if ln.startswith("Graph compilation: 100%") and "00:21" in ln]
+    dialect = PopTorch("r")
+    events = [e for part in (bar, bar, bar) for e in dialect.feed(part, 0.0)]
+    assert _metrics(events, "graph_compile_time") == [21.0]
+
+
 @pytest.mark.parametrize("name, partitions, hosts", [
     ("gc_info_list_alcf.txt", {""}, {"10.1.5.1"}),
     ("gc_info_list_matilda.txt", {"p1"}, {"10.1.5.10"}),

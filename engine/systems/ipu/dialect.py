@@ -91,7 +91,8 @@ class PopTorch(Dialect):
              total: str | None, elapsed: str | None) -> list[Event]:
         if label == "Graph compilation":
             events = self._enter(ts, "compiling", f"graph compilation {int(percent)}%")
-            if elapsed and step == total:  # the inference graph's, once an epoch is done
+            # its time once, as it reaches 100%; the inference graph's once an epoch is done
+            if elapsed and step == total and events:
                 trained = (self._epochs and self._epochs[0] == self._epochs[1]) or (
                     self._epoch_bar and self._epoch_bar[1] == self._epoch_bar_total)
                 name = "eval_graph_compile_time" if trained else "graph_compile_time"
