@@ -228,6 +228,23 @@ def test_a_live_run_reads_what_parse_reads(tmp_path, name):
         (e.name, e.value) for e in events if isinstance(e, Metric)]
 
 
+def test_only_graphcore_example_logs_are_taken_for_them():
+    from real_logs import REAL
+
+    from accelbench.engine.systems.ipu.examples import GraphcoreExamples
+
+    others = [p for p in REAL.parent.rglob("*") if p.is_file() and p.suffix in (".log", ".txt")
+              and REAL / "ipu" not in p.parents]
+    assert others and not any(GraphcoreExamples.sniff(p.read_text(errors="replace"))
+                              for p in others)
+    examples = ("bert_pretraining_demo_tiny_srun.log", "bert_pretraining_ipujob_pod4.log",
+                "bert_pretraining_poprun_pod64.log", "gpt2_pod16_steps.log",
+                "gpt2_pod16_compile_steps.log", "gpt2_sc23_tutorial_srun.log",
+                "resnet50_poprun_end.log", "resnet50_pod4_poprun.log")
+    assert all(GraphcoreExamples.sniff(body("ipu", name)) for name in examples)
+    assert not GraphcoreExamples.sniff(body("ipu", "mnist_alcf_user_guide.log"))
+
+
 def test_a_redrawn_finished_compilation_bar_gives_its_time_once():
     from accelbench.engine.systems.ipu.dialect import PopTorch
 

@@ -81,9 +81,10 @@ class GraphcoreExamples(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return ("Compiled/Loaded model in" in text or "total loss:" in text
+        return ("Compiled/Loaded model in" in text
+                or ("total loss:" in text and _STEP.search(text) is not None)
                 or _GPT_STEP.search(text) is not None
-                or ("[INFO] throughput:" in text and "samples/sec" in text))
+                or ("[INFO] throughput:" in text and _INFO_EPOCH.search(text) is not None))
 
     def _bert_step(self, bar: str, ts: float) -> list[Event]:
         """The newest redraw of the BERT step bar: progress, its figures, its throughput."""
