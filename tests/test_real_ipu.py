@@ -317,6 +317,16 @@ def test_gc_monitor_card_rows():
         "10.1.5.11", "0013.0002.8204921", "M2000", "3")
 
 
+def test_sampler_reads_real_device_attributes(tmp_path):
+    """The gc-inventory sampler reads the device attributes in the form gc-info prints."""
+    from accelbench.engine.systems.ipu.telemetry import GraphcoreSampler
+
+    sampler = GraphcoreSampler(1.0, tmp_path)
+    readings = [r for line in body("ipu", "gc_info_device_info_matilda.txt").split("\n")
+                if (r := sampler.feed(line)) is not None]
+    assert readings == [[{"engine": "ipu0", "percent": 0.0}]]
+
+
 def test_detection_counts_the_ipus_gc_info_lists(tmp_path, monkeypatch):
     from accelbench.engine.probe import slurm_gres
     from accelbench.engine.registry import detect, get_accelerator
