@@ -7,7 +7,7 @@ import shutil
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Metric, Phase, Progress, Throughput
+from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
 from accelbench.engine.logfile import import_file, parse_file
 from accelbench.engine.runner import Deriver
 from accelbench.engine.store import Store
@@ -183,6 +183,19 @@ def test_mnist_homework_run_under_srun(tmp_path):
     assert _metrics(events, "accuracy") == [98.16]
     [run] = import_file(Store(tmp_path / "home"), log)
     assert (run.summary.accuracy, run.summary.train_time_s) == (98.16, 111.0)
+
+
+def test_poptorch_mnist_example_that_failed_to_acquire_its_ipu(tmp_path):
+    events, log = _events(tmp_path, "mnist_failed_to_acquire_poptorch_issue3.log", ["poptorch"])
+    assert [(e.step, e.value) for e in events if isinstance(e, Metric) and e.name == "loss"] == [
+        (0, pytest.approx(2.289825)), (10, pytest.approx(0.436525)),
+        (20, pytest.approx(0.53665)), (30, pytest.approx(0.290925))]  # each tensor's mean
+    assert _metrics(events, "train_accuracy") == [11.25, 87.5, 76.25, 90.0]
+    [diagnosis] = [e for e in events if isinstance(e, Diagnosis)]
+    assert (diagnosis.code, diagnosis.message) == ("ipu_unavailable", "Failed to acquire 1 IPU(s)")
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert run.summary.diagnoses == ["ipu_unavailable"]
+    assert run.summary.final_loss == pytest.approx(0.290925)
 
 
 def test_epoch_bars_fashion_mnist(tmp_path):

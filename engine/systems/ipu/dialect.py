@@ -3,7 +3,8 @@
 Recognises Slurm's queue lines, the tqdm bars (``Graph compilation`` and ``Epochs`` with
 their elapsed times, the unlabelled evaluation bar that follows training, and the
 per-epoch ``[Epoch NN]: ...| n/N [..., X it/s, Loss=Y]`` bars of the PopTorch tutorials),
-``Accuracy on test set: N%`` or ``Eval accuracy: N%``, the
+``Accuracy on test set: N%`` or ``Eval accuracy: N%``, poptorch's own MNIST example's
+``loss at batch: N is tensor([...])`` and ``Training accuracy: X% from batch``, the
 ``Failed to acquire N IPU(s)`` / ``No IPU detected`` error and an environment variable
 written after ``srun`` (``execve(): VAR=...: No such file or directory``). Bars and log
 messages are often glued on one line, so everything is searched for, never anchored.
@@ -26,6 +27,10 @@ _BAR = re.compile(r"(?:(Epochs|Graph compilation):\s*)?(\d{1,3})%\|"
 _EPOCH_BAR = re.compile(r"\[Epoch (\d+)\]:\s*\d{1,3}%\|[^|]*\|\s*(\d+)/(\d+) \[[^,\]]*"
                         r"(?:,\s*(\d+(?:\.\d+)?)(it/s|s/it))?(?:,\s*Loss=(\d+(?:\.\d+)?))?")
 _ACCURACY = re.compile(r"(?:Accuracy on test set|Eval accuracy):\s*(\d+(?:\.\d+)?)%")
+# poptorch's examples/mnist.py: "PoptorchIPU loss at batch: 10 is tensor([0.5195, 0.3766])",
+# "Training accuracy: 87.5% from batch of size 80"
+_BATCH_LOSS = re.compile(r"loss at batch: (\d+) is tensor\(\[([-\d., e]+)\]\)")
+_TRAIN_ACCURACY = re.compile(r"Training accuracy: (\d+(?:\.\d+)?)% from batch")
 _ACQUIRE = re.compile(r"Failed to acquire (\d+) IPU\(s\)")
 _NO_IPU = re.compile(r"No IPU detected in the system")
 _ENV_AS_COMMAND = re.compile(r"execve\(\): ([A-Za-z_]\w*)=.*: No such file or directory")
@@ -38,7 +43,7 @@ class PopTorch(Dialect):
     run_end = frozenset({"accuracy"})
     title = "Graphcore PopTorch"
     needs = ("srun: job ", "%|", "Accuracy on test set:", "Eval accuracy:", "Failed to acquire",
-             "No IPU detected", "execve(): ")
+             "No IPU detected", "execve(): ", "loss at batch: ", "Training accuracy: ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -61,6 +66,11 @@ class PopTorch(Dialect):
             events += self._epoch_bar_of(ts, *m.groups())
         if m := _ACCURACY.search(line):
             events.append(Metric(self.run_id, ts, "accuracy", float(m[1])))
+        if m := _BATCH_LOSS.search(line):  # a loss per device iteration: their mean
+            losses = [float(x) for x in m[2].split(",")]
+            events.append(Metric(self.run_id, ts, "loss", sum(losses) / len(losses), int(m[1])))
+        if m := _TRAIN_ACCURACY.search(line):
+            events.append(Metric(self.run_id, ts, "train_accuracy", float(m[1])))
         if m := _ENV_AS_COMMAND.search(line):
             events.append(Diagnosis(
                 self.run_id, ts, "env_before_command",
