@@ -340,18 +340,23 @@ def test_sampler_reads_real_device_attributes(tmp_path):
     assert readings == [[{"engine": "ipu0", "percent": 0.0}]]
 
 
-def test_detection_counts_the_ipus_gc_info_lists(tmp_path, monkeypatch):
+@pytest.mark.parametrize("tool, fixture, detail", [
+    ("gc-info", "gc_info_list_matilda.txt",
+     "gc-info -l: 4 IPU(s) in partition p1; tools found: gc-info"),
+    ("gc-monitor", "gc_monitor_no_attached_paddle.txt",
+     "gc-monitor: 4 IPU(s) in partition ipuof; tools found: gc-monitor"),
+])
+def test_detection_counts_the_ipus_the_tools_list(tmp_path, monkeypatch, tool, fixture, detail):
     from accelbench.engine.probe import slurm_gres
     from accelbench.engine.registry import detect, get_accelerator
 
     listing = tmp_path / "listing.txt"
-    listing.write_text(body("ipu", "gc_info_list_matilda.txt"))
-    tool = tmp_path / "gc-info"
-    tool.write_text(f"#!/bin/sh\nexec '{shutil.which('cat')}' '{listing}'\n")
-    tool.chmod(0o755)
+    listing.write_text(body("ipu", fixture))
+    (tmp_path / tool).write_text(f"#!/bin/sh\nexec '{shutil.which('cat')}' '{listing}'\n")
+    (tmp_path / tool).chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     slurm_gres.cache_clear()
     found = detect(get_accelerator("ipu"))
     slurm_gres.cache_clear()
     assert found.available
-    assert found.detail.startswith("gc-info -l: 4 IPU(s) in partition p1; tools found: gc-info")
+    assert found.detail.startswith(detail)

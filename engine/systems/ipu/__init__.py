@@ -4,16 +4,15 @@ output read."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from accelbench.engine.params import Param
-from accelbench.engine.probe import finder, tools
-from accelbench.engine.system import Availability, System
+from accelbench.engine.system import System
+from accelbench.engine.systems.ipu.detect import detect
 from accelbench.engine.systems.ipu.dialect import PopTorch
 from accelbench.engine.systems.ipu.examples import GraphcoreExamples
-from accelbench.engine.systems.ipu.telemetry import GraphcoreSampler, read_devices
+from accelbench.engine.systems.ipu.telemetry import GraphcoreSampler
 from accelbench.engine.workloads import MNIST_CNN, Context, Plan, Workload, own_script
 
 
@@ -40,31 +39,9 @@ MNIST_POPTORCH = Workload(
     ),
 )
 
-_HERE = finder("/dev/ipu*", ("gc-info", "gc-monitor"))
-
-
-def _detect() -> Availability:
-    """IPU device files or Graphcore's tools here; with ``gc-info``, the IPUs that
-    ``gc-info -l`` lists (on an IPU-POD the IPUs are in a partition, not under /dev)."""
-    here = _HERE()
-    if not here.available or not tools("gc-info"):
-        return here
-    try:
-        listing = subprocess.run(["gc-info", "-l"], capture_output=True, text=True, timeout=10,
-                                 check=False).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return here
-    ipus = [device for device in read_devices(listing) if not device.members]
-    if not ipus:
-        return here
-    partitions = sorted({device.partition for device in ipus if device.partition})
-    where = f" in partition {', '.join(partitions)}" if partitions else ""
-    return Availability(True, detail=f"gc-info -l: {len(ipus)} IPU(s){where}; {here.detail}")
-
-
 SYSTEM = System(
     name="ipu", order=40, title="Graphcore IPU (PopTorch)", device="ipu",
-    detect=_detect,
+    detect=detect,
     site_keys=(Param("python", str, "", "the PopTorch virtualenv's python"),),
     gres=("ipu",),
     samplers=(GraphcoreSampler,),
