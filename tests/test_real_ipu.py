@@ -139,6 +139,8 @@ def test_resnet50_poprun_end_is_one_run(tmp_path):
     assert _rates(events) == [7599.7, 8125.8]
     assert _steps(events) == [(1, 2, 2, 2), (2, 2, 2, 2)]
     assert _metrics(events, "training_time") == [326.090631]  # "It took: 0:05:26.090631"
+    assert _phases(events) == [("compiling", "graph compilation 100%"), ("running", ""),
+                               ("completing", "mpirun exit code 0")]
     assert _metrics(events, "graph_compile_time") == [4.0]
     [run] = import_file(Store(tmp_path / "home"), log)
     assert run.summary.train_time_s == 326.090631
@@ -156,6 +158,8 @@ def test_resnet50_pod4_poprun(tmp_path):
     assert _rates(events) == [1886.4, 4476.7]
     assert _steps(events) == [(1, 2, 2, 2), (2, 2, 2, 2)]
     assert _metrics(events, "training_time") == [964.818638]  # "It took: 0:16:04.818638"
+    assert _phases(events) == [("starting", "V-IPU partition slurm_2657"),
+                               ("compiling", "graph compilation 100%"), ("running", "")]
     [run] = import_file(Store(tmp_path / "home"), log)
     assert (run.summary.train_time_s, run.summary.final_loss) == (964.818638, 6.2747)
 

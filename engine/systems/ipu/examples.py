@@ -12,7 +12,8 @@
 - ResNet50 (``train.py``): ``[INFO] Total replicas``, ``Global batch size`` and ``Number of
   IPUs required``, ``[INFO] Epoch E/M``, an epoch's ``[INFO] loss: X,``, ``[INFO] accuracy:
   Y %`` (training accuracy) and ``[INFO] throughput: W samples/sec``, and ``[INFO] Finished
-  training. ... It took: H:MM:SS.ffffff``.
+  training. ... It took: H:MM:SS.ffffff``; poprun's ``Using V-IPU partition P`` and ``mpirun
+  (PID N) terminated with exit code C``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ _GPT_STEP = re.compile(r"step (\d+) of epoch (\d+), loss: " + _NUM + ", acc: " +
 _INFO_EPOCH = re.compile(r"\[INFO\] Epoch (\d+)/(\d+)")
 _INFO_FIGURE = re.compile(r"\[INFO\] (loss|accuracy): " + _NUM)
 _INFO_METRIC = {"loss": "loss", "accuracy": "train_accuracy"}
+# poprun, the launcher of the multi-replica runs
+_PARTITION = re.compile(r"POPRUN \[I\] Using V-IPU partition (\S+)")
+_MPIRUN_END = re.compile(r"POPRUN \[I\] mpirun \(PID \d+\) terminated with exit code (\d+)")
 _TOOK = re.compile(r"\[INFO\] Finished training\..* It took: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
 
 
@@ -56,12 +60,12 @@ class GraphcoreExamples(Dialect):
     title = "Graphcore examples (BERT, GPT-2, ResNet50)"
     run_end = frozenset({"training_time"})
     needs = ("----- ", " secs", "Step: ", "throughput: ", "global_batch_size: ",
-             "device_iterations: ", "training_steps: ", " of epoch ", "[INFO] ")
+             "device_iterations: ", "training_steps: ", " of epoch ", "[INFO] ", "POPRUN [I] ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._epochs = 0  # the epochs a ResNet50 run announced ("[INFO] Epoch E/M")
-        self._running = False  # a GPT-2 step line was seen
+        self._running = False  # a figure of training was seen
 
     def feed(self, line: str, ts: float) -> list[Event]:
         events: list[Event] = []
@@ -75,6 +79,10 @@ class GraphcoreExamples(Dialect):
             events += self._gpt_step(m, line, ts)
         elif "[INFO] " in line:
             events += self._resnet(line, ts)
+        if m := _PARTITION.search(line):
+            events.append(Phase(self.run_id, ts, "starting", f"V-IPU partition {m[1]}"))
+        elif m := _MPIRUN_END.search(line):
+            events.append(Phase(self.run_id, ts, "completing", f"mpirun exit code {m[1]}"))
         if m := _CONFIG_LINE.search(line):
             events.append(Metric(self.run_id, ts, _CONFIG[m[1]], float(m[2])))
         return events
@@ -101,10 +109,14 @@ class GraphcoreExamples(Dialect):
             events.append(Throughput(self.run_id, ts, float(rate[1]), step))
         return events
 
+    def _run(self, ts: float) -> list[Event]:
+        """The running phase, at the first figure of training (GPT-2, ResNet50)."""
+        started, self._running = self._running, True
+        return [] if started else [Phase(self.run_id, ts, "running")]
+
     def _gpt_step(self, m: re.Match[str], line: str, ts: float) -> list[Event]:
         step = int(m[1])
-        events: list[Event] = [] if self._running else [Phase(self.run_id, ts, "running")]
-        self._running = True
+        events = self._run(ts)
         events += [Metric(self.run_id, ts, name, float(value), step)
                    for name, value in (("epoch", int(m[2]) + 1), ("loss", m[3]), ("acc", m[4]),
                                        ("learning_rate", m[5]))]
@@ -116,11 +128,12 @@ class GraphcoreExamples(Dialect):
         """ResNet50's ``[INFO]`` lines: epoch starts, an epoch's figures, the end."""
         if m := _INFO_EPOCH.search(line):
             epoch, self._epochs = int(m[1]), int(m[2])
-            return [Progress(self.run_id, ts, epoch - 1, self._epochs, epoch, self._epochs)]
+            return [*self._run(ts),
+                    Progress(self.run_id, ts, epoch - 1, self._epochs, epoch, self._epochs)]
         if m := _INFO_FIGURE.search(line):  # the epoch's training figures
-            return [Metric(self.run_id, ts, _INFO_METRIC[m[1]], float(m[2]))]
+            return [*self._run(ts), Metric(self.run_id, ts, _INFO_METRIC[m[1]], float(m[2]))]
         if m := _SAMPLES.search(line):
-            return [Throughput(self.run_id, ts, float(m[1]))]
+            return [*self._run(ts), Throughput(self.run_id, ts, float(m[1]))]
         if m := _TOOK.search(line):
             seconds = int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3])
             done = [Progress(self.run_id, ts, self._epochs, self._epochs, self._epochs,
