@@ -29,7 +29,7 @@ _BANNERS = {"Data Loading Started": ("loading", "data"),
             "Training Started": ("running", ""),
             "Training Metrics": ("completing", "")}
 _BANNER = re.compile(r"-{3,} (" + "|".join(re.escape(b) for b in _BANNERS) + r") -{3,}")
-_SECONDS = re.compile(r"(Data loaded|Compiled/Loaded model|Training time:?) (?:in )?"
+_SECONDS = re.compile(r"(Data loaded|Compiled/Loaded model|Training time:) (?:in )?"
                       + _NUM + " secs")
 _SECONDS_METRIC = {"Data loaded": "data_load_time", "Compiled/Loaded model": "compile_time",
                    "Training time:": "training_time"}
