@@ -364,3 +364,9 @@ def test_detection_counts_the_ipus_the_tools_list(tmp_path, monkeypatch, tool, f
     slurm_gres.cache_clear()
     assert found.available
     assert found.detail.startswith(detail)
+
+
+def test_tool_readers_skip_what_is_not_their_table():
+    assert read_devices("-+- Id: [x], target: [Fabric]\n |--- Id: [0]\nSegmentation fault") == []
+    monitor = read_monitor("| ID | Clock |\n| N/A | 1 |\n| 3 |\n+--+\n")
+    assert monitor.cards == {} and monitor.attached == [] and monitor.ipu_count is None

@@ -104,10 +104,12 @@ def read_devices(text: str) -> list[Device]:
             partition = m[1]
             continue
         fields: dict[str, str] = dict(_FIELD.findall(line))
-        if line.startswith("-+-") and "Id" in fields:
+        if not fields.get("Id", "").strip().isdigit():
+            continue
+        if line.startswith("-+-"):
             found.append(Device(int(fields["Id"]), fields.get("target", fields.get("type", "")),
                                 partition, fields.get("IPU-M host", fields.get("PCI Domain", ""))))
-        elif line.startswith("|---") and "Id" in fields and found:
+        elif line.startswith("|---") and found:
             last = found[-1]
             found[-1] = Device(last.id, last.target, last.partition, last.host,
                                (*last.members, int(fields["Id"])))
