@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import shlex
 import shutil
 
 import pytest
@@ -9,7 +11,8 @@ from real_logs import body
 
 from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
 from accelbench.engine.logfile import import_file, parse_file
-from accelbench.engine.runner import Deriver
+from accelbench.engine.runner import Deriver, Runner
+from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import Store
 from accelbench.engine.systems.ipu.telemetry import Attached, read_devices, read_monitor
 
@@ -370,3 +373,26 @@ def test_tool_readers_skip_what_is_not_their_table():
     assert read_devices("-+- Id: [x], target: [Fabric]\n |--- Id: [0]\nSegmentation fault") == []
     monitor = read_monitor("| ID | Clock |\n| N/A | 1 |\n| 3 |\n+--+\n")
     assert monitor.cards == {} and monitor.attached == [] and monitor.ipu_count is None
+
+
+def test_a_graphcore_example_run_as_a_command_on_ipus_is_read_live(runner, monkeypatch,
+                                                                    tmp_path):
+    """``command`` on the ipu accelerator reads its output with the Graphcore dialects: a
+    job printing a real BERT pre-training log ends with that log's figures."""
+    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
+    log = tmp_path / "pod64.log"
+    log.write_text(body("ipu", "bert_pretraining_poprun_pod64.log"))
+    spec = spec_from_dict({"name": "bert", "workload": "command", "accelerator": "ipu",
+                           "telemetry_interval": 0,
+                           "params": {"command": shlex.join([shutil.which("cat"), str(log)])}})
+    assert Runner.plan(spec, tmp_path).dialects == ["poptorch", "graphcore_examples"]
+
+    async def collect(handle):
+        return [e async for e in handle.events(poll=0.05)]
+
+    events = asyncio.run(asyncio.wait_for(collect(runner.start(spec)), 120))
+    assert events[-1].status == "done"
+    summary = events[-1].summary
+    assert (summary["samples_per_s"], summary["train_time_s"], summary["final_loss"]) == (
+        17692.1, 3.718, 11.26)
+    assert summary["metrics"]["compile_time"] == 683.6591004971415
