@@ -287,7 +287,7 @@ def test_gc_info_lists_ipus(name, partitions, hosts):
     assert {d.host for d in ipus} == hosts
     assert all(d.target == "Fabric" for d in ipus)
     if name == "gc_info_list_alcf.txt":
-        assert [d.id for d in ipus] == [0, 1, 2]
+        assert [(d.id, d.board_ipu) for d in ipus] == [(0, 3), (1, 2), (2, 1)]
     if name == "gc_info_list_matilda.txt":
         assert [(d.id, d.target, d.members) for d in devices if d.members] == [
             (4, "Multi IPU", (0, 1)), (5, "Multi IPU", (2, 3)), (6, "Multi IPU", (0, 1, 2, 3))]
@@ -305,9 +305,8 @@ def test_gc_monitor_attached_from_other_namespaces():
 def test_gc_monitor_attached_processes_with_sensors():
     monitor = read_monitor(body("ipu", "gc_monitor_attached_matilda.txt"))
     assert monitor.partition == "p1"
-    assert [(a.ipu, a.pid, a.command, a.user) for a in monitor.attached] == [
-        (14, 81816, "gc-hosttraffictest", "justina"), (15, 81816, "gc-hosttraffictest", "justina"),
-        (12, 81816, "gc-hosttraffictest", "justina"), (13, 81816, "gc-hosttraffictest", "justina")]
+    assert [(a.ipu, a.pid, a.command, a.user, a.time) for a in monitor.attached] == [
+        (ipu, 81816, "gc-hosttraffictest", "justina", "10s") for ipu in (14, 15, 12, 13)]
     assert [(a.clock_mhz, a.temp_c, a.board_temp_c, a.power_w) for a in monitor.attached] == [
         (1300.0, 33.7, 35.0, 113.7), (1300.0, 37.4, None, None),
         (1300.0, 31.4, 32.8, 107.1), (1300.0, 34.7, None, None)]
@@ -326,6 +325,7 @@ def test_gc_monitor_cards_and_users(name, partition, count, in_use):
     assert (monitor.partition, monitor.ipu_count) == (partition, count)
     assert sorted(monitor.cards) == list(range(count))
     assert [(a.ipu, a.pid) for a in monitor.attached] == in_use
+    assert all(a.user == "trainee01" and a.command == "python" for a in monitor.attached)
     # no sensor is read unless the application runs with GCDA_MONITOR=1: N/A, not a figure
     assert all(a.clock_mhz in (1330.0,) and a.temp_c is None and a.power_w is None
                for a in monitor.attached)

@@ -19,6 +19,7 @@ device, its ``ipu utilisation`` (percent) is the engine ``ipu<id>``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -58,6 +59,7 @@ class Device:
     partition: str = ""
     host: str = ""  # the IPU-M host, or the PCI domain of a PCIe card
     members: tuple[int, ...] = ()
+    board_ipu: int | None = None  # "IPU#": the IPU's index on its IPU-M board
 
 
 @dataclass
@@ -81,6 +83,7 @@ class Attached:
     pid: int | None = None
     command: str = ""
     user: str = ""
+    time: str = ""  # how long the process has been attached, as printed ("1m3s")
     host: str = ""  # the application host (IPUs attached from other namespaces)
     clock_mhz: float | None = None
     temp_c: float | None = None
@@ -107,12 +110,13 @@ def read_devices(text: str) -> list[Device]:
         if not fields.get("Id", "").strip().isdigit():
             continue
         if line.startswith("-+-"):
+            number = fields.get("IPU#", "").strip()
             found.append(Device(int(fields["Id"]), fields.get("target", fields.get("type", "")),
-                                partition, fields.get("IPU-M host", fields.get("PCI Domain", ""))))
+                                partition, fields.get("IPU-M host", fields.get("PCI Domain", "")),
+                                board_ipu=int(number) if number.isdigit() else None))
         elif line.startswith("|---") and found:
             last = found[-1]
-            found[-1] = Device(last.id, last.target, last.partition, last.host,
-                               (*last.members, int(fields["Id"])))
+            found[-1] = dataclasses.replace(last, members=(*last.members, int(fields["Id"])))
     return found
 
 
@@ -151,7 +155,8 @@ def _named(cells: list[str]) -> list[str]:
 
 def _attached(row: dict[str, str]) -> Attached:
     return Attached(int(row["ID"]), int(row["PID"]) if row.get("PID", "").isdigit() else None,
-                    row.get("Command", ""), row.get("User", ""), row.get("Application host", ""),
+                    row.get("Command", ""), row.get("User", ""), row.get("Time", ""),
+                    row.get("Application host", ""),
                     _reading(row.get("Clock", "")), _reading(row.get("Temp", "")),
                     _reading(row.get("Board temp", "")), _reading(row.get("Power", "")))
 
