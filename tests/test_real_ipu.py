@@ -171,6 +171,7 @@ def test_mnist_tutorial_bars_and_their_times(tmp_path):
     events, log = _events(tmp_path, "mnist_alcf_user_guide.log", ["poptorch"])
     assert _steps(events) == [(0, 10, 0, 10), (10, 10, 10, 10)]
     assert _metrics(events, "epochs_time") == [77.0]  # Epochs bar: [01:17<00:00, 7.71s/it]
+    assert _metrics(events, "epoch_seconds") == [7.71]
     assert _metrics(events, "graph_compile_time") == [0.0]  # training graph: [00:00<00:00]
     assert _metrics(events, "eval_graph_compile_time") == [0.0]
     assert _metrics(events, "accuracy") == [96.85]
@@ -186,6 +187,7 @@ def test_mnist_homework_run_under_srun(tmp_path):
     assert _steps(events) == [(0, 10, 0, 10), (10, 10, 10, 10)]
     assert _metrics(events, "graph_compile_time") == [21.0]
     assert _metrics(events, "epochs_time") == [111.0]  # [01:51<00:00, 11.14s/it]
+    assert _metrics(events, "epoch_seconds") == [11.14]
     assert _metrics(events, "eval_graph_compile_time") == [15.0]
     assert _metrics(events, "accuracy") == [98.16]
     [run] = import_file(Store(tmp_path / "home"), log)

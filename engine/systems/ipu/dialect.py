@@ -22,7 +22,7 @@ _QUEUED = re.compile(r"srun: job (\d+) queued and waiting for resources")
 _ALLOCATED = re.compile(r"srun: job (\d+) has been allocated resources")
 # A tqdm bar, labelled or not: "Epochs:  40%|████| 4/10 [...", " 97%|██████...".
 _BAR = re.compile(r"(?:(Epochs|Graph compilation):\s*)?(\d{1,3})%\|"
-                  r"(?:[^|]*\|\s*(\d+)/(\d+)(?: \[([\d:]+)<)?)?")
+                  r"(?:[^|]*\|\s*(\d+)/(\d+)(?: \[([\d:]+)<[^,\]]*(?:, *(\d+(?:\.\d+)?)s/it)?)?)?")
 # "[Epoch 02]: 100%|██████████| 3750/3750 [00:09<00:00, 376.43it/s, Loss=0.775]"
 _EPOCH_BAR = re.compile(r"\[Epoch (\d+)\]:\s*\d{1,3}%\|[^|]*\|\s*(\d+)/(\d+) \[[^,\]]*"
                         r"(?:,\s*(\d+(?:\.\d+)?)(it/s|s/it))?(?:,\s*Loss=(\d+(?:\.\d+)?))?")
@@ -98,7 +98,7 @@ class PopTorch(Dialect):
         return [Phase(self.run_id, ts, name, detail)]
 
     def _bar(self, ts: float, label: str | None, percent: str, step: str | None,
-             total: str | None, elapsed: str | None) -> list[Event]:
+             total: str | None, elapsed: str | None, per_step: str | None) -> list[Event]:
         if label == "Graph compilation":
             events = self._enter(ts, "compiling", f"graph compilation {int(percent)}%")
             # its time once, as it reaches 100%; the inference graph's once an epoch is done
@@ -115,6 +115,8 @@ class PopTorch(Dialect):
                 events.append(Progress(self.run_id, ts, done, of, epoch=done, epochs=of))
                 if elapsed and done == of:
                     events.append(Metric(self.run_id, ts, "epochs_time", _seconds(elapsed)))
+                if per_step and done == of:  # "7.71s/it": the mean seconds of an epoch
+                    events.append(Metric(self.run_id, ts, "epoch_seconds", float(per_step)))
             return events
         # An unlabelled bar once the epochs are done is the test loop.
         if self._epochs and self._epochs[0] == self._epochs[1]:
