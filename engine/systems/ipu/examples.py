@@ -91,7 +91,7 @@ class GraphcoreExamples(Dialect):
     def sniff(cls, text: str) -> bool:
         return ("Compiled/Loaded model in" in text
                 or ("total loss:" in text and _STEP.search(text) is not None)
-                or _GPT_STEP.search(text) is not None
+                or (" of epoch " in text and _GPT_STEP.search(text) is not None)
                 or ("[INFO] throughput:" in text and _INFO_EPOCH.search(text) is not None))
 
     def _bert_step(self, bar: str, ts: float) -> list[Event]:
