@@ -19,7 +19,7 @@ from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
-from accelbench.engine.events import Diagnosis, Event, Metric
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
 from accelbench.engine.runner import RunHandle
@@ -116,19 +116,33 @@ def _feed(parsers: list[Dialect], line: str | None, ts: float) -> list[Event]:
             for parser in parsers for e in parser.feed(part, ts)]
 
 
+def _closing(event: Event) -> bool:
+    """True for an event that may belong to the run before it: its wind-down or the
+    diagnosis of its failure (an app asserting on the figures it just printed)."""
+    return isinstance(event, Diagnosis) or (isinstance(event, Phase)
+                                            and event.name == "completing")
+
+
 def split_runs(section: Section, dialects: list[str]) -> list[Section]:
     """A section cut after each line that ends a run (a dialect's ``run_end`` metric),
-    where another run's figures follow: one seed section often holds two runs (a diagnosis
-    after the end is that run's own: how it ended)."""
+    where another run's figures follow: one seed section often holds two runs. A
+    run's closing events (``_closing``) after its end do not start another; wind-down
+    lines just before another run's figures (a result table's header) are that run's,
+    but not across a diagnosis (how the run before ended)."""
     parsers = [registry.get_dialect(name)("split") for name in dialects]
     ends = {name for parser in parsers for name in parser.run_end}
     cuts = [0]
-    ended = False
+    ended, wind_down = False, None  # where wind-down lines after the end began
     for offset, line in wanted_lines(section.text, needs_of(parsers)):
         events = _feed(parsers, line, 0.0)
-        if ended and any(not isinstance(e, Diagnosis) for e in events):
-            cuts.append(offset)
-            ended = False
+        if ended and events:
+            if not all(_closing(e) for e in events):
+                cuts.append(offset if wind_down is None else wind_down)
+                ended, wind_down = False, None
+            elif any(isinstance(e, Diagnosis) for e in events):
+                wind_down = None
+            elif wind_down is None:
+                wind_down = offset
         ended = ended or any(isinstance(e, Metric) and e.name in ends for e in events)
     if len(cuts) == 1:
         return [section]
