@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 import shutil
 
@@ -203,7 +204,9 @@ def test_poptorch_mnist_example_that_failed_to_acquire_its_ipu(tmp_path):
     [diagnosis] = [e for e in events if isinstance(e, Diagnosis)]
     assert (diagnosis.code, diagnosis.message) == ("ipu_unavailable", "Failed to acquire 1 IPU(s)")
     [run] = import_file(Store(tmp_path / "home"), log)
-    assert run.summary.diagnoses == ["ipu_unavailable"]
+    assert run.status == "failed"
+    assert json.loads(run.path("exit.json").read_text())["detail"] == "Failed to acquire 1 IPU(s)"
+    assert run.summary.diagnoses == ["ipu_unavailable", "job_failed"]
     assert run.summary.final_loss == pytest.approx(0.290925)
 
 

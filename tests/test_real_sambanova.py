@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -32,8 +33,11 @@ def test_min_throughput_assertion_is_one_run_with_figures_and_failure(tmp_path):
     assert _metrics(events, "training_samples_per_second") == [2262.653769968614]
     assert _metrics(events, "e2e_train_time") == [457.0915858745575]
     assert _metrics(events, "final_loss") == [8.308523178100586]
-    [diagnosis] = [e for e in events if isinstance(e, Diagnosis)]
+    diagnosis, *slurm = [e for e in events if isinstance(e, Diagnosis)]
     assert diagnosis.code == "sambanova_min_throughput"
+    assert [(d.code, d.message) for d in slurm] == [
+        ("slurm_task_exit", "task 0 on sn30-r1-h1 exited with code 1"),
+        ("slurm_task_signal", "tasks 2,6-7 on sn30-r1-h1: Killed")]
     assert diagnosis.message == ("AssertionError: Expected throughput to be at least 560000.0,"
                                  " instead found 289619.6825559826")
     # Its own timestamps: the first step line's, and the last stamp for the traceback.
@@ -44,7 +48,10 @@ def test_min_throughput_assertion_is_one_run_with_figures_and_failure(tmp_path):
     assert run.summary.samples_per_s == 2262.653769968614
     assert run.summary.train_time_s == 457.0915858745575
     assert run.summary.final_loss == 8.308523178100586
-    assert run.summary.diagnoses == ["sambanova_min_throughput"]
+    exit_record = json.loads(run.path("exit.json").read_text())
+    assert (exit_record["status"], exit_record["returncode"]) == ("failed", 1)  # srun's line
+    assert run.summary.diagnoses == ["job_failed", "sambanova_min_throughput",
+                                    "slurm_task_exit", "slurm_task_signal"]
 
 
 def test_starter_app_compile_and_run(tmp_path):
