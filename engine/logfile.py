@@ -33,15 +33,27 @@ class Section:
     events: list[Event] = field(default_factory=list)
 
 
+def _level(line: str) -> int:
+    """The level of a heading-like line (its leading ``#``), 0 for another line."""
+    return len(line) - len(line.lstrip("#")) if _HEADING.match(line) else 0
+
+
 def split_sections(text: str) -> list[Section]:
-    """Sections at markdown headings (outside fenced code blocks)."""
+    """Sections at markdown headings (outside fenced code blocks). Consecutive ``#`` lines
+    of one level are a program's comment rows (``nvidia-smi dmon``'s column headers), not
+    headings."""
     sections: list[Section] = []
     lines: list[str] = []
     title, fenced = "", False
-    for line in text.split("\n"):
+    rows = text.split("\n")
+    for i, line in enumerate(rows):
         if line.lstrip().startswith("```"):
             fenced = not fenced
-        heading = None if fenced else _HEADING.match(line)
+        level = 0 if fenced else _level(line)
+        if level and level in (_level(rows[i - 1]) if i else 0,
+                               _level(rows[i + 1]) if i + 1 < len(rows) else 0):
+            level = 0
+        heading = _HEADING.match(line) if level else None
         if heading:
             if any(part.strip() for part in lines):
                 sections.append(Section(title, "\n".join(lines)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from accelbench.engine.params import Param
 from accelbench.engine.system import Availability, System
+from accelbench.engine.systems.cuda.dialect import NvidiaSmi
 from accelbench.engine.systems.cuda.telemetry import NvmlSampler
 from accelbench.engine.workloads import Extension
 
@@ -35,5 +36,6 @@ SYSTEM = System(
     site_keys=(Param("python", str, "", "the job's interpreter"),),
     gres=("gpu",),
     samplers=(NvmlSampler,),
+    dialects=(NvidiaSmi,),
     extends=(Extension("mnist_cnn"), Extension("bert_finetune")),
 )
