@@ -66,8 +66,12 @@ def split_sections(text: str) -> list[Section]:
 
 
 def detect(text: str) -> list[str]:
-    """The dialects whose sniff recognises ``text``."""
-    return [name for name, dialect in registry.dialects().items() if dialect.sniff(text)]
+    """The dialects whose sniff recognises ``text``; a ``fallback`` one only where no
+    system's dialect does (that one reads the system's own progress bars)."""
+    found = [name for name, dialect in registry.dialects().items() if dialect.sniff(text)]
+    if any(name in registry.dialect_systems() for name in found):
+        found = [name for name in found if not registry.dialects()[name].fallback]
+    return found
 
 
 def parse_section(section: Section, run_id: str, dialects: list[str], ts: float = 0.0) -> None:

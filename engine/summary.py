@@ -27,8 +27,11 @@ GENERIC_ALIASES: dict[str, str] = {
     "train_loss": "final_loss",
     "loss": "final_loss",
     "accuracy": "accuracy",
+    "sparse_categorical_accuracy": "accuracy",  # Keras' names, as percents (parsers/keras.py)
+    "categorical_accuracy": "accuracy",
     "eval_loss": "eval_loss",
     "test_loss": "eval_loss",
+    "val_loss": "eval_loss",
 }
 MEAN_THROUGHPUT = "mean of throughput samples"  # samples/s measured from Throughput events
 

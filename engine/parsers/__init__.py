@@ -2,8 +2,8 @@
 
 accelbench's own workloads print machine lines (``machine.py``). Programs that
 accelbench drives unchanged print their own dialects: each is a ``Dialect`` subclass
-that a system declares (``engine/systems``), but for the Hugging Face Trainer's
-(``hf_trainer.py``), which the generic BERT fine-tuning prints on any system.
+that a system declares (``engine/systems``), but for the formats of programs that run on
+any system (``generic.py``: the Hugging Face Trainer's, tqdm bars, Keras).
 """
 
 from __future__ import annotations
@@ -26,12 +26,16 @@ class Dialect:
     by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
     whose state any other line changes (a block ending at the first other line) acts
     on it there, as ``feed`` would have on such a line.
+
+    ``fallback``: a generic format that a system's own dialect may also read (progress
+    bars); a log is read with it only where no system's dialect recognises the log.
     """
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     run_end: ClassVar[frozenset[str]] = frozenset()  # metrics a run's log ends with
     needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
+    fallback: ClassVar[bool] = False
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id

@@ -1,0 +1,116 @@
+"""Real tqdm bars (PyTorch Lightning) and Keras ``fit`` lines, read on any system."""
+
+from __future__ import annotations
+
+import pytest
+from real_logs import REAL, body
+
+from accelbench.engine.events import Metric, Progress
+from accelbench.engine.logfile import detect, import_file, parse_file
+from accelbench.engine.runner import Deriver
+from tests.conftest import FIXTURES
+
+
+def _events(name: str, dialect: str) -> list:
+    [section] = parse_file(REAL / "generic" / name)
+    assert section.dialects == [dialect]
+    return [e for e in section.events if e.kind != "log"]
+
+
+def _series(events: list, name: str) -> list[float]:
+    return [e.value for e in events if isinstance(e, Metric) and e.name == name]
+
+
+def _progress(events: list) -> list[tuple[int, int, float, float]]:
+    return [(e.step, e.total, e.epoch, e.epochs) for e in events if isinstance(e, Progress)]
+
+
+def test_keras_verbose1_sparse_accuracy_as_percent():
+    events = _events("keras_16906.txt", "keras")
+    assert _series(events, "loss") == [3.9305, 3.5681, 3.3872, 3.1754, 2.9871, 2.7658, 2.6248,
+                                       2.4352, 2.3484, 2.2068]
+    assert _series(events, "sparse_categorical_accuracy")[::3] == [22.8, 39.38, 47.23, 54.43]
+    assert _series(events, "epoch_time_s") == [7, 4, 4, 3, 3, 4, 4, 4, 4, 3]
+    assert _series(events, "step_time_s")[:3] == [0.030, 0.031, 0.028]
+    assert _progress(events)[0] == (125, 25000, 1, 200)
+    assert _progress(events)[-1] == (1250, 25000, 10, 200)
+
+
+def test_keras_microsecond_steps():
+    events = _events("keras_abhi8893_8.txt", "keras")
+    assert _series(events, "step_time_s") == [
+        781e-6, 785e-6, 725e-6, 635e-6, 646e-6, 732e-6, 685e-6, 637e-6, 611e-6, 757e-6]
+    assert _series(events, "loss")[0] == 1457.4397 and _series(events, "mse")[-1] == 25.0970
+    assert _series(events, "epoch_time_s") == [0.0] * 10
+    assert _progress(events)[-1] == (320, 320, 10, 10)
+
+
+def test_keras_validation_metrics():
+    events = _events("keras_magpie_183.txt", "keras")
+    assert _series(events, "val_loss") == [0.5469, 0.4550, 0.4333, 0.4245, 0.4172, 0.4251, 0.3898]
+    assert _series(events, "loss")[-1] == 0.4234
+    assert _series(events, "top_k_categorical_accuracy") == [100.0] * 7
+    assert _series(events, "val_top_k_categorical_accuracy") == [100.0] * 7
+    assert _series(events, "epoch_time_s") == [110, 114, 110, 107, 106, 106, 100]
+    assert _series(events, "step_time_s") == [0.018, 0.019, 0.018, 0.018, 0.017, 0.017, 0.016]
+    assert _progress(events)[-1] == (42504, 60720, 7, 10)
+
+
+def test_keras_verbose2_between_tensorflow_lines():
+    events = _events("keras_verbose2_complex_22.txt", "keras")
+    assert _series(events, "loss") == [0.2431, 0.2135, 0.2003, 0.2163]
+    assert _series(events, "epoch_time_s") == [21, 10, 10, 10]
+    assert _series(events, "step_time_s") == [0.019, 0.010, 0.010, 0.010]
+    assert _progress(events) == [(1079 * i, 21580, i, 20) for i in range(1, 5)]
+
+
+def test_lightning_bar_in_seconds_per_iteration():
+    events = _events("tqdm_lightning_4225.txt", "tqdm")
+    # bars without postfix fields (the first four lines) give nothing
+    assert _progress(events) == [(step, 18, 0, 0) for step in range(1, 6)]
+    assert _series(events, "loss") == [10.473, 10.224, 10.047, 9.926, 9.847]
+    assert _series(events, "it_per_s") == pytest.approx(
+        [1 / 8.77, 1 / 5.82, 1 / 4.87, 1 / 4.47, 1 / 4.14])
+    assert "v_num" not in {e.name for e in events if isinstance(e, Metric)}
+
+
+def test_lightning_bar_without_glyphs():
+    events = _events("tqdm_lightning_3866.txt", "tqdm")
+    assert _progress(events) == [(step, 1702, 0, 0) for step in range(1651, 1665)]
+    assert _series(events, "it_per_s") == [2.11, 2.12]  # a figure again only when it changes
+    assert _series(events, "loss") == [0.158] and _series(events, "train_loss") == [0.149]
+
+
+def test_lightning_validation_bar_without_postfix_is_not_training():
+    events = _events("tqdm_lightning_2667.txt", "tqdm")
+    assert _progress(events) == [(996, 997, 0, 0)]
+    assert _series(events, "it_per_s") == [6.51] and _series(events, "loss") == [0.655]
+
+
+def test_imported_keras_and_lightning_runs_fill_the_summary(store):
+    [keras] = import_file(store, REAL / "generic" / "keras_magpie_183.txt")
+    assert (keras.summary.final_loss, keras.summary.eval_loss) == (0.4234, 0.3898)
+    assert (keras.summary.steps, keras.summary.total_steps) == (42504, 60720)
+    [accuracy] = import_file(store, REAL / "generic" / "keras_16906.txt")
+    assert accuracy.summary.accuracy == 54.43
+    [lightning] = import_file(store, REAL / "generic" / "tqdm_lightning_3866.txt")
+    assert lightning.summary.final_loss == 0.149 and lightning.summary.steps == 1664
+
+
+def test_live_lightning_bar_redrawn_in_place():
+    deriver = Deriver("r", 0.0, ["tqdm"])
+    lines = body("generic", "tqdm_lightning_4225.txt").split("\n")
+    deriver.output(["\r".join(lines)])  # a terminal's one line, redrawn
+    deriver.output([line for line in lines if line])
+    assert (deriver.state.step, deriver.state.total) == (5, 18)
+    assert deriver.state.metrics["loss"] == 9.847
+
+
+def test_a_system_dialect_reads_its_own_bars():
+    """A postfix bar in a PopTorch log is PopTorch's: no second progress from tqdm."""
+    seed = (FIXTURES / "seeds" / "002_837de51daca58491.txt").read_text()
+    bar = body("generic", "tqdm_lightning_2667.txt").split("\n")[0]
+    assert detect(bar) == ["tqdm"]
+    assert "tqdm" not in detect(seed + "\n" + bar) and "poptorch" in detect(seed + "\n" + bar)
+    keras = body("generic", "keras_16906.txt")
+    assert detect(keras) == ["keras"]
