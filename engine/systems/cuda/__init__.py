@@ -6,6 +6,7 @@ from accelbench.engine.params import Param
 from accelbench.engine.system import Availability, System
 from accelbench.engine.systems.cuda.dialect import NvidiaSmi
 from accelbench.engine.systems.cuda.telemetry import NvmlSampler
+from accelbench.engine.systems.cuda.workloads import GPUS, bert_on_gpus
 from accelbench.engine.workloads import Extension
 
 
@@ -37,5 +38,6 @@ SYSTEM = System(
     gres=("gpu",),
     samplers=(NvmlSampler,),
     dialects=(NvidiaSmi,),
-    extends=(Extension("mnist_cnn"), Extension("bert_finetune")),
+    extends=(Extension("mnist_cnn"),
+             Extension("bert_finetune", bert_on_gpus, (GPUS,), "a CUDA knob")),
 )
