@@ -64,6 +64,34 @@ def test_keras_verbose2_between_tensorflow_lines():
     assert _progress(events) == [(1079 * i, 21580, i, 20) for i in range(1, 5)]
 
 
+def test_keras_io_mnist_accuracy_and_an_eta_line():
+    events = _events("keras_io_mnist_convnet.txt", "keras")
+    assert _series(events, "accuracy") == [76.43, 96.39, 97.37, 97.56, 98.12, 98.25, 98.4, 98.62,
+                                           98.6, 98.65, 98.74, 98.77]
+    assert _series(events, "val_accuracy")[-1] == 99.2 and _series(events, "val_loss")[0] == 0.078
+    assert _series(events, "epoch_time_s") == [13, 13, 14, 14, 15, 17, 17, 16, 17, 16, 16]
+    assert _series(events, "step_time_s")[-1] == 0.037  # the ETA line has no step time
+    assert _progress(events)[-1] == (11 * 422 + 237, 6330, 12, 15)
+
+
+def test_keras_2_0_acc_and_samples_as_steps():
+    events = _events("keras_pr8169_acc.txt", "keras")
+    assert _series(events, "accuracy") == [89.57, 96.71, 97.33]
+    assert _series(events, "val_accuracy") == [97.71, 98.37]
+    assert _series(events, "step_time_s") == [87e-6, 77e-6]
+    assert _progress(events) == [(60000, 720000, 1, 12), (120000, 720000, 2, 12),
+                                 (149312, 720000, 3, 12)]
+
+
+def test_keras_3_bars_between_notebook_markup():
+    events = _events("keras3_io_mnist_moe.txt", "keras")
+    assert _progress(events) == [(n, 469 * 20, 1, 20) for n in (1, 4, 8, 12)]
+    assert _series(events, "accuracy") == [14.06, 16.37, 20.71, 24.38]
+    assert _series(events, "moe_loss") == [3.8421, 11.5298, 21.77, 32.0082]
+    assert _series(events, "step_time_s") == [1.0, 0.017, 0.017, 0.017]
+    assert _series(events, "epoch_time_s") == []  # "8:21", "8s": the time left, mid-epoch
+
+
 def test_lightning_bar_in_seconds_per_iteration():
     events = _events("tqdm_lightning_4225.txt", "tqdm")
     # bars without postfix fields (the first four lines) give nothing

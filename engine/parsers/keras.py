@@ -1,12 +1,13 @@
 """Keras ``model.fit`` progress lines.
 
-``Epoch 3/200`` heads each epoch; then verbose 1 prints
+``Epoch 3/200`` heads each epoch; then Keras 2's verbose 1 prints
 ``125/125 [======] - 4s 28ms/step - loss: 3.3872 - sparse_categorical_accuracy: 0.3728``
-(``- ETA: 4s`` while the epoch runs) and verbose 2
+(``- ETA: 4s`` while the epoch runs), Keras 3's ``422/422 ━━━━━━━━ 3s 5ms/step - accuracy:
+...`` (the time is the ETA until the last step: ``8:21 1s/step``) and verbose 2
 ``1079/1079 - 21s - loss: 0.2431 - 21s/epoch - 19ms/step``. A line gives the step over all
-epochs, the epoch's time and the time per step, and each ``name: value`` as a metric;
-accuracies (``acc``, ``accuracy``, ``*_accuracy``), fractions in Keras, become percents as
-accelbench reports them, ``acc`` named ``accuracy``.
+epochs, the time per step, the epoch's time (on its last step) and each ``name: value`` as a
+metric; accuracies (``acc``, ``accuracy``, ``*_accuracy``), fractions in Keras, become
+percents as accelbench reports them, ``acc`` named ``accuracy``.
 """
 
 from __future__ import annotations
@@ -17,25 +18,29 @@ from accelbench.engine.events import Event, Metric, Progress
 from accelbench.engine.parsers import Dialect
 
 _EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
-_LINE = re.compile(r"^\s*(\d+)/(\d+) (?:\[[=>.]*\] )?- ((?:ETA: \S+|\d+s)\b.*)$")
+# "<n>/<N> " then Keras 2's "[===>...] - ", Keras 3's "━━━━  " or verbose 2's "- ", then a time
+# and " - " figures (a bar without them, as predict() prints, is no training step)
+_LINE = re.compile(r"^\s*(\d+)/(\d+) (?:\[[=>.]*\] - |━+\s+|- )((?:ETA: |\d+:|\d+s\b).* - .*)$")
 _METRIC = re.compile(r"^(\w+): ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?)$")
-_TIME = re.compile(r"^(\d+)s(?: (\d+)(s|ms|us)/step)?$|^(\d+)(s|ms|us)/(step|epoch)$")
+# the first part: "7s 30ms/step", "ETA: 4s", "8:21 1s/step" (an ETA), "21s"
+_TIMES = re.compile(r"^(?:ETA: \S+|(\d+)s|\d+:[\d:]+)(?: (\d+)(s|ms|us)/step)?$")
+_PER = re.compile(r"^(\d+)(s|ms|us)/(step|epoch)$")  # verbose 2's later parts
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000}
 _RENAMED = {"acc": "accuracy", "val_acc": "val_accuracy"}
 _SNIFF = re.compile(_LINE.pattern, re.M)
 
 
-def _figures(part: str) -> dict[str, float]:
-    """The figures of one `` - ``-separated part of a progress line, by metric name."""
+def _figures(part: str, last: bool) -> dict[str, float]:
+    """The figures of one `` - ``-separated part of a progress line, by metric name; a
+    time that is not an ETA is the epoch's on its ``last`` step."""
     if m := _METRIC.match(part):
-        name = _RENAMED.get(m[1], m[1])
-        value = float(m[2])
+        name, value = _RENAMED.get(m[1], m[1]), float(m[2])
         return {name: round(value * 100, 10) if name.endswith("accuracy") else value}
-    if not (m := _TIME.match(part)):
+    if m := _PER.match(part):
+        return {f"{m[3]}_time_s": float(m[1]) / _PER_SECOND[m[2]]}
+    if not (m := _TIMES.match(part)):
         return {}
-    if m[4]:
-        return {f"{m[6]}_time_s": float(m[4]) / _PER_SECOND[m[5]]}
-    return {"epoch_time_s": float(m[1]),
+    return {**({"epoch_time_s": float(m[1])} if m[1] and last else {}),
             **({"step_time_s": float(m[2]) / _PER_SECOND[m[3]]} if m[2] else {})}
 
 
@@ -44,7 +49,7 @@ class Keras(Dialect):
 
     name = "keras"
     title = "Keras progress lines"
-    needs = ("Epoch ", " - ")
+    needs = ("Epoch ", " - ")  # every progress line has " - " after its first figure
     fallback = True
 
     def __init__(self, run_id: str) -> None:
@@ -61,7 +66,7 @@ class Keras(Dialect):
         n, per_epoch = int(m[1]), int(m[2])
         step = max(epoch - 1, 0) * per_epoch + n
         figures = {name: value for part in m[3].split(" - ")
-                   for name, value in _figures(part.strip()).items()}
+                   for name, value in _figures(part.strip(), n == per_epoch).items()}
         return [Progress(self.run_id, ts, step, per_epoch * max(epochs, 1),
                          epoch=epoch, epochs=epochs),
                 *(Metric(self.run_id, ts, name, value, step=step)
