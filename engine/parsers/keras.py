@@ -16,18 +16,19 @@ import re
 
 from accelbench.engine.events import Event, Metric, Progress
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.prefilter import any_line
 
 _EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
-# "<n>/<N> " then Keras 2's "[===>...] - ", Keras 3's "━━━━  " or verbose 2's "- ", then a time
-# and " - " figures (a bar without them, as predict() prints, is no training step)
-_LINE = re.compile(r"^\s*(\d+)/(\d+) (?:\[[=>.]*\] - |━+\s+|- )((?:ETA: |\d+:|\d+s\b).* - .*)$")
+# "<n>/<N> " then Keras 2's "[===>...] - ", Keras 3's "━━━━  " or verbose 2's "- ", then
+# "ETA: ...", "<time> <t>/step" or verbose 2's "<time> - ... <t>/step": "/step" or "ETA: " in each
+_LINE = re.compile(r"^\s*(\d+)/(\d+) (?:\[[=>.]*\] - |━+\s+|- )"
+                   r"((?:ETA: |(?:\d+s|\d+:[\d:]+) \d+(?:s|ms|us)/step|\d+s - .*/step).*)$")
 _METRIC = re.compile(r"^(\w+): ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?)$")
 # the first part: "7s 30ms/step", "ETA: 4s", "8:21 1s/step" (an ETA), "21s"
 _TIMES = re.compile(r"^(?:ETA: \S+|(\d+)s|\d+:[\d:]+)(?: (\d+)(s|ms|us)/step)?$")
 _PER = re.compile(r"^(\d+)(s|ms|us)/(step|epoch)$")  # verbose 2's later parts
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000}
 _RENAMED = {"acc": "accuracy", "val_acc": "val_accuracy"}
-_SNIFF = re.compile(_LINE.pattern, re.M)
 
 
 def _figures(part: str, last: bool) -> dict[str, float]:
@@ -49,7 +50,7 @@ class Keras(Dialect):
 
     name = "keras"
     title = "Keras progress lines"
-    needs = ("Epoch ", " - ")  # every progress line has " - " after its first figure
+    needs = ("Epoch ", "/step", "ETA: ")
     fallback = True
 
     def __init__(self, run_id: str) -> None:
@@ -62,11 +63,14 @@ class Keras(Dialect):
             return []
         if not (m := _LINE.match(line)):
             return []
+        parts = [part.strip() for part in m[3].split(" - ")]
+        if not any(_METRIC.match(part) for part in parts):
+            return []  # a bar without figures (predict()) is no training step
         epoch, epochs = self._epoch
         n, per_epoch = int(m[1]), int(m[2])
         step = max(epoch - 1, 0) * per_epoch + n
-        figures = {name: value for part in m[3].split(" - ")
-                   for name, value in _figures(part.strip(), n == per_epoch).items()}
+        figures = {name: value for part in parts
+                   for name, value in _figures(part, n == per_epoch).items()}
         return [Progress(self.run_id, ts, step, per_epoch * max(epochs, 1),
                          epoch=epoch, epochs=epochs),
                 *(Metric(self.run_id, ts, name, value, step=step)
@@ -74,4 +78,4 @@ class Keras(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return bool(_SNIFF.search(text))
+        return any_line(text, ("/step", "ETA: "), _LINE)

@@ -14,6 +14,7 @@ import re
 
 from accelbench.engine.events import Event, Metric, Progress
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.prefilter import any_line
 
 # "<percent>%|<bar>| <n>/<total> [<elapsed><<remaining>, <rate>, <postfix>]"; bar optional
 _BAR = re.compile(r"(\d{1,3})%(?:\|[^|\r\n]*\|)?\s*(\d+)/(\d+) \[[\d:]+<[\d:?]+,\s*"
@@ -28,7 +29,7 @@ class TqdmBar(Dialect):
 
     name = "tqdm"
     title = "tqdm progress bars"
-    needs = ("=",)
+    needs = ("<",)  # "[<elapsed><<remaining>" in every bar
     fallback = True
 
     def __init__(self, run_id: str) -> None:
@@ -57,4 +58,4 @@ class TqdmBar(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return bool(_BAR.search(text))
+        return any_line(text, cls.needs, _BAR)

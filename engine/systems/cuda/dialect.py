@@ -19,6 +19,7 @@ from datetime import datetime
 
 from accelbench.engine.events import Event, Metric, Utilization
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.prefilter import any_line
 
 # dmon column → (event, name): "util" a Utilization engine suffix, "metric" a metric suffix
 _DMON = {"sm": ("util", ""), "mem": ("util", " mem bw"), "pwr": ("metric", "power_w"),
@@ -121,4 +122,4 @@ class NvidiaSmi(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return bool(_SNIFF.search(text))
+        return any_line(text, ("gpu",), _SNIFF)  # a dmon header, a CSV header, the command
