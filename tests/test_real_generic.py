@@ -115,6 +115,13 @@ def test_lightning_validation_bar_without_postfix_is_not_training():
     assert _series(events, "it_per_s") == [6.51] and _series(events, "loss") == [0.655]
 
 
+def test_a_training_loops_set_postfix_bar():
+    events = _events("tqdm_set_postfix_rich_2991.txt", "tqdm")
+    assert _progress(events) == [(218, 1700, 0, 0)]
+    assert {e.name: e.value for e in events if isinstance(e, Metric)} == {
+        "it_per_s": 13.70, "all_loss": 0.361, "ctr_loss": 0.361}
+
+
 def test_imported_keras_and_lightning_runs_fill_the_summary(store):
     [keras] = import_file(store, REAL / "generic" / "keras_magpie_183.txt")
     assert (keras.summary.final_loss, keras.summary.eval_loss) == (0.4234, 0.3898)
