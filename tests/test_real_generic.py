@@ -111,13 +111,13 @@ def test_lightning_bar_without_glyphs():
 
 def test_lightning_validation_bar_without_postfix_is_not_training():
     events = _events("tqdm_lightning_2667.txt", "tqdm")
-    assert _progress(events) == [(996, 997, 0, 0)]
+    assert _progress(events) == [(996, 997, 1, 0)]  # "Epoch 1"
     assert _series(events, "it_per_s") == [6.51] and _series(events, "loss") == [0.655]
 
 
 def test_a_training_loops_set_postfix_bar():
     events = _events("tqdm_set_postfix_rich_2991.txt", "tqdm")
-    assert _progress(events) == [(218, 1700, 0, 0)]
+    assert _progress(events) == [(218, 1700, 1, 1)]  # "Training Epoch 1 / 1"
     assert {e.name: e.value for e in events if isinstance(e, Metric)} == {
         "it_per_s": 13.70, "all_loss": 0.361, "ctr_loss": 0.361}
 
