@@ -113,6 +113,7 @@ def test_lightning_validation_bar_without_postfix_is_not_training():
     events = _events("tqdm_lightning_2667.txt", "tqdm")
     assert _progress(events) == [(996, 997, 1, 0)]  # "Epoch 1"
     assert _series(events, "it_per_s") == [6.51] and _series(events, "loss") == [0.655]
+    assert _series(events, "val_loss") == [0.67374]  # the checkpoint message glued to the bar
 
 
 def test_a_training_loops_set_postfix_bar():

@@ -6,7 +6,9 @@ read: a bare bar is as often a download, a dataset map or a compilation as train
 system's dialect reads its own bars (``Dialect.fallback``). A bar gives its step and total
 (with the epoch its description names, as printed: Lightning counts from 0), its rate
 (``it_per_s``; ``s/it`` inverted) and each numeric field as a metric, a figure only when
-it changed: a bar is redrawn many times with the same values.
+it changed: a bar is redrawn many times with the same values. Lightning's checkpoint
+message, often glued to a bar (``Epoch 00000: val_loss reached 0.67374 (best 0.67374),
+saving model to ...``), gives the monitored metric.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ _BAR = re.compile(r"(\d{1,3})%(?:\|[^|\r\n]*\|)?\s*(\d+)/(\d+) \[[\d:]+<[\d:?]+,
 # the end of a description naming the epoch: "Epoch 0: ", "Training Epoch 1 / 5: "
 _EPOCH = re.compile(r"Epoch (\d+)(?:\s*/\s*(\d+))?:\s*$")
 _FIELD = re.compile(r"(\w+)=([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?)$")
+_REACHED = re.compile(r"Epoch \d+: (\w+) reached ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?) \(best ")
 _NOT_METRICS = frozenset({"v_num"})  # PyTorch Lightning's logger version, not a figure
 
 
@@ -32,7 +35,7 @@ class TqdmBar(Dialect):
 
     name = "tqdm"
     title = "tqdm progress bars"
-    needs = ("<",)  # "[<elapsed><<remaining>" in every bar
+    needs = ("<", " reached ")  # "[<elapsed><<remaining>" in every bar
     fallback = True
 
     def __init__(self, run_id: str) -> None:
@@ -42,6 +45,9 @@ class TqdmBar(Dialect):
 
     def feed(self, line: str, ts: float) -> list[Event]:
         events: list[Event] = []
+        if m := _REACHED.search(line):
+            events.append(Metric(self.run_id, ts, m[1], float(m[2]),
+                                 step=self._step[0] if self._step else None))
         for m in _BAR.finditer(line):
             step, total = int(m[2]), int(m[3])
             desc = _EPOCH.search(line, 0, m.start())
@@ -63,4 +69,4 @@ class TqdmBar(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return any_line(text, cls.needs, _BAR)
+        return any_line(text, ("<",), _BAR)
