@@ -103,3 +103,20 @@ def test_base_is_bert_base_sized_and_built_offline():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=SCRIPTS_DIR, env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=True)
     assert out.stdout.split() == ["109483778", "768", "12"]  # bert-base-uncased's, 2 labels
+
+
+def test_two_ranks_under_torchrun_report_once(tmp_path):
+    """The script under torchrun as the cuda recipe starts it (2 CPU processes here, gloo):
+    one set of machine lines and one accuracy line, the step count of 2 ranks."""
+    argv = [sys.executable, "-u", "-m", "torch.distributed.run", "--standalone",
+            "--nproc_per_node=2", str(SCRIPTS_DIR / "bert_finetune.py"), "--device", "cpu",
+            "--model=tiny", "--epochs=1", "--train-samples=128", "--eval-samples=32",
+            "--batch-size=16", "--max-seq-length=16"]
+    out = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert sum(line.startswith("Accuracy: ") for line in lines) == 1
+    assert sum(line.startswith("Model tiny: ") for line in lines) == 1
+    progress = [line for line in lines if '"type":"progress"' in line]
+    assert progress and all('"total":4' in line for line in progress)  # 128 / (16 × 2 ranks)
