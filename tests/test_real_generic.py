@@ -74,6 +74,15 @@ def test_keras_io_mnist_accuracy_and_an_eta_line():
     assert _progress(events)[-1] == (11 * 422 + 237, 6330, 12, 15)
 
 
+def test_keras_evaluate_after_fit_is_the_test_figures():
+    events = _events("keras_io_fit_evaluate.txt", "keras")
+    assert _series(events, "sparse_categorical_accuracy") == [90.13, 95.2]
+    assert _series(events, "val_sparse_categorical_accuracy") == [93.7, 95.86]
+    assert _series(events, "test_loss") == [0.1357]
+    assert _series(events, "test_sparse_categorical_accuracy") == [95.81]
+    assert _progress(events) == [(782, 1564, 1, 2), (1564, 1564, 2, 2)]  # evaluate: no step
+
+
 def test_keras_2_0_acc_and_samples_as_steps():
     events = _events("keras_pr8169_acc.txt", "keras")
     assert _series(events, "accuracy") == [89.57, 96.71, 97.33]

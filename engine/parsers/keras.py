@@ -7,7 +7,9 @@
 ``1079/1079 - 21s - loss: 0.2431 - 21s/epoch - 19ms/step``. A line gives the step over all
 epochs, the time per step, the epoch's time (on its last step) and each ``name: value`` as a
 metric; accuracies (``acc``, ``accuracy``, ``*_accuracy``), fractions in Keras, become
-percents as accelbench reports them, ``acc`` named ``accuracy``.
+percents as accelbench reports them, ``acc`` named ``accuracy``. A bar after the last
+step of an epoch, before the next ``Epoch`` line, is ``evaluate()``'s: its metrics are
+named ``test_...`` and it is no training step.
 """
 
 from __future__ import annotations
@@ -56,10 +58,11 @@ class Keras(Dialect):
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._epoch = (0, 0)  # (the epoch under way, of how many); (0, 0) before any
+        self._ended = False  # the epoch's last step was seen: a bar now is evaluate()'s
 
     def feed(self, line: str, ts: float) -> list[Event]:
         if m := _EPOCH.match(line):
-            self._epoch = int(m[1]), int(m[2])
+            self._epoch, self._ended = (int(m[1]), int(m[2])), False
             return []
         if not (m := _LINE.match(line)):
             return []
@@ -68,6 +71,11 @@ class Keras(Dialect):
             return []  # a bar without figures (predict()) is no training step
         epoch, epochs = self._epoch
         n, per_epoch = int(m[1]), int(m[2])
+        if self._ended:
+            return [Metric(self.run_id, ts, f"test_{name}", value)
+                    for part in parts for name, value in _figures(part, False).items()
+                    if not name.endswith("_time_s")]
+        self._ended = epoch > 0 and n == per_epoch
         step = max(epoch - 1, 0) * per_epoch + n
         figures = {name: value for part in parts
                    for name, value in _figures(part, n == per_epoch).items()}
