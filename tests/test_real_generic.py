@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from real_logs import REAL, body
 
+from accelbench.engine import registry
 from accelbench.engine.events import Metric, Progress
 from accelbench.engine.logfile import detect, import_file, parse_file
 from accelbench.engine.runner import Deriver
@@ -81,6 +82,14 @@ def test_keras_evaluate_after_fit_is_the_test_figures():
     assert _series(events, "test_loss") == [0.1357]
     assert _series(events, "test_sparse_categorical_accuracy") == [95.81]
     assert _progress(events) == [(782, 1564, 1, 2), (1564, 1564, 2, 2)]  # evaluate: no step
+
+
+def test_keras_last_line_printed_twice_is_not_evaluate():
+    lines = body("generic", "keras_io_fit_evaluate.txt").split("\n")
+    last = lines.index("Epoch 2/2") + 1
+    keras = registry.get_dialect("keras")("r")
+    events = [e for line in lines[:last + 1] + lines[last:] for e in keras.feed(line, 0.0)]
+    assert _series(events, "test_loss") == [0.1357] and _series(events, "loss") == [0.3433, 0.1594]
 
 
 def test_keras_2_0_acc_and_samples_as_steps():

@@ -58,11 +58,11 @@ class Keras(Dialect):
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._epoch = (0, 0)  # (the epoch under way, of how many); (0, 0) before any
-        self._ended = False  # the epoch's last step was seen: a bar now is evaluate()'s
+        self._ended = ""  # the epoch's last line, once seen: another bar now is evaluate()'s
 
     def feed(self, line: str, ts: float) -> list[Event]:
         if m := _EPOCH.match(line):
-            self._epoch, self._ended = (int(m[1]), int(m[2])), False
+            self._epoch, self._ended = (int(m[1]), int(m[2])), ""
             return []
         if not (m := _LINE.match(line)):
             return []
@@ -72,10 +72,12 @@ class Keras(Dialect):
         epoch, epochs = self._epoch
         n, per_epoch = int(m[1]), int(m[2])
         if self._ended:
+            if line.strip() == self._ended:
+                return []  # the last line again (a redraw printed twice)
             return [Metric(self.run_id, ts, f"test_{name}", value)
                     for part in parts for name, value in _figures(part, False).items()
                     if not name.endswith("_time_s")]
-        self._ended = epoch > 0 and n == per_epoch
+        self._ended = line.strip() if epoch > 0 and n == per_epoch else ""
         step = max(epoch - 1, 0) * per_epoch + n
         figures = {name: value for part in parts
                    for name, value in _figures(part, n == per_epoch).items()}
