@@ -147,6 +147,8 @@ def test_imported_keras_and_lightning_runs_fill_the_summary(store):
     assert (keras.summary.steps, keras.summary.total_steps) == (42504, 60720)
     [accuracy] = import_file(store, REAL / "generic" / "keras_16906.txt")
     assert accuracy.summary.accuracy == 54.43
+    [evaluated] = import_file(store, REAL / "generic" / "keras_io_fit_evaluate.txt")
+    assert (evaluated.summary.eval_loss, evaluated.summary.accuracy) == (0.1357, 95.81)
     [lightning] = import_file(store, REAL / "generic" / "tqdm_lightning_3866.txt")
     assert lightning.summary.final_loss == 0.149 and lightning.summary.steps == 1664
 
