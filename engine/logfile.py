@@ -67,15 +67,27 @@ def is_markdown(path: Path, text: str) -> bool:
     return path.suffix.lower() in MARKDOWN_SUFFIXES or bool(_FENCE.search(text))
 
 
+def _level(line: str) -> int:
+    """The level of a heading-like line (its leading ``#``), 0 for another line."""
+    return len(line) - len(line.lstrip("#")) if _HEADING.match(line) else 0
+
+
 def split_sections(text: str) -> list[Section]:
-    """Sections at markdown headings (outside fenced code blocks)."""
+    """Sections at markdown headings (outside fenced code blocks). Consecutive ``#`` lines
+    of one level are a program's comment rows (``nvidia-smi dmon``'s column headers), not
+    headings."""
     sections: list[Section] = []
     lines: list[str] = []
     title, fenced = "", False
-    for line in text.split("\n"):
+    rows = text.split("\n")
+    for i, line in enumerate(rows):
         if line.lstrip().startswith("```"):
             fenced = not fenced
-        heading = None if fenced else _HEADING.match(line)
+        level = 0 if fenced else _level(line)
+        if level and level in (_level(rows[i - 1]) if i else 0,
+                               _level(rows[i + 1]) if i + 1 < len(rows) else 0):
+            level = 0
+        heading = _HEADING.match(line) if level else None
         if heading:
             if any(part.strip() for part in lines):
                 sections.append(Section(title, "\n".join(lines)))
@@ -88,8 +100,12 @@ def split_sections(text: str) -> list[Section]:
 
 
 def detect(text: str) -> list[str]:
-    """The dialects whose sniff recognises ``text``."""
-    return [name for name, dialect in registry.dialects().items() if dialect.sniff(text)]
+    """The dialects whose sniff recognises ``text``; a ``fallback`` one only where no
+    system's dialect does (that one reads the system's own progress bars)."""
+    found = [name for name, dialect in registry.dialects().items() if dialect.sniff(text)]
+    if any(name in registry.dialect_systems() for name in found):
+        found = [name for name in found if not registry.dialects()[name].fallback]
+    return found
 
 
 def parse_section(section: Section, run_id: str, dialects: list[str], ts: float = 0.0) -> None:

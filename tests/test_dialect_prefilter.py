@@ -15,7 +15,7 @@ from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
 FIXTURES = Path(__file__).parent / "fixtures"
 TEXTS = {str(p.relative_to(FIXTURES)): p.read_text(errors="replace")
          for p in sorted(FIXTURES.rglob("*"))
-         if p.is_file() and p.suffix in (".txt", ".log", ".md", ".json", ".jsonl")}
+         if p.is_file() and p.suffix in (".txt", ".log", ".md", ".json", ".jsonl", ".csv")}
 
 
 @pytest.mark.parametrize("name", list(registry.dialects()))

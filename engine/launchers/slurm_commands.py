@@ -29,6 +29,7 @@ SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("ntasks_per_node", int, 0, "tasks per node (--ntasks-per-node; 0: not set)", min=0),
     Param("cpus_per_task", int, 0, "CPUs per task (--cpus-per-task; 0: not set)", min=0),
     Param("gres", str, "", "generic resources, e.g. rdu:8, ipu:1, gpu:1 (--gres)"),
+    Param("gpus", str, "", "GPUs for the job, e.g. 4 or h100:4 (--gpus; empty: not set)"),
     Param("time", str, "", "time limit, e.g. 30 or 1:00:00 (--time)"),
     Param("account", str, "", "account to charge (--account)"),
     Param("qos", str, "", "quality of service (--qos)"),
@@ -36,7 +37,8 @@ SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
 )}
 _FLAGS = {"partition": "--partition", "nodes": "--nodes", "ntasks": "--ntasks",
           "ntasks_per_node": "--ntasks-per-node", "cpus_per_task": "--cpus-per-task",
-          "gres": "--gres", "time": "--time", "account": "--account", "qos": "--qos"}
+          "gres": "--gres", "gpus": "--gpus", "time": "--time", "account": "--account",
+          "qos": "--qos"}
 FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL",
                 "PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"}
 _PENDING_STATES = {"PENDING", "CONFIGURING", "REQUEUED", "RESIZING", "SUSPENDED"}

@@ -2,9 +2,8 @@
 
 accelbench's own workloads print machine lines (``machine.py``). Programs that
 accelbench drives unchanged print their own dialects: each is a ``Dialect`` subclass
-that a system declares (``engine/systems``), but for the Hugging Face Trainer's
-(``hf_trainer.py``), which the generic BERT fine-tuning prints on any system, and
-Slurm's (``slurm_log.py``), which any job run through Slurm may hold.
+that a system declares (``engine/systems``), but for the formats of programs that run on
+any system (``generic.py``: the Hugging Face Trainer's, tqdm bars, Keras, Slurm's lines).
 """
 
 from __future__ import annotations
@@ -31,6 +30,9 @@ class Dialect:
     A log shows its run succeeded when one of the metrics in ``run_end`` or ``success``
     comes, and failed when a dialect gives a ``Diagnosis`` (but those whose codes are in
     its ``warnings``); ``exit_code`` is the exit code the log itself reports, if any.
+
+    ``fallback``: a generic format that a system's own dialect may also read (progress
+    bars); a log is read with it only where no system's dialect recognises the log.
     """
 
     name: ClassVar[str] = ""
@@ -39,6 +41,7 @@ class Dialect:
     success: ClassVar[frozenset[str]] = frozenset()  # more metrics only a finished run gives
     needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
     warnings: ClassVar[frozenset[str]] = frozenset()  # its diagnoses of a job that went on
+    fallback: ClassVar[bool] = False
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
