@@ -2,8 +2,8 @@
 
 A store of N finished runs is made quickly in a temporary ACCELBENCH_HOME: one real run
 is imported from a recorded Cerebras log (tests/fixtures/recordings), its directory is
-cloned N times (the log hard-linked; meta.json, spec.toml and summary.json written with
-varied times, accelerators and statuses), and the engine rebuilds the index from the
+cloned N times (the log hard-linked; meta.json, spec.toml, summary.json and digest.json
+written with varied times, accelerators and statuses), and the engine rebuilds the index from the
 directories as it does for a lost index. Then each command is timed (wall time, the
 best of three tries, and peak memory of the process), and printed beside the figure
 measured before issue 12's work (same command, same 2-core machine). Target at 10k runs:
@@ -35,7 +35,7 @@ BASELINE: dict[int, dict[str, tuple[float, float]]] = {
     10_000: {"runs": (16.55, 144), "runs --format json": (2.02, 128), "show ID": (0.46, 35),
              "compare 200": (1.88, 32)},
 }
-COMMANDS = ("runs", "runs --format json", "show ID", "compare 200")
+COMMANDS = ("runs", "runs --format json", "show ID", "compare 200", "compare 200 --plot")
 
 
 def make_store(home: Path, count: int) -> list[str]:
@@ -46,6 +46,7 @@ def make_store(home: Path, count: int) -> list[str]:
     template = home / "runs" / out.split()[0]
     spec = (template / "spec.toml").read_text()
     end = json.loads((template / "summary.json").read_text())
+    digest = json.loads((template / "digest.json").read_text())
     now = time.time()
     sources = {name: template / name for name in ("output.log", "launch.json", "exit.json")}
     ids = []
@@ -67,8 +68,9 @@ def make_store(home: Path, count: int) -> list[str]:
             'accelerator = "cerebras"', f'accelerator = "{ACCELERATORS[n % 4]}"'))
         (run_dir / "meta.json").write_text(json.dumps(
             {"id": run_id, "created": created, "experiment": None, "variant": {}}))
-        (run_dir / "summary.json").write_text(json.dumps(
-            {**end, "status": "failed" if n % 10 == 0 else "done", "ended": created + 30}))
+        ending = {"status": "failed" if n % 10 == 0 else "done", "ended": created + 30}
+        (run_dir / "summary.json").write_text(json.dumps({**end, **ending}))
+        (run_dir / "digest.json").write_text(json.dumps({**digest, **ending}))
         ids.append(run_id)
     for name in os.listdir(template):
         os.unlink(template / name)
@@ -105,7 +107,8 @@ def measure(count: int) -> dict[str, tuple[float, float]]:
         print(f"\n{count:,} runs (store made in {time.perf_counter() - made:.1f} s)")
         argv = {"runs": ["runs"], "runs --format json": ["runs", "--format", "json"],
                 "show ID": ["show", ids[len(ids) // 2]],
-                "compare 200": ["compare", "--format", "csv", *ids[:200]]}
+                "compare 200": ["compare", "--format", "csv", *ids[:200]],
+                "compare 200 --plot": ["compare", "--plot", *ids[:200]]}
         figures = {}
         for what in COMMANDS:
             figures[what] = took, mb = timed(home, argv[what])

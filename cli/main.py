@@ -180,6 +180,7 @@ def _dialect_option(command: argparse.ArgumentParser) -> None:
 
 
 PAGE = 50  # runs in a table unless --limit or --all says otherwise
+LIVE_HZ = 4  # the live display's redraws a second: its run's files are read as often
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -298,7 +299,8 @@ def _follow(handle, name: str, as_json: bool) -> int:
 
     out = console(stderr=as_json)
     state = RunState(handle.id)
-    interrupted = _watch(handle.batches(), state.feed, handle.cancel, f"run {handle.id}",
+    batches = handle.batches() if as_json else handle.batches(poll=1 / LIVE_HZ)
+    interrupted = _watch(batches, state.feed, handle.cancel, f"run {handle.id}",
                          as_json, out, lambda: render(state, name))
     if not as_json:
         out.print(summary_table(state, name))
@@ -340,7 +342,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
             sys.stdout.flush()
         asyncio.run(consume(write))
     else:
-        with Live(render(), console=console, refresh_per_second=4) as live:
+        with Live(render(), console=console, refresh_per_second=LIVE_HZ) as live:
             asyncio.run(consume(lambda batch: live.update(render())))
     if interrupted:
         console.print(f"{what} was cancelled (Ctrl-C)", style="yellow")
@@ -460,13 +462,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _print_plots(console, runner, cmp) -> None:
-    from accelbench.engine import plot
+    from accelbench.engine import digest, plot
     from accelbench.engine.compare import loss_curves, throughput
 
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")
     console.print(plot.bars(throughput(cmp), width=width, unit="samples/s"))
-    states = [runner.open(info.id).state() for info in cmp.runs]
+    states = [digest.read(info) or runner.open(info.id).state() for info in cmp.runs]
     histories = [state.metric_history if state else {} for state in states]
     curves = loss_curves(cmp, histories)
     if curves:
@@ -524,6 +526,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
+    from accelbench.engine import digest
     from accelbench.engine import format as fmt
     from accelbench.engine.present import diagnosis_line, phase_style
     from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
@@ -535,7 +538,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         with open(handle.info.path(OUTPUT_FILE), "rb") as log:
             shutil.copyfileobj(log, sys.stdout.buffer)
         return 0
-    state = handle.state()  # one streaming pass, whatever the size of the log
+    # an ended run: its digest (no log read); else one streaming pass over the logs
+    state = digest.read(handle.info) or handle.state()
     out = console()
     status = handle.info.status
     out.print(Text.assemble((handle.id, "bold"), "  ", (status, phase_style(status)),
@@ -580,39 +584,9 @@ def _cmd_cancel(args: argparse.Namespace) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    from accelbench.engine.events import to_json
-    from accelbench.engine.logfile import parse_file
+    from accelbench.cli.parse import parse
 
-    sections = parse_file(args.logfile, args.dialect)
-    if args.json:
-        for section in sections:
-            sys.stdout.write("".join(to_json(e) + "\n" for e in section.events))
-        return 0
-    from rich.markup import escape
-    from rich.table import Table
-
-    from accelbench.cli.live import console
-    from accelbench.engine import format as fmt
-    from accelbench.engine.state import RunState
-
-    table = Table(title=escape(f"{args.logfile}: {len(sections)} sections"))
-    for column in ("section", "dialects", "events", "status", "samples/s", "final loss",
-                   "accuracy", "diagnoses"):
-        table.add_column(column)
-    for section in sections:
-        state = RunState("parsed")
-        for event in section.events:
-            state.feed(event)
-        summary = state.summary()
-        code = "" if section.exit_code is None else f" (exit {section.exit_code})"
-        table.add_row(escape(section.title or "(top)"), ", ".join(section.dialects) or "-",
-                      str(len(section.events)), section.status + code,
-                      fmt.number(summary.samples_per_s), fmt.number(summary.final_loss),
-                      fmt.number(summary.accuracy),
-                      escape("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses))
-                      or "-")
-    console().print(table)
-    return 0
+    return parse(args.logfile, args.dialect, args.json)
 
 
 def _cmd_import(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ import io
 import json
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,7 +188,7 @@ def throughput(comparison: Comparison) -> list[tuple[str, float | None]]:
             for i in sorted(range(len(comparison.runs)), key=order)]
 
 
-def loss_curves(comparison: Comparison, histories: list[dict[str, list]]
+def loss_curves(comparison: Comparison, histories: Sequence[Mapping[str, Sequence]]
                 ) -> list[tuple[str, list[tuple[float, float]]]]:
     """(label, [(step, loss), ...]) of every run that reported a loss more than once;
     ``histories`` are the runs' ``RunState.metric_history``, in the same order."""

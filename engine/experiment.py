@@ -137,7 +137,8 @@ class Experiment:
 
     async def batches(self, poll: float = POLL_S) -> AsyncIterator[list[Event]]:
         """The events of every run of the experiment, as its driver starts them, until it
-        has ended and every run has ended (each event names its run)."""
+        has ended and every run has ended (each event names its run). Its journal, plan
+        and status are read in a worker thread, never on the event loop."""
         queue: asyncio.Queue[list[Event]] = asyncio.Queue()
         tasks: dict[str, asyncio.Task] = {}
 
@@ -145,13 +146,16 @@ class Experiment:
             async for batch in handle.batches():
                 await queue.put(batch)
 
+        def look(known: set[str]) -> tuple[bool, list[RunHandle]]:  # files, index: off the loop
+            ended = self.status() != "running"
+            return ended, [self.runner.open(e.run_id) for e in self.entries()
+                           if e.run_id and e.run_id not in known]
+
         try:
             while True:
-                ended = self.status() != "running"
-                for entry in self.entries():
-                    if entry.run_id and entry.run_id not in tasks:
-                        tasks[entry.run_id] = asyncio.create_task(
-                            pump(self.runner.open(entry.run_id)))
+                ended, started = await asyncio.to_thread(look, set(tasks))
+                for handle in started:
+                    tasks[handle.id] = asyncio.create_task(pump(handle))
                 merged: list[Event] = []
                 while not queue.empty():
                     merged += queue.get_nowait()

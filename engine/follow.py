@@ -7,7 +7,6 @@ by sequence number, so a flood of output never queues up stale UI work.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections import deque
 from collections.abc import Iterable
@@ -61,7 +60,6 @@ class Follower:
         return newest, self.log_seq
 
     async def follow(self, handle, poll: float = 0.1, chunk: int = 64 * 1024) -> None:
-        """Feed the run's events until it ends, yielding to the event loop between batches."""
+        """Feed the run's events until it ends (a batch a tick at most: see ``lane.Hub``)."""
         async for batch in handle.batches(poll=poll, chunk=chunk):
             self.feed(batch)
-            await asyncio.sleep(0)

@@ -23,10 +23,25 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine import fs
+from accelbench.engine.params import KEY_PARAMS
 
-SCHEMA_VERSION = 2  # 2: indexes for listing runs by time, status, ...; the change counter
+SCHEMA_VERSION = 3  # 2: indexes for listing runs by time, status, ...; the change counter
+# 3: the columns the runs screen sorts by (figures, knobs), with their indexes; ``synced``
+FIGURES = ("samples_per_s", "final_loss", "accuracy")  # summary figures runs are sorted by
+LIVE = ("queued", "running")  # the statuses listed first by start time (live runs)
+
+
+def _figure(name: str) -> str:
+    """A column holding the summary's figure ``name`` (NULL when it has none)."""
+    return (f"{name} REAL GENERATED ALWAYS AS (CASE WHEN json_type(summary, '$.{name}') IN"
+            f" ('integer', 'real') THEN json_extract(summary, '$.{name}') END) STORED")
+
+
+# the knobs that tell runs apart (``present.key_params``, as SQL makes the text of a value)
+KNOBS = "rtrim(" + " || ".join(f"coalesce('{short}=' || json_extract(params, '$.{name}')"
+                               " || ' ', '')" for name, short in KEY_PARAMS.items()) + ")"
 SCHEMA = (
-    """CREATE TABLE runs (
+    f"""CREATE TABLE runs (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
     name TEXT NOT NULL,
@@ -36,9 +51,11 @@ SCHEMA = (
     status TEXT NOT NULL,
     ended REAL,
     params TEXT NOT NULL,
-    summary TEXT NOT NULL DEFAULT '{}',
+    summary TEXT NOT NULL DEFAULT '{{}}',
     experiment TEXT,
-    variant TEXT NOT NULL DEFAULT '{}')""",
+    variant TEXT NOT NULL DEFAULT '{{}}',
+    {', '.join(_figure(name) for name in FIGURES)},
+    knobs TEXT GENERATED ALWAYS AS ({KNOBS}) STORED)""",
     """CREATE TABLE experiments (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
@@ -51,15 +68,24 @@ SCHEMA = (
     "CREATE INDEX runs_by_accelerator ON runs (accelerator, created)",
     "CREATE INDEX runs_by_workload ON runs (workload, created)",
     "CREATE INDEX runs_by_experiment ON runs (experiment, created)",
+    "CREATE INDEX runs_by_knobs ON runs (knobs, created)",
+    *(f"CREATE INDEX runs_live_first{suffix} ON runs (status IN {LIVE} DESC, created{way})"
+      for suffix, way in (("", " DESC"), ("_asc", ""))),
+    # a figure's sort, either way, with runs that lack it last
+    *(f"CREATE INDEX runs_by_{name}{suffix} ON runs ({name} IS NULL, {name}{way}, created{way})"
+      for name in FIGURES for suffix, way in (("", ""), ("_desc", " DESC"))),
     # the change counter: bumped by every write to the tables (a reader polls it)
     "CREATE TABLE changes (n INTEGER NOT NULL)",
     "INSERT INTO changes VALUES (0)",
+    # what each table was last brought in line with: its directory's mtime and row count
+    "CREATE TABLE synced (name TEXT PRIMARY KEY, mtime INTEGER NOT NULL, rows INTEGER NOT NULL)",
     *(f"CREATE TRIGGER {table}_{op.lower()} AFTER {op} ON {table}"
       " BEGIN UPDATE changes SET n = n + 1; END"
       for table in ("runs", "experiments") for op in ("INSERT", "UPDATE", "DELETE")),
 )
 TABLES = ("runs", "experiments")
 COUNTER = "changes"
+SYNCED = "synced"
 TIMEOUT_S = 30.0
 log = logging.getLogger(__name__)
 
@@ -190,7 +216,7 @@ class Index:
         self._note_rebuild(why, found, previous, fixed=True)
 
     def _fill(self, db: sqlite3.Connection, previous: Rows) -> list[Finding]:
-        for table in (*TABLES, COUNTER):
+        for table in (*TABLES, COUNTER, SYNCED):
             db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA:
             db.execute(statement)
@@ -359,7 +385,7 @@ def _outdated(db: sqlite3.Connection) -> str:
     if version < SCHEMA_VERSION:
         return f"was from an older version (schema {version})"
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return "" if {*TABLES, COUNTER} <= tables else "had lost its tables"
+    return "" if {*TABLES, COUNTER, SYNCED} <= tables else "had lost its tables"
 
 
 def _rows_of(db: sqlite3.Connection) -> Rows:

@@ -1,19 +1,30 @@
 """Reading logs people already have: split a file into sections, detect dialects, parse.
 
 The seed notes mix several runs in one markdown file, each under a heading; a
-section is the text from one heading to the next (the whole file if it has none). Only
+section is the text from one heading to the next (the whole file if it has none),
+and a section is cut after each run's end where another run's figures follow. Only
 markdown notes have headings: a ``.md`` file, or one with fenced code blocks; in a plain
 log a line starting with ``# `` is a line like any other.
 
-A section's run failed where a dialect gives a diagnosis (not one of its ``warnings``),
-succeeded where one of its ``run_end``/``success`` metrics comes, and otherwise its log
-does not say (``ended``).
+A run failed where a dialect gives a diagnosis (not one of its ``warnings``), succeeded
+where one of its ``run_end``/``success`` metrics comes, and otherwise its log does not say
+(``ended``); its duration is the span of the log's own timestamps.
+
+A file is streamed in blocks of ``BLOCK`` characters (memory stays a few blocks
+whatever its size): a first pass finds the sections and detects each one's dialects
+from its start and end, and from the lines of its middle each dialect needs; the second
+feeds the dialects only the lines they need (``parsers.prefilter``) and hands each run's
+text and events to a :class:`Reader` as they come.
 """
 
 from __future__ import annotations
 
-import itertools
+import contextlib
+import copy
+import os
 import re
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,14 +32,29 @@ from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import needs_of, wanted_lines
+from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
+BLOCK = 1024 * 1024  # characters read at a time
+SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
+# detected from (a smaller section: all of it; in between: the lines they need)
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
 _FENCE = re.compile(r"^\s*```", re.M)
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+@dataclass
+class Outcome:
+    """How a run's log says it ended: ``failed`` (with the ``failure``), ``done`` or
+    ``ended`` (neither shown), the exit code it reports, and the seconds its own
+    timestamps span."""
+
+    status: str = "ended"
+    exit_code: int | None = None
+    failure: Diagnosis | None = None
+    span: float = 0.0
 
 
 @dataclass
@@ -39,154 +65,433 @@ class Section:
     text: str
     dialects: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
-    succeeded: bool = False  # a dialect's run_end or success metric came
-    exit_code: int | None = None  # the exit code the log reports
+    outcome: Outcome = field(default_factory=Outcome)
 
     @property
     def status(self) -> str:
-        """``failed`` (a diagnosis but a warning), ``done`` (the log shows success) or
-        ``ended``."""
-        if self.failure():
-            return "failed"
-        return "done" if self.succeeded else "ended"
+        return self.outcome.status
 
-    def failure(self) -> Diagnosis | None:
-        """The first diagnosis saying the job failed (not one of its dialects' warnings)."""
-        warnings = {code for name in self.dialects for code in registry.get_dialect(name).warnings}
-        return next((e for e in self.events
-                     if isinstance(e, Diagnosis) and e.code not in warnings), None)
-
-    def span(self) -> float:
-        """Seconds between the first and the last of the log's own timestamps (0: none)."""
-        stamps = [e.ts for e in self.events if e.ts]
-        return round(max(stamps) - min(stamps), 3) if stamps else 0.0
+    @property
+    def exit_code(self) -> int | None:
+        return self.outcome.exit_code
 
 
-def is_markdown(path: Path, text: str) -> bool:
-    """Whether a file holds markdown notes (headings split it), not a plain log."""
-    return path.suffix.lower() in MARKDOWN_SUFFIXES or bool(_FENCE.search(text))
+class Reader:
+    """What a pass over a log does with each run found in it (override what you need)."""
 
+    wants_text = False  # whether :meth:`text` is called
 
-def _level(line: str) -> int:
-    """The level of a heading-like line (its leading ``#``), 0 for another line."""
-    return len(line) - len(line.lstrip("#")) if _HEADING.match(line) else 0
+    def file(self, dialects: list[str]) -> None:
+        """The dialects detected in the whole file (none unless ``auto``), before any run."""
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        """A run's text starts (its events have ``run_id``)."""
+
+    def text(self, text: str) -> None:
+        """More of the run's text: in all, its text and a final ``\\n``."""
+
+    def events(self, events: list[Event]) -> None:
+        """More of the run's events, in order."""
+
+    def end(self, title: str, outcome: Outcome) -> None:
+        """The run's text and events are all given; ``title`` is its section's."""
 
 
 def split_sections(text: str) -> list[Section]:
-    """Sections at markdown headings (outside fenced code blocks). Consecutive ``#`` lines
-    of one level are a program's comment rows (``nvidia-smi dmon``'s column headers), not
-    headings."""
-    sections: list[Section] = []
-    lines: list[str] = []
-    title, fenced = "", False
-    rows = text.split("\n")
-    for i, line in enumerate(rows):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        level = 0 if fenced else _level(line)
-        if level and level in (_level(rows[i - 1]) if i else 0,
-                               _level(rows[i + 1]) if i + 1 < len(rows) else 0):
-            level = 0
-        heading = _HEADING.match(line) if level else None
-        if heading:
-            if any(part.strip() for part in lines):
-                sections.append(Section(title, "\n".join(lines)))
-            title, lines = heading.group(1).replace("*", "").strip(), []
-        else:
-            lines.append(line)
-    if any(part.strip() for part in lines):
-        sections.append(Section(title, "\n".join(lines)))
-    return sections
+    """Sections of markdown notes at their headings (outside fenced code blocks)."""
+    return [Section(span.title, text[span.start:span.end])
+            for span in _scan(iter([text]) if text else iter([]), True)[0]]
 
 
 def detect(text: str) -> list[str]:
-    """The dialects whose sniff recognises ``text``; a ``fallback`` one only where no
-    system's dialect does (that one reads the system's own progress bars)."""
-    found = [name for name, dialect in registry.dialects().items() if dialect.sniff(text)]
-    if any(name in registry.dialect_systems() for name in found):
-        found = [name for name in found if not registry.dialects()[name].fallback]
+    """The dialects whose sniff recognises ``text``."""
+    return _detect([text])
+
+
+def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The dialects in ``found`` or whose sniff recognises one of ``texts``; a ``fallback``
+    one only where no system's dialect is found (that one reads its own progress bars)."""
+    dialects = registry.dialects()
+    names = [name for name, dialect in dialects.items()
+             if name in found or any(dialect.sniff(text) for text in texts)]
+    if any(name in registry.dialect_systems() for name in names):
+        names = [name for name in names if not dialects[name].fallback]
+    return names
+
+
+def _is_markdown(path: Path) -> bool:
+    """Whether a file holds markdown notes (headings split it), not a plain log: a ``.md``
+    file, or one with a fenced code block."""
+    if path.suffix.lower() in MARKDOWN_SUFFIXES:
+        return True
+    return any("```" in block and _FENCE.search(block) for block in _blocks(path))
+
+
+def _blocks(path: Path) -> Iterator[str]:
+    """The text of ``path`` (decoded as ``Path.read_text`` does) in blocks of whole lines;
+    the last one lacks its ``\\n`` where the file does."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            carry = ""
+            while block := f.read(BLOCK):
+                cut = block.rfind("\n") + 1
+                if cut:
+                    yield carry + block[:cut]
+                    carry = block[cut:]
+                else:
+                    carry += block  # a line longer than a block
+            if carry:
+                yield carry
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+class _Sample:
+    """A text given in pieces, for detection: all of it up to ``2 * SNIFF`` characters,
+    else its start and its end (whole lines) and the dialects found in its middle, each
+    sniffed on the lines of the middle holding what it needs (:func:`_sniff_needed`)."""
+
+    def __init__(self, middle: bool = True) -> None:
+        self.pieces: list[str] = []
+        self.size = 0
+        self.tail = ""  # once too long: its last lines, SNIFF characters or a few more
+        self.blank = True
+        self.middle = middle  # whether the middle is sniffed
+        self.found: set[str] = set()  # dialects found in the middle
+
+    def add(self, text: str) -> None:
+        if not text:
+            return
+        if self.blank and text and not text.isspace():
+            self.blank = False
+        if self.tail:
+            self._cut(self.tail + text, 0)
+            return
+        self.pieces.append(text)
+        self.size += len(text)
+        if self.size > 2 * SNIFF:
+            whole = "".join(self.pieces)
+            head = whole.rfind("\n", 0, SNIFF) + 1 or SNIFF
+            self.pieces = [whole[:head]]
+            if self.middle:  # what the start shows need not be looked for further
+                self.found = set(_detect(self.pieces))
+            self._cut(whole, head)
+
+    def _cut(self, text: str, start: int) -> None:
+        """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
+        middle."""
+        cut = max(start, text.rfind("\n", start, len(text) - SNIFF) + 1
+                  or len(text) - SNIFF)  # no line ends there: SNIFF characters all the same
+        if self.middle and cut > start:
+            self.found = _sniff_needed(text[start:cut], self.found)
+        self.tail = text[cut:]
+
+    def chop(self) -> None:
+        """Drop the last character given (a heading's newline)."""
+        if self.tail:
+            self.tail = self.tail[:-1]
+        elif self.pieces:
+            self.pieces[-1] = self.pieces[-1][:-1]
+
+    def texts(self) -> list[str]:
+        if not self.tail:
+            return ["".join(self.pieces)]
+        return [self.pieces[0], self.tail]
+
+
+def _sniff_needed(text: str, found: set[str]) -> set[str]:
+    """``found`` and the other dialects whose sniff recognises the lines of ``text``
+    holding what they need (all of ``text`` for a dialect that needs no text)."""
+    found = set(found)
+    if not text.endswith("\n"):
+        text += "\n"  # each line found ends at a \n
+    lowered = None  # text.lower(), once a dialect needs it
+    for name, dialect in registry.dialects().items():
+        if name in found:
+            continue
+        if dialect.needs is not None:
+            nocase = nocase_of([dialect])
+            if nocase and lowered is None and text.isascii():
+                lowered = text.lower()
+            starts = line_starts(text, dialect.needs, nocase, lowered)
+            if not starts:
+                continue
+            needed = "\n".join(text[start:text.find("\n", start)] for start in starts)
+        else:
+            needed = text
+        if dialect.sniff(needed):
+            found.add(name)
     return found
 
 
-def parse_section(section: Section, run_id: str, dialects: list[str], ts: float = 0.0) -> None:
-    """Fill ``section.events`` from its text with ``dialects`` (the lines they need)."""
-    section.dialects = dialects
-    parsers = [registry.get_dialect(name)(run_id) for name in dialects]
-    events: list[Event] = []
-    for _, line in wanted_lines(section.text, needs_of(parsers)):
-        events += _feed(parsers, line, ts)
-    for parser in parsers:
-        events += parser.finish(ts)
-    section.events = events
-    ends = {name for parser in parsers for name in parser.run_end | parser.success}
-    section.succeeded = any(isinstance(e, Metric) and e.name in ends for e in events)
-    section.exit_code = next((p.exit_code for p in parsers if p.exit_code is not None), None)
+@dataclass
+class _Span:
+    """A section: its title, where its text starts and ends in the file, a sample."""
+
+    title: str
+    start: int
+    end: int = 0
+    sample: _Sample = field(default_factory=_Sample)
 
 
-def _feed(parsers: list[Dialect], line: str | None, ts: float) -> list[Event]:
+def _marks(block: str) -> list[tuple[int, bool]]:
+    """``(start, is_fence)`` of the lines of ``block`` that open or close a fenced code
+    block (``\\`\\`\\``` after blanks) or may be headings (``#`` first), in order."""
+    marks: list[tuple[int, bool]] = []
+    i = block.find("```")
+    while i >= 0:
+        start = block.rfind("\n", 0, i) + 1
+        if start == i or block[start:i].isspace():
+            marks.append((start, True))
+        end = block.find("\n", i)
+        i = -1 if end < 0 else block.find("```", end + 1)
+    if block.startswith("#"):
+        marks.append((0, False))
+    i = block.find("\n#")
+    while i >= 0:
+        marks.append((i + 1, False))
+        i = block.find("\n#", i + 1)
+    marks.sort()
+    return marks
+
+
+def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str], set[str]]:
+    """The non-blank sections of the text in ``blocks`` (one unless ``markdown``), and the
+    texts that the whole file's dialects are detected from with those found in its
+    sections' middles."""
+    spans: list[_Span] = []
+    headings: list[str] = []
+    whole = _Sample(middle=False)
+    span, offset, fenced = _Span("", 0), 0, False
+    for block in blocks:
+        whole.add(block)
+        pos = 0  # where the part of ``block`` not yet in a span starts
+        for start, fence in _marks(block) if markdown else ():
+            if fence:
+                fenced = not fenced
+                continue
+            end = block.find("\n", start)
+            end = len(block) if end < 0 else end
+            heading = None if fenced else _HEADING.match(block[start:end])
+            if heading is None:
+                continue
+            span.sample.add(block[pos:start])
+            if offset + start:
+                span.sample.chop()
+            span.end = max(offset + start - 1, span.start)
+            if not span.sample.blank:
+                spans.append(span)
+            if len(headings) < 1000:
+                headings.append(block[start:end])
+            span = _Span(heading.group(1).replace("*", "").strip(), offset + end + 1)
+            pos = min(end + 1, len(block))
+        span.sample.add(block[pos:])
+        offset += len(block)
+    span.end = max(offset, span.start)
+    if not span.sample.blank:
+        spans.append(span)
+    if whole.tail:  # a large file: what its sections and headings show
+        return (spans, [t for s in spans for t in s.sample.texts()] + ["\n".join(headings)],
+                {name for s in spans for name in s.sample.found})
+    return spans, whole.texts(), set()
+
+
+def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
     """The events of ``line`` (split at carriage returns as the tail does), or of the
     lines skipped where ``line`` is None."""
     if line is None:
-        return [e for parser in parsers for e in parser.skipped(ts)]
-    return [e for part in [p for p in line.split("\r") if p] or [""]
-            for parser in parsers for e in parser.feed(part, ts)]
+        return [e for parser in parsers for e in parser.skipped(0.0)]
+    if "\r" in line:
+        return [e for part in [p for p in line.split("\r") if p] or [""]
+                for parser in parsers for e in parser.feed(part, 0.0)]
+    if len(parsers) == 1:
+        return parsers[0].feed(line, 0.0)
+    return [e for parser in parsers for e in parser.feed(line, 0.0)]
 
 
 def _closing(event: Event) -> bool:
-    """True for an event that may belong to the run before it: its wind-down or the
+    """True for an event that belongs to the run before it: its wind-down or the
     diagnosis of its failure (an app asserting on the figures it just printed)."""
     return isinstance(event, Diagnosis) or (isinstance(event, Phase)
                                             and event.name == "completing")
 
 
-def split_runs(section: Section, dialects: list[str]) -> list[Section]:
-    """A section cut after each line that ends a run (a dialect's ``run_end`` metric),
-    where another run's figures follow: one seed section often holds two runs. A
-    run's closing events (``_closing``) after its end do not start another; wind-down
-    lines just before another run's figures (a result table's header) are that run's,
-    but not across a diagnosis (how the run before ended)."""
-    parsers = [registry.get_dialect(name)("split") for name in dialects]
-    ends = {name for parser in parsers for name in parser.run_end}
-    cuts = [0]
-    ended, wind_down = False, None  # where wind-down lines after the end began
-    for offset, line in wanted_lines(section.text, needs_of(parsers)):
-        events = _feed(parsers, line, 0.0)
-        if ended and events:
-            if not all(_closing(e) for e in events):
-                cuts.append(offset if wind_down is None else wind_down)
-                ended, wind_down = False, None
-            elif any(isinstance(e, Diagnosis) for e in events):
-                wind_down = None
-            elif wind_down is None:
-                wind_down = offset
-        ended = ended or any(isinstance(e, Metric) and e.name in ends for e in events)
-    if len(cuts) == 1:
-        return [section]
-    text = section.text
-    parts = [text[start:end - 1] for start, end in itertools.pairwise(cuts)]
-    parts.append(text[cuts[-1]:])
-    return [Section(f"{section.title} ({i})" if section.title else f"({i})", part)
-            for i, part in enumerate(parts, 1)]
+class _Runs:
+    """One section's runs, parsed from its text given in order, piece by piece.
+
+    A run ends after a line giving a dialect's ``run_end`` metric where a later line
+    gives events other than the run's closing ones (``_closing``): from the first such
+    end on, a copy of the dialects goes on through the whole section (``split``) to find
+    where, while each run is parsed afresh.
+    """
+
+    def __init__(self, reader: Reader, names: list[str], title: str, run_ids: Iterator[str]
+                 ) -> None:
+        self.reader, self.names, self.title, self.run_ids = reader, names, title, run_ids
+        classes = [registry.get_dialect(name) for name in names]
+        self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self.ends = frozenset(name for cls in classes for name in cls.run_end)
+        self.success = self.ends | {name for cls in classes for name in cls.success}
+        self.warnings = frozenset(code for cls in classes for code in cls.warnings)
+        self.skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
+        self.split: list[Dialect] | None = None
+        self.ended = False  # a run's end was seen, and no event since
+        self.gap = False  # the last thing given was a gap (lines without needs)
+        self.runs = 0
+        self.batch: list[Event] = []
+        self.text, self.done = "", 0  # the current piece; where its text not yet given starts
+        self._begin()
+
+    def _begin(self) -> None:
+        self.runs += 1
+        run_id = next(self.run_ids)
+        self.parsers = [registry.get_dialect(name)(run_id) for name in self.names]
+        self.succeeded, self.failure, self.first, self.last = False, None, 0.0, 0.0
+        self.reader.begin(run_id, self.names)
+
+    def _give(self) -> None:
+        """Hand the batch to the reader, noting what says how the run ended, and when."""
+        for event in self.batch:
+            if event.ts:
+                self.first = min(self.first or event.ts, event.ts)
+                self.last = max(self.last, event.ts)
+            if type(event) is Metric:
+                self.succeeded = self.succeeded or event.name in self.success
+            elif (type(event) is Diagnosis and self.failure is None
+                  and event.code not in self.warnings):
+                self.failure = event
+        self.reader.events(self.batch)
+        self.batch = []
+
+    def _end(self, title: str) -> None:
+        self.batch += [e for parser in self.parsers for e in parser.finish(0.0)]
+        self._give()
+        status = "failed" if self.failure else "done" if self.succeeded else "ended"
+        code = next((p.exit_code for p in self.parsers if p.exit_code is not None), None)
+        self.reader.end(title, Outcome(status, code, self.failure,
+                                       round(self.last - self.first, 3)))
+
+    def _numbered(self) -> str:
+        return f"{self.title} ({self.runs})" if self.title else f"({self.runs})"
+
+    def piece(self, text: str, last: bool) -> None:
+        """The next piece of the section's text (whole lines; ``last``: its end)."""
+        self.text, self.done = text, 0
+        if self.needs is None:
+            offset = 0
+            lines = text.split("\n")
+            if not last:
+                lines.pop()  # the empty string after the piece's final newline
+            for line in lines:
+                self._item(offset, line)
+                offset += len(line) + 1
+        else:
+            after = 0  # the offset just after the last line given
+            for start in line_starts(text, self.needs, self.nocase):
+                if start > after:
+                    self._item(after, None)
+                end = text.find("\n", start)
+                end = len(text) if end < 0 else end
+                self._item(start, text[start:end])
+                after = end + 1
+            if after < len(text) or (last and after == len(text)):
+                self._item(after, None)
+        if self.reader.wants_text:
+            self.reader.text(text[self.done:] + "\n" if last else text[self.done:])
+        if last:
+            self._end(self._numbered() if self.runs > 1 else self.title)
+        else:
+            self._give()
+
+    def _item(self, offset: int, line: str | None) -> None:
+        if line is None and ((self.gap and offset == 0) or not self.skips):
+            self.gap = True  # the gap the last piece ended with goes on, or none sees it
+            return
+        self.gap = line is None
+        if self.split is not None:
+            split = _deliver(self.split, line)
+            if self.ended and split and not all(_closing(e) for e in split):
+                self._cut(offset)
+        events = _deliver(self.parsers, line)
+        self.batch += events
+        if self.split is None:
+            split = events
+        if split and self.ends and not self.ended:
+            for event in split:
+                if type(event) is Metric and event.name in self.ends:
+                    self.ended = True
+                    if self.split is None:
+                        self.split = copy.deepcopy(self.parsers)
+                    break
+
+    def _cut(self, offset: int) -> None:
+        """End the run before ``offset`` of the current piece; the next one starts."""
+        if self.reader.wants_text:
+            self.reader.text(self.text[self.done:offset])
+            self.done = offset
+        self._end(self._numbered())
+        self.ended = False
+        self._begin()
 
 
-def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
-    """The sections of a log file with their events; ``auto`` detects dialects per section."""
+def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
+    """Give ``reader`` each run of a log file, its events from its section's dialects
+    (``auto``: detected per section)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    sections: list[Section] = []
-    parts = split_sections(text) if is_markdown(path, text) else [Section("", text)]
-    for section in parts:
-        names = detect(section.text) if dialect == "auto" else [dialect]
-        for part in split_runs(section, names):
-            parse_section(part, f"{path.stem}#{len(sections) + 1}", names)
-            sections.append(part)
-    return sections
+    spans, whole, found = _scan(_blocks(path), _is_markdown(path))
+    names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
+             else [dialect] for span in spans]
+    reader.file(_detect(whole, found) if dialect == "auto" else [])
+    run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
+    offset, i = 0, 0
+    runs: _Runs | None = None
+    for block in _blocks(path):
+        stop = offset + len(block)
+        while i < len(spans) and spans[i].start < stop:
+            span = spans[i]
+            if runs is None:
+                runs = _Runs(reader, names[i], span.title, run_ids)
+            last = span.end <= stop
+            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last)
+            if not last:
+                break
+            runs, i = None, i + 1
+        offset = stop
+
+
+class _Sections(Reader):
+    """Collects the runs as :class:`Section` objects."""
+
+    wants_text = True
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self._text: list[str] = []
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        self.sections.append(Section("", "", list(dialects)))
+        self._text = []
+
+    def text(self, text: str) -> None:
+        self._text.append(text)
+
+    def events(self, events: list[Event]) -> None:
+        self.sections[-1].events += events
+
+    def end(self, title: str, outcome: Outcome) -> None:
+        section = self.sections[-1]
+        section.title, section.text, section.outcome = title, "".join(self._text)[:-1], outcome
+
+
+def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
+    """The sections of a log file with their events; ``auto`` detects dialects per section
+    (all in memory: :func:`read_file` streams)."""
+    sections = _Sections()
+    read_file(path, sections, dialect)
+    return sections.sections
 
 
 def system_of(names: list[str]) -> str | None:
@@ -195,51 +500,89 @@ def system_of(names: list[str]) -> str | None:
     return next((table[name] for name in names if name in table), None)
 
 
-def import_file(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None) -> list:
-    """Each section of a log that holds figures becomes a finished run in ``store``.
+class _Importer(Reader):
+    """Makes each run that has events a finished run in the store, as the pass goes."""
 
-    The section's text is the run's ``output.log`` and its dialects are recorded, so
-    its events are derived like any run's; the accelerator is ``accelerator`` or the
-    one the dialects point to (the file's, for a section that only has Trainer output).
-    """
-    path = Path(path)
-    sections = [s for s in parse_file(path, dialect) if any(e.kind != "log" for e in s.events)]
-    if not sections:
-        raise UserError(f"{path}: no section holds a log accelbench can read",
-                        hint="name the dialect with --dialect (accelbench parse --help)")
-    whole = system_of(detect(path.read_text(errors="replace"))) if dialect == "auto" else None
-    runs = []
-    for section in sections:
-        system = accelerator or system_of(section.dialects) or whole or "cpu"
-        name = slug(section.title or path.stem)
-        spec = spec_from_dict({"name": name, "workload": "imported", "accelerator": system,
-                               "telemetry_interval": 0,
-                               "params": {"source": str(path.resolve()), "section": section.title,
-                                          "dialects": ",".join(section.dialects)}},
+    wants_text = True
+
+    def __init__(self, store, path: Path, accelerator: str | None) -> None:
+        self.store, self.path, self.accelerator = store, path, accelerator
+        self.whole: str | None = None  # the accelerator the whole file points to
+        self.runs: list = []
+        self._file: tempfile._TemporaryFileWrapper | None = None
+        self._dialects: list[str] = []
+        self._events = False
+
+    def file(self, dialects: list[str]) -> None:
+        self.whole = system_of(dialects)
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        self._dialects, self._events = dialects, False
+        self._file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in end()
+            "w", encoding="utf-8", dir=self.store.home, prefix=".import-", delete=False)
+
+    def text(self, text: str) -> None:
+        assert self._file is not None
+        self._file.write(text)
+
+    def events(self, events: list[Event]) -> None:
+        self._events = self._events or any(e.kind != "log" for e in events)
+
+    def end(self, title: str, outcome: Outcome) -> None:
+        assert self._file is not None
+        self._file.close()
+        try:
+            if self._events:
+                self._keep(title, outcome, Path(self._file.name))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._file.name)
+
+    def _keep(self, title: str, outcome: Outcome, output: Path) -> None:
+        path = self.path
+        system = self.accelerator or system_of(self._dialects) or self.whole or "cpu"
+        spec = spec_from_dict({"name": slug(title or path.stem), "workload": "imported",
+                               "accelerator": system, "telemetry_interval": 0,
+                               "params": {"source": str(path.resolve()), "section": title,
+                                          "dialects": ",".join(self._dialects)}},
                               source=str(path))
-        info = store.create(spec)
-        info.path(OUTPUT_FILE).write_text(section.text + "\n")
+        info = self.store.create(spec)
+        os.replace(output, info.path(OUTPUT_FILE))
         write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
                                              "telemetry_interval": 0,
-                                             "dialects": section.dialects})
-        write_json(info.path(EXIT_FILE), _exit(section, info.created, path))
-        handle = RunHandle(store, info)
+                                             "dialects": self._dialects})
+        write_json(info.path(EXIT_FILE), _exit(outcome, info.created, path))
+        handle = RunHandle(self.store, info)
         handle.fold()
-        runs.append(handle.info)
-    return runs
+        self.runs.append(handle.info)
 
 
-def _exit(section: Section, created: float, path: Path) -> dict:
-    """The exit record of an imported section: how its log says it ended, when (its own
+def import_file(store, path: str | Path, dialect: str = "auto",
+                accelerator: str | None = None) -> list:
+    """Each run of a log that holds figures becomes a finished run in ``store``.
+
+    The run's text is its ``output.log`` and its dialects are recorded, so its events
+    are derived like any run's; the accelerator is ``accelerator`` or the one the
+    dialects point to (the file's, for a section that only has Trainer output).
+    """
+    path = Path(path)
+    importer = _Importer(store, path, accelerator)
+    read_file(path, importer, dialect)
+    if not importer.runs:
+        raise UserError(f"{path}: no section holds a log accelbench can read",
+                        hint="name the dialect with --dialect (accelbench parse --help)")
+    return importer.runs
+
+
+def _exit(outcome: Outcome, created: float, path: Path) -> dict:
+    """The exit record of an imported run: how its log says it ended, when (its own
     timestamps' span after ``created``) and with which exit code."""
-    status, failure = section.status, section.failure()
-    if failure:
-        detail = failure.message
-    elif status == "done":
+    if outcome.failure:
+        detail = outcome.failure.message
+    elif outcome.status == "done":
         detail = f"imported from {path.name}"
     else:
         detail = f"its log ({path.name}) shows neither success nor failure"
-    code = 0 if status == "done" and section.exit_code is None else section.exit_code
-    return {"status": status, "returncode": code, "started": created,
-            "ended": created + section.span(), "detail": detail}
+    code = 0 if outcome.status == "done" and outcome.exit_code is None else outcome.exit_code
+    return {"status": outcome.status, "returncode": code, "started": created,
+            "ended": created + outcome.span, "detail": detail}

@@ -17,6 +17,9 @@ _FALSE = {"false", "no", "off", "0"}
 _NUMBER = {int: re.compile(r"[+-]?[0-9]+", re.ASCII),
            float: re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)}
 INT64 = (-2**63, 2**63 - 1)  # what a TOML file and the job's libraries can hold
+# the knobs that tell runs apart at a glance, and their short names (the runs listing's)
+KEY_PARAMS = {"batch_size": "bs", "max_seq_length": "seq", "learning_rate": "lr",
+              "epochs": "ep"}
 
 
 @dataclass(frozen=True)

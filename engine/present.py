@@ -18,6 +18,7 @@ from rich.text import Text
 
 from accelbench.engine import format as fmt
 from accelbench.engine.events import FINAL_STATUSES, Diagnosis, Utilization
+from accelbench.engine.params import KEY_PARAMS
 from accelbench.engine.state import RunState
 from accelbench.engine.store import RunInfo
 from accelbench.engine.summary import RunSummary
@@ -104,11 +105,13 @@ def diagnosis_line(diag: Diagnosis) -> Text:
 
 
 # runs --------------------------------------------------------------------------
-KEY_PARAMS = {"batch_size": "bs", "max_seq_length": "seq", "learning_rate": "lr",
-              "epochs": "ep"}
 RUN_COLUMNS = ("status", "run", "workload", "accel", "params", "samples/s", "loss", "acc %",
                "started")
 _NUMERIC = ("samples/s", "loss", "acc %")
+# what each column is sorted by in the index (``store.SORTS``)
+RUN_SORTS = dict(zip(RUN_COLUMNS, ("status", "id", "workload", "accelerator", "knobs",
+                                   "samples_per_s", "final_loss", "accuracy", "created"),
+                     strict=True))
 
 
 def key_params(params: Mapping[str, Any]) -> str:

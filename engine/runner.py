@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import journal, registry, site
+from accelbench.engine import digest, journal, registry, site
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import (
     UNREADABLE,
@@ -34,7 +34,8 @@ from accelbench.engine.events import (
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
-from accelbench.engine.parsers import machine
+from accelbench.engine.parsers import Dialect, machine
+from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
@@ -70,17 +71,28 @@ DIALECT_LINE = 4096  # characters of a line the dialects see: their figures sit 
 
 
 class Deriver:
-    """Turns a run's file contents into events, keeping the run's state."""
+    """Turns a run's file contents into events, keeping the run's state.
 
-    def __init__(self, run_id: str, created: float, dialects: Iterable[str] = ()) -> None:
+    The dialects are fed only the lines holding what they need (``parsers.prefilter``);
+    with ``logs`` false (a reader of the state only) plain lines make no ``Log`` event:
+    the state takes them in bulk, and :meth:`output` returns the other events.
+    """
+
+    def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
+                 logs: bool = True) -> None:
         self.run_id = run_id
         self.ts = created
         self.state = RunState(run_id)
         self.started = False
-        self.dialects = [registry.get_dialect(name)(run_id) for name in dialects]
+        classes = [registry.get_dialect(name) for name in dialects]
+        self.dialects = [cls(run_id) for cls in classes]
+        self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self._skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
+        self.logs = logs
         self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
         self.bad_lines = 0  # machine lines that could not be read
         self._next_redraw = 0.0  # time.monotonic() before which no Redraw is given
+        self._gap = False  # lines went by unfed since the dialects were last fed
 
     def _keep(self, events: list[Event]) -> list[Event]:
         for event in events:
@@ -98,7 +110,8 @@ class Deriver:
 
     def stderr_lines(self, lines: list[str]) -> None:
         """Note the job's stderr lines, read from ``stderr.log`` before ``output.log``."""
-        self.stderr.extend(lines)
+        if self.logs:  # only a Log event says which stream its line came from
+            self.stderr.extend(lines)
 
     def _stream(self, line: str) -> str:
         """``stderr`` if ``line`` is the next stderr line (a few may be skipped), else
@@ -114,10 +127,25 @@ class Deriver:
         """Events of job output lines: machine lines become their events, others logs
         (a damaged machine line too, with one ``bad_machine_line`` diagnosis per run);
         the states a line was redrawn through (``Redrawn``) go to the dialects only."""
+        if not lines:
+            return []
+        text = "\n".join(lines) if self.dialects or not self.logs else ""
+        wanted = self._wanted(text)
+        if not self.logs and PREFIX not in text and Redrawn not in set(map(type, lines)):
+            self.state.plain_lines(lines, self.ts)  # plain lines only, the usual case
+            events, last = self._dialect_lines(lines, wanted)
+            self._keep(events)
+            if not last:  # the last line's Log would have been the last event
+                self.state.last_ts = self.ts
+            return events
+        return self._lines(lines, None if wanted is None else set(wanted))
+
+    def _lines(self, lines: list[str], wanted: set[int] | None) -> list[Event]:
+        """:meth:`output`, line by line."""
         run_id, events = self.run_id, []
-        for line in lines:
+        for i, line in enumerate(lines):
             if type(line) is Redrawn:
-                events += self._dialect_events(line)
+                events += self._dialect_line(line, wanted is None or i in wanted)
                 continue
             bad = None
             if line.startswith(PREFIX):
@@ -133,11 +161,57 @@ class Deriver:
                               line))
             if bad is not None:
                 events += self._bad_line(line, bad)
-            events += self._dialect_events(line)
-        return self._keep(events)
+            events += self._dialect_line(line, wanted is None or i in wanted)
+        self._keep(events)
+        return events if self.logs else [e for e in events if type(e) is not Log]
 
-    def _dialect_events(self, line: str) -> list[Event]:
-        return [e for dialect in self.dialects for e in dialect.feed(line[:DIALECT_LINE], self.ts)]
+    def _wanted(self, text: str) -> list[int] | None:
+        """The indices of the lines of ``text`` the dialects need (None: every line)."""
+        if self.needs is None or not self.dialects:
+            return None if self.dialects else []
+        wanted, index, previous, count = [], 0, 0, text.count
+        for start in line_starts(text, self.needs, self.nocase):
+            index += count("\n", previous, start)
+            previous = start
+            wanted.append(index)
+        return wanted
+
+    def _dialect_lines(self, lines: list[str], wanted: list[int] | None
+                       ) -> tuple[list[Event], int]:
+        """The dialects' events of ``lines`` (``wanted``: the ones they are fed, the
+        others are skipped), and how many of them the last line gave."""
+        if not self.dialects:
+            return [], 0
+        if wanted is None:
+            wanted = list(range(len(lines)))
+        events: list[Event] = []
+        last: int | None
+        after, last = 0, 0  # the index after the last line fed; where the last line's
+        # events start (None: it gave none)
+        for i in wanted:
+            if i > after:
+                events += self._dialect_line(None, False)
+            last = len(events)
+            events += self._dialect_line(lines[i], True)
+            after = i + 1
+        if after < len(lines):  # a gap: the skipped lines' events come at its first line
+            last = len(events) if after == len(lines) - 1 else None
+            events += self._dialect_line(None, False)
+        return events, 0 if last is None else len(events) - last
+
+    def _dialect_line(self, line: str | None, wanted: bool) -> list[Event]:
+        """The dialects' events of a line: fed if ``wanted``, else the first unfed line
+        after a fed one has them told lines were skipped."""
+        if wanted:
+            self._gap = False
+            assert line is not None
+            events = [e for d in self.dialects for e in d.feed(line[:DIALECT_LINE], self.ts)]
+        elif self._gap or not self._skips:
+            self._gap, events = True, []
+        else:
+            self._gap = True
+            events = [e for d in self.dialects for e in d.skipped(self.ts)]
+        return events
 
     def _bad_line(self, line: str, reason: str) -> list[Event]:
         """The diagnosis of the run's first damaged machine line (later ones are counted)."""
@@ -231,17 +305,19 @@ class RunHandle:
         self.store = store
         self.info = info
         self.launcher = get_launcher(info.launcher)
+        self._status_lock = threading.Lock()  # a reader's status changes, one at a time
+        self._reserved: tuple[int, ...] | None = None  # exit.json's stat while reserved
 
     @property
     def id(self) -> str:
         """The run's id."""
         return self.info.id
 
-    def _sources(self) -> tuple[Deriver, list[FileTail]]:
+    def _sources(self, logs: bool = True) -> tuple[Deriver, list[FileTail]]:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
         dialects = launch.get("dialects", [])
-        return Deriver(self.id, meta["created"], dialects), [
+        return Deriver(self.id, meta["created"], dialects, logs), [
             FileTail(self.info.path(name), redraws=name == OUTPUT_FILE and bool(dialects))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
@@ -249,30 +325,46 @@ class RunHandle:
         """The exit record once the run has ended, else None; when ``check_alive``, the
         launcher is asked (cheap: no log is read). ``ValueError`` if the record is damaged."""
         path = self.info.path(EXIT_FILE)
-        record = read_exit(path)
+        record = self._read_exit(path)
         if record is None and check_alive:
             status = self.launcher.poll(self.info)  # may record the end itself
-            record = read_exit(path)
-            if record is None and status == "lost":  # record it, so every later reader agrees
-                record = ExitRecord("lost", None, ended=time.time(), detail="the job's process"
-                                    " vanished without recording an exit status")
-                with contextlib.suppress(OSError):  # a full disk: this reader says it all the same
-                    write_exit(path, record)
-            elif record is None and status != self.info.status:
-                self.store.update(self.id, status)
-                self.info.status = status
+            with self._status_lock:
+                record = self._read_exit(path)
+                if record is None and status == "lost":  # recorded: every later reader agrees
+                    record = ExitRecord("lost", None, ended=time.time(), detail="the job's"
+                                        " process vanished without recording an exit status")
+                    with contextlib.suppress(OSError):  # a full disk: this reader says it all
+                        write_exit(path, record)
+                elif record is None and status != self.info.status:
+                    self.store.update(self.id, status)
+                    self.info.status = status
         if record is not None and record.verdict:  # the launcher settles how it ended
             if check_alive:
                 self.launcher.poll(self.info)
-                record = read_exit(path) or record
+                record = self._read_exit(path) or record
             if record.verdict and time.time() - (record.ended or 0) < 180:
                 return None  # wait for the verdict (3 minutes at most), then take it as is
         return record
 
+    def _read_exit(self, path: Path) -> ExitRecord | None:
+        """``read_exit(path)``; one ``stat`` only while the file is the reservation found
+        last time (unchanged)."""
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        seen = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if seen == self._reserved:
+            return None
+        record = read_exit(path)
+        self._reserved = seen if record is None else None
+        return record
+
     def _step(self, deriver: Deriver, tails: list[FileTail], check_alive: bool,
-              chunk: int = CHUNK) -> tuple[list[Event], bool]:
-        """Read what is new; returns the events and whether the run has ended."""
-        record = self._exit_record(check_alive)
+              chunk: int = CHUNK, end: ExitRecord | None = None) -> tuple[list[Event], bool]:
+        """Read what is new; returns the events and whether the run has ended (``end``: the
+        exit record the launcher's thread found, if not in the file)."""
+        record = self._exit_record(check_alive) or end
         state, err, out, tel = tails
         events = []
         if not deriver.started:
@@ -282,7 +374,7 @@ class RunHandle:
         events += deriver.launcher_states(state.read_lines(chunk))
         deriver.stderr_lines(err.read_lines(chunk))
         events += deriver.output(out.read_lines(chunk)) + deriver.telemetry(tel.read_lines(chunk))
-        if record is None or any(t.more() for t in tails):
+        if record is None or any(t.unread for t in tails):
             return events + deriver.redraw(out), False
         events += deriver.launcher_states(state.rest())
         deriver.stderr_lines(err.rest())
@@ -290,30 +382,41 @@ class RunHandle:
         events += deriver.dialects_done()
         events += deriver.ending(record)
         assert deriver.state.finished is not None  # ending() feeds the state its Finished
-        self._record_end(deriver.state.finished)
+        self._record_end(deriver.state)
         return events, True
 
-    def _record_end(self, finished: Finished) -> None:
-        if self.info.status != finished.status:
-            summary = RunSummary.from_dict(finished.summary)
-            self.store.record_end(self.id, finished.status, summary, finished.ts)
-            self.info.status, self.info.summary = finished.status, summary
-            self.info.ended = finished.ts
+    def _record_end(self, state: RunState) -> None:
+        """Record the run's end (once), and the digest of its logs (once)."""
+        finished = state.finished
+        assert finished is not None
+        with self._status_lock:
+            if self.info.status != finished.status:
+                summary = RunSummary.from_dict(finished.summary)
+                self.store.record_end(self.id, finished.status, summary, finished.ts)
+                self.info.status, self.info.summary = finished.status, summary
+                self.info.ended = finished.ts
+            if not digest.kept(self.info):
+                digest.write(self.info, state)
 
     def fold(self, each: Callable[[list[Event]], None] | None = None,
              chunk: int = FOLD_CHUNK) -> RunState:
         """The run's state from one streaming pass over its files as they are now (the
         ending too, recorded in the index, if it ended); ``each`` sees every batch of
-        events. Memory stays bounded whatever the size of the files: nothing keeps the
+        events (but for plain log lines when there is no ``each``: only the state sees
+        them). Memory stays bounded whatever the size of the files: nothing keeps the
         events. Raises what damaged files raise (:meth:`state` reports it instead)."""
-        deriver, tails = self._sources()
+        deriver, tails = self._sources(logs=each is not None)
         each = each or (lambda batch: None)
         each(deriver.opening())
-        while True:
-            batch, ended = self._step(deriver, tails, not self.info.final, chunk)
-            each(batch)
-            if ended or not any(t.more() for t in tails):
-                return deriver.state
+        try:
+            while True:
+                batch, ended = self._step(deriver, tails, not self.info.final, chunk)
+                each(batch)
+                if ended or not any(t.unread for t in tails):
+                    return deriver.state
+        finally:
+            for tail in tails:
+                tail.close()
 
     def replay(self) -> tuple[list[Event], RunState]:
         """Every event the run's files hold now, in a list (tests and small runs: readers
@@ -361,34 +464,21 @@ class RunHandle:
                       ) -> AsyncIterator[list[Event]]:
         """The run's events in batches: its history first, then live until it ends.
 
-        Each batch comes from at most ``chunk`` bytes of each file. The files are read
-        and the launcher asked (``squeue``, ...) in a thread of this reader's own
-        (``lane.in_thread``), so the event loop never waits on them: a slow controller
-        delays only this run. Files that cannot be read end it with a ``UserError`` saying
-        why (the run is ``unreadable``).
+        Each batch comes from at most ``chunk`` bytes of each file. The files are read in
+        the process's hub thread, every ``poll`` seconds, with those of every other run
+        followed (``lane.Hub``: the event loop wakes once a tick for all of them); the
+        launcher is asked (``squeue``, ...) in a thread of this reader's own, so the event
+        loop never waits on it and a slow controller delays no other run. Files that cannot
+        be read end it with a ``UserError`` saying why (the run is ``unreadable``).
         """
-        from accelbench.engine.lane import in_thread  # asyncio: listings never need it
+        from accelbench.engine.lane import hub  # asyncio: listings never need it
 
-        async for batch in in_thread(partial(self._read, poll, chunk), f"run-{self.id}"):
-            yield batch
-
-    def _read(self, poll: float, chunk: int, put: Callable[[list[Event]], None],
-              stop: threading.Event) -> None:
-        """Put the run's batches until it ends or ``stop`` is set (in the reader's thread)."""
-        deriver, tails = self._readable(self._sources)
-        put(deriver.opening())
-        next_check = 0.0
-        while not stop.is_set():
-            check = time.monotonic() >= next_check
-            if check:
-                next_check = time.monotonic() + LIVENESS_EVERY
-            batch, ended = self._readable(self._step, deriver, tails, check, chunk)
-            if batch:
-                put(batch)
-            if ended:
-                return
-            if not any(t.more() for t in tails):
-                stop.wait(poll)
+        reading = _Reading(self, chunk)
+        try:
+            async for batch in hub(poll).take(reading):
+                yield batch
+        finally:
+            reading.stop.set()  # its launcher's thread ends now; the hub closes its files
 
     async def events(self, poll: float = POLL_INTERVAL) -> AsyncIterator[Event]:
         """The run's events one by one (see :meth:`batches`)."""
@@ -399,6 +489,49 @@ class RunHandle:
     def cancel(self, grace: float = 10.0) -> None:
         """Stop the run's job (SIGTERM, then SIGKILL after ``grace`` seconds)."""
         self.launcher.cancel(self.info, grace)
+
+
+class _Reading:
+    """A run followed live, for a ``lane.Hub``: its files read a step at a time (in the
+    hub's thread), its launcher asked every ``LIVENESS_EVERY`` seconds in a thread of its
+    own until ``stop`` is set or the run has ended."""
+
+    def __init__(self, handle: RunHandle, chunk: int) -> None:
+        self.handle = handle
+        self.chunk = chunk
+        self.stop = threading.Event()
+        self.end: ExitRecord | None = None  # the exit record the launcher's thread found
+        self.sources: tuple[Deriver, list[FileTail]] | None = None
+
+    def step(self) -> tuple[list[list[Event]], bool]:
+        """A batch of what is new (none if nothing is), and whether the run has ended."""
+        handle = self.handle
+        if self.sources is None:
+            self.sources = handle._readable(handle._sources)
+            threading.Thread(target=self._ask_launcher, name=f"run-{handle.id}",
+                             daemon=True).start()
+            return [self.sources[0].opening()], False
+        batch, ended = handle._readable(handle._step, *self.sources, False, self.chunk,
+                                        self.end)
+        if ended:
+            self.stop.set()
+        return ([batch] if batch else []), ended
+
+    def more(self) -> bool:
+        return self.sources is None or any(t.unread for t in self.sources[1])
+
+    def close(self) -> None:
+        self.stop.set()
+        for tail in self.sources[1] if self.sources else ():
+            tail.close()
+
+    def _ask_launcher(self) -> None:
+        while not self.stop.is_set():
+            due = time.monotonic() + LIVENESS_EVERY  # every 2 s, however long it answers
+            with contextlib.suppress(Exception):  # damaged files: the reader's step says why
+                self.end = self.handle._exit_record(True)
+            if self.end is not None or self.stop.wait(max(0.0, due - time.monotonic())):
+                return
 
 
 class Runner:

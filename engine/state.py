@@ -81,6 +81,18 @@ class RunState:
     redraw: str = ""  # the newest state of an output line being redrawn, until it ends
     finished: Finished | None = None
 
+    def plain_lines(self, texts: list[str], ts: float) -> None:
+        """Fold in log lines seen at ``ts`` as ``feed`` would their ``Log`` events (for
+        readers that need the state only: no event object per line)."""
+        if not texts:
+            return
+        if self.created is None:
+            self.created = ts
+        self.last_ts = ts
+        self.log_lines += len(texts)
+        self.log_tail.extend(texts[-(self.log_tail.maxlen or 0):])
+        self.redraw = ""
+
     def feed(self, event: Event) -> None:
         """Fold one event into the state."""
         if self.created is None:
@@ -114,7 +126,10 @@ class RunState:
             if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
                 return
             self.metrics[event.name] = event.value
-            self.metric_history.setdefault(event.name, Series()).add((event.step, event.value))
+            history = self.metric_history.get(event.name)
+            if history is None:  # (setdefault would make a Series per event)
+                history = self.metric_history[event.name] = Series()
+            history.add((event.step, event.value))
         elif isinstance(event, Phase):
             self.phase, self.phase_detail = event.name, event.detail
         elif isinstance(event, Diagnosis):

@@ -26,7 +26,7 @@ from typing import Any
 from accelbench.engine import fs
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
-from accelbench.engine.index import Finding, Index, Rows
+from accelbench.engine.index import FIGURES, LIVE, SYNCED, Finding, Index, Rows
 from accelbench.engine.launchers import launchers
 from accelbench.engine.spec import JobSpec, spec_from_dict
 from accelbench.engine.summary import RunSummary
@@ -45,6 +45,7 @@ SUMMARY_FILE = "summary.json"  # how the run ended and its summary (what a rebui
 PLAN_FILE = "plan.json"  # an experiment's variants (written by engine.experiment)
 END_FILE = "end.json"  # how an experiment ended (written by engine.experiment)
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
+SETTLED_NS = 2_000_000_000  # a directory's mtime this old is not that of a change going on
 log = logging.getLogger(__name__)
 
 
@@ -284,12 +285,16 @@ class Store:
         _delete_dir(self.runs_dir / run_id)
         self._index.write("DELETE FROM runs WHERE id = ?", (run_id,))
 
-    def list(self, limit: int | None = None, query: RunQuery | None = None) -> list[RunInfo]:
-        """The runs ``query`` selects (every one by default), newest first."""
+    def list(self, limit: int | None = None, query: RunQuery | None = None,
+             order: RunOrder | None = None, offset: int = 0) -> list[RunInfo]:
+        """The runs ``query`` selects (every one by default) in ``order`` (newest first by
+        default): ``limit`` of them from the ``offset``-th on (every one when no limit)."""
         where, params = (query or RunQuery()).where()
-        sql = f"SELECT * FROM runs{where} ORDER BY created DESC" + (" LIMIT ?" if limit else "")
-        rows = self._index.rows(sql, params + ((limit,) if limit else ()))
-        return [self._info(row) for row in rows]
+        sql = f"SELECT * FROM runs{where} ORDER BY {(order or RunOrder()).sql()}"
+        if limit or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params += (limit or -1, offset)
+        return [self._info(row) for row in self._index.rows(sql, params)]
 
     def count(self, query: RunQuery | None = None) -> int:
         """How many runs ``query`` selects (every one by default)."""
@@ -338,6 +343,7 @@ class RunQuery:
     experiment: str | None = None  # an experiment's id
     since: float | None = None  # started at or after this time (seconds since the epoch)
     unfinished: bool = False  # only runs whose end the index has not recorded
+    ids: tuple[str, ...] | None = None  # only these runs
 
     def where(self) -> tuple[str, tuple]:
         """The SQL ``WHERE`` clause (with its leading space; "" for every run) and its
@@ -357,7 +363,38 @@ class RunQuery:
         if self.since is not None:
             terms.append("created >= ?")
             params.append(self.since)
+        if self.ids is not None:
+            terms.append(f"id IN ({', '.join('?' * len(self.ids))})")
+            params += self.ids
         return (" WHERE " + " AND ".join(terms) if terms else ""), tuple(params)
+
+
+SORTS = ("created", "status", "id", "workload", "accelerator", "knobs", *FIGURES)
+"""What runs can be sorted by: columns of the index (``knobs``: ``present.key_params``)."""
+
+
+@dataclass(frozen=True)
+class RunOrder:
+    """The order of a listing: by one of ``SORTS`` either way (ties: by start time the
+    same way; runs that lack a figure last), live runs first if ``live_first``. Every
+    order is read through an index of its own, however many runs there are."""
+
+    by: str = "created"
+    descending: bool = True
+    live_first: bool = False
+
+    def __post_init__(self) -> None:
+        if self.by not in SORTS:
+            raise ValueError(f"runs cannot be sorted by {self.by!r}")
+
+    def sql(self) -> str:
+        """The SQL ``ORDER BY`` terms."""
+        way = " DESC" if self.descending else ""
+        terms = [f"status IN {LIVE} DESC"] if self.live_first else []
+        terms += [f"{self.by} IS NULL"] if self.by in FIGURES else []
+        terms.append(f"{self.by}{way}")
+        unique = self.by in ("created", "id")  # else ties: by start time
+        return ", ".join(terms + ([] if unique else [f"created{way}"]))
 
 
 @dataclass
@@ -449,7 +486,14 @@ def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader
     """Delete the rows of ``table`` whose directory under ``parent`` is gone, and add the
     rows (read by ``reader``) of the directories it lacks: every one when the table is
     being rebuilt (``previous``: its old rows), else those old enough not to be still
-    in the making (their row follows within moments)."""
+    in the making (their row follows within moments). Nothing is listed when neither
+    ``parent`` (its mtime) nor the table (its row count) changed since the last time."""
+    mtime = _mtime(parent)
+    rows = db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    if previous is None and mtime is not None and db.execute(
+            f"SELECT 1 FROM {SYNCED} WHERE name = ? AND mtime = ? AND rows = ?",
+            (table, mtime, rows)).fetchone():
+        return []
     dirs = _dir_names(parent)
     if dirs is None:
         return []
@@ -459,8 +503,10 @@ def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader
         db.execute(f"DELETE FROM {table} WHERE id = ?", (gone,))
         found.append(Finding("orphan_row", f"{parent.name}/{gone}",
                              "an index row whose directory is gone"))
+    making = False  # a directory left out while it is being made
     for new in sorted(dirs - have):
         if previous is None and _young(parent / new):
+            making = True
             continue
         row = reader(parent / new, previous.get(table, {}).get(new) if previous else None)
         if isinstance(row, dict):
@@ -470,7 +516,20 @@ def _sync_table(db: sqlite3.Connection, table: str, parent: Path, reader: Reader
                                  "a directory missing from the index"))
         elif row:
             found.append(Finding("unindexable", f"{parent.name}/{new}", row))
+            making = True  # looked at again next time (it may be repaired)
+    # an mtime of the last moments may not change again for an entry added within them
+    if mtime is not None and not making and time.time_ns() - mtime > SETTLED_NS:
+        db.execute(f"INSERT OR REPLACE INTO {SYNCED} VALUES (?, ?, ?)", (
+            table, mtime, db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]))
     return found
+
+
+def _mtime(path: Path) -> int | None:
+    """``path``'s modification time in nanoseconds (None if it cannot be read)."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def _dir_names(parent: Path) -> set[str] | None:

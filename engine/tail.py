@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 CHUNK = 4 * 1024 * 1024
@@ -29,7 +30,10 @@ class FileTail:
 
     def __init__(self, path: Path, redraws: bool = False) -> None:
         self.path = path
+        self._name = os.fspath(path)
+        self._fd: int | None = None  # held open once the file exists: a read is one pread
         self.offset = 0
+        self._full = False  # the last read stopped at its limit
         self.redraws = redraws
         self._pending = b""  # the unfinished state of the current line (after its last \r)
         self._latest: bytes | None = None  # the newest complete non-empty state, if redrawn
@@ -39,12 +43,16 @@ class FileTail:
 
     def read_lines(self, limit: int = CHUNK) -> list[str]:
         """Complete new lines (and their earlier states, see above), reading at most
-        ``limit`` bytes."""
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read(limit)
-        except FileNotFoundError:
+        ``limit`` bytes. The file is kept open (see :meth:`close`): a file that has not
+        grown costs one ``pread``."""
+        if self._fd is None:
+            try:
+                self._fd = os.open(self._name, os.O_RDONLY)
+            except FileNotFoundError:
+                return []
+        data = os.pread(self._fd, limit, self.offset)
+        self._full = len(data) == limit
+        if not data:
             return []
         self.offset += len(data)
         out: list[str] = []
@@ -70,6 +78,18 @@ class FileTail:
             return self.path.stat().st_size > self.offset
         except FileNotFoundError:
             return False
+
+    @property
+    def unread(self) -> bool:
+        """True when the last read stopped at its limit (the file may hold more): what
+        :meth:`more` says, without a system call."""
+        return self._full
+
+    def close(self) -> None:
+        """Close the file (a later read opens it again)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def rest(self) -> list[str]:
         """The held-back unfinished last line, for when the file is known complete."""

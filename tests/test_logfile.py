@@ -87,3 +87,48 @@ def test_a_section_holding_two_runs_is_split_after_each_runs_end():
                   if e.kind == "metric" and e.name == "training_samples_per_second")
              for i in (1, 2)]
     assert rates[0] == pytest.approx(4543.12670624255) and rates[1] != rates[0]
+
+
+def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_path):
+    from accelbench.engine.logfile import import_file
+    from accelbench.engine.runner import RunHandle
+
+    log = tmp_path / "mixed.log"  # dialect lines, gaps, a redrawn line and machine lines
+    recordings = sorted((FIXTURES / "recordings").glob("*.log"))
+    log.write_text("".join(p.read_text() for p in recordings) + "step 1\rstep 2\rdone\n"
+                   '@@accelbench {"type": "progress", "t": 5.0, "step": 3}\nafter\n')
+    for info in import_file(store, log, "auto"):
+        handle = RunHandle(store, info)
+        events, shown = handle.replay()
+        logs = sum(e.kind == "log" for e in events)
+        batches: list = []
+        for chunk in (101, 4096, 1 << 20):  # gaps and lines across the steps of a pass
+            quiet = handle.fold(chunk=chunk)
+            assert (quiet.log_lines, list(quiet.log_tail), quiet.last_ts) == (
+                logs, list(shown.log_tail), shown.last_ts)
+            assert quiet.summary().to_dict() == shown.summary().to_dict()
+        handle.fold(batches.extend, chunk=101)
+        assert batches and sum(e.kind == "log" for e in batches) == logs
+        for chunk in (101, 4096):  # the states of the job's output, step by step
+            (quiet, out), (loud, tail) = handle._sources(logs=False), handle._sources()
+            while out[2].more():
+                assert not any(e.kind == "log" for e in quiet.output(out[2].read_lines(chunk)))
+                loud.output(tail[2].read_lines(chunk))
+                assert (quiet.state.log_lines, quiet.state.log_tail, quiet.state.last_ts,
+                        quiet.state.metrics, quiet.state.phase) == (
+                    loud.state.log_lines, loud.state.log_tail, loud.state.last_ts,
+                    loud.state.metrics, loud.state.phase)
+
+
+def test_a_dialect_marked_only_in_the_middle_of_a_large_section_is_detected(tmp_path):
+    from accelbench.engine import logfile
+
+    log = tmp_path / "big.log"
+    filler = "".join(f"2024-03-30 13:00:00,000 INFO:   Compiling kernels {i}\n"
+                     for i in range(3 * logfile.SNIFF // 40))
+    train = ("2024-03-30 13:00:01,000 INFO:   | Train Device=CSX, Step=7, Loss=6.5, "
+             "Rate=10.0 samples/sec, GlobalRate=9.0 samples/sec\n")
+    log.write_text(filler + train + filler)
+    [section] = parse_file(log)
+    assert section.dialects == ["cerebras"]
+    assert {(e.name, e.value) for e in section.events if e.kind == "metric"} >= {("loss", 6.5)}

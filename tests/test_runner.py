@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from accelbench.engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
-from accelbench.engine.lane import in_thread
+from accelbench.engine.lane import Hub
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import WRAPPER_FILE, read_json, write_json
 
@@ -197,19 +197,59 @@ def test_stdout_and_stderr_are_told_apart_in_order(runner):
             == "out 1\nerr 1\nout 2\nTraceback-like err 2\n")
 
 
-def test_in_thread_makes_items_in_its_thread_and_raises_their_error_in_the_taker():
+def test_a_hub_makes_items_in_its_thread_and_raises_their_error_in_the_taker():
     import threading
 
-    def make(put, stop):
-        put(threading.current_thread().name)
-        put(42)
-        raise ValueError("damaged")
+    class Source:
+        def __init__(self) -> None:
+            self.steps = 0
+
+        def step(self):
+            self.steps += 1
+            if self.steps == 1:
+                return [threading.current_thread().name, 42], False
+            raise ValueError("damaged")
+
+        def more(self) -> bool:
+            return False
+
+        def close(self) -> None:
+            self.closed = True
 
     async def take() -> list:
         taken = []
         with pytest.raises(ValueError, match="damaged"):
-            async for item in in_thread(make, "test-lane"):
+            async for item in Hub(0.01, "test-hub").take(Source()):
                 taken.append(item)
         return taken
 
-    assert asyncio.run(take()) == ["test-lane", 42]
+    assert asyncio.run(take()) == ["test-hub", 42]
+
+
+def test_a_hub_steps_every_source_in_one_thread_until_each_ends():
+    import threading
+
+    class Count:
+        def __init__(self, name: str, n: int) -> None:
+            self.name, self.n, self.threads, self.closed = name, n, set(), False
+
+        def step(self):
+            self.threads.add(threading.get_ident())
+            self.n -= 1
+            return [self.name], self.n == 0
+
+        def more(self) -> bool:
+            return False
+
+        def close(self) -> None:
+            self.closed = True
+
+    async def take_all(hub: Hub, sources: list) -> list:
+        async def take(source) -> list:
+            return [item async for item in hub.take(source)]
+        return await asyncio.gather(*(take(s) for s in sources))
+
+    sources = [Count("a", 3), Count("b", 5)]
+    assert asyncio.run(take_all(Hub(0.01, "test-hub"), sources)) == [["a"] * 3, ["b"] * 5]
+    assert len(sources[0].threads | sources[1].threads) == 1
+    assert wait_for(lambda: all(source.closed for source in sources), timeout=2)  # by the hub

@@ -401,3 +401,36 @@ def test_the_change_counter_moves_with_every_write_and_only_then(store):
         write()
         assert store.changes() > before
     assert Store(store.home).changes() == store.changes()  # opening in line changes nothing
+
+
+def test_opening_lists_the_run_directories_only_when_they_or_the_index_changed(home,
+                                                                                monkeypatch):
+    """A store opened again, with nothing added or removed, costs no listing of its
+    directories (however many runs it holds); a new directory, or a row gone from the
+    index, is seen at the next open."""
+    from accelbench.engine import store as store_module
+
+    settled = time.time() - 100  # as if made a while ago (a fresh mtime is not trusted)
+    store = Store(home)
+    old = store.create(SPEC)
+    for path in (store.runs_dir, store.experiments_dir):
+        path.mkdir(exist_ok=True)
+        os.utime(path, (settled, settled))
+    listed: list[str] = []
+    names = store_module._dir_names
+    monkeypatch.setattr(store_module, "_dir_names",
+                        lambda parent: listed.append(parent.name) or names(parent))
+    Store(home)
+    assert listed == ["runs", "experiments"]  # the first time since the change: listed
+    listed.clear()
+    assert [i.id for i in Store(home).list()] == [old.id]
+    assert listed == []
+    made = store.runs_dir / "20200101-000000-made-by-hand"  # an old run copied in by hand
+    shutil.copytree(old.dir, made)
+    os.utime(made, (settled, settled))
+    os.utime(store.runs_dir, (settled + 1, settled + 1))
+    assert {i.id for i in Store(home).list()} == {old.id, made.name}
+    assert listed == ["runs"]
+    with closing(sqlite3.connect(home / "index.sqlite")) as db, db:
+        db.execute("DELETE FROM runs WHERE id = ?", (made.name,))
+    assert {i.id for i in Store(home).list()} == {old.id, made.name}  # the row counted

@@ -334,3 +334,65 @@ async def test_a_slow_launcher_poll_never_blocks_the_app(runner, monkeypatch):
             assert worst < 0.5, f"the event loop stalled {worst:.2f} s"
     finally:
         handle.cancel(grace=1)
+
+
+async def test_the_runs_screen_pages_and_sorts_through_the_index(runner):
+    """A page of 50 runs at a time, in the order the index gives for the column sorted
+    by (runs without a figure last, either way); moving past a page's edge turns it, and
+    the sub-title says where the cursor is among every run; marks outlive the page."""
+    from accelbench.engine.summary import RunSummary
+    from accelbench.tui.screens.runs import RunsScreen
+
+    store = runner.store
+    infos = []
+    for n in range(230):
+        info = store.create(spec_from_dict({"name": f"r{n}", "workload": "command",
+                                            "params": {"command": "true"}}))
+        info.status = ("cancelled", "failed", "done")[n % 3]
+        info.summary = RunSummary(samples_per_s=float(n % 7) if n % 5 else None)
+        store.record_end(info.id, info.status, info.summary, info.created + 1)
+        infos.append(info)
+    newest = sorted(infos, key=lambda i: i.created, reverse=True)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                         and app.screen.query_one(DataTable).row_count == 50)
+        screen, table = app.screen, app.screen.query_one(DataTable)
+
+        def ids():
+            return [str(table.get_row_at(i)[1]).removeprefix("● ")
+                    for i in range(table.row_count)]
+
+        assert ids() == [i.id for i in newest[:50]]
+        assert "run 1 of 230, sorted by started ↓" in screen.sub_title
+        await pilot.press("space")  # marks the newest run, and moves down
+        await pilot.press("ctrl+end")  # the last page, on its last row
+        await wait_until(pilot, lambda: table.row_count == 30)
+        assert ids() == [i.id for i in newest[200:]]
+        assert "run 230 of 230" in screen.sub_title
+        await pilot.press("pageup")  # the page's first row
+        await wait_until(pilot, lambda: "run 201 of 230" in screen.sub_title)
+        await pilot.press("up")  # back a page, on its last row
+        await wait_until(pilot, lambda: table.row_count == 50 and ids()[0] == newest[150].id)
+        assert "run 200 of 230" in screen.sub_title
+        await pilot.press("down")  # on to the last page again, its first row
+        await wait_until(pilot, lambda: table.row_count == 30)
+        assert "run 201 of 230" in screen.sub_title
+        await pilot.press("space")
+        assert screen.marked == [newest[0].id, newest[200].id]
+        await pilot.press("s")  # by status, a..z; ties by start time the same way
+        by_status = sorted(infos, key=lambda i: (i.status, i.created))
+        await wait_until(pilot, lambda: ids() == [i.id for i in by_status[:50]])
+        for _ in range(5):  # run, workload, accel, params, samples/s (highest first)
+            await pilot.press("s")
+        rated = [i for i in infos if i.summary.samples_per_s is not None]
+        by_rate = sorted(rated, key=lambda i: (i.summary.samples_per_s, i.created),
+                         reverse=True) + sorted((i for i in infos if i not in rated),
+                                                key=lambda i: i.created, reverse=True)
+        await wait_until(pilot, lambda: screen.sort_column == "samples/s"
+                         and ids() == [i.id for i in by_rate[:50]])
+        shown = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        assert [cell for cell in shown if cell.startswith("● ")] == [
+            f"● {i.id}" for i in by_rate[:50] if i.id in screen.marked] != []
+        assert screen.marked == [newest[0].id, newest[200].id]

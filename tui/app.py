@@ -17,12 +17,13 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from accelbench.engine import experiment
+from accelbench.engine import digest, experiment
 from accelbench.engine.compare import compare
 from accelbench.engine.errors import UserError
 from accelbench.engine.follow import Follower
 from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec
+from accelbench.engine.store import RunQuery
 from accelbench.engine.summary import RunSummary
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
@@ -76,7 +77,7 @@ class AccelbenchApp(App):
 
     def _live_runs_first(self) -> None:
         """With runs still live (started by an earlier session), open on them, followed."""
-        live = [info for info in self.runner.store.list() if not info.final]
+        live = self.runner.store.list(query=RunQuery(unfinished=True))
         if live:
             self.call_from_thread(self._follow_live, live)
 
@@ -218,15 +219,22 @@ class AccelbenchApp(App):
     @on(messages.RunsWanted)
     def _on_runs_wanted(self, message: messages.RunsWanted) -> None:
         followed = sorted((run_id, f.version) for run_id, f in self.followers.items())
+        store = self.runner.store
 
         def read() -> None:
-            seen = (self.runner.store.changes(), followed)
+            seen = (store.changes(), followed)
             if seen == message.seen:  # nothing changed: no query, no redraw
                 self.call_from_thread(self._answer, message.reply, None, seen)
                 return
-            infos = self.runner.store.list()
-            self.call_from_thread(lambda: self._answer(
-                message.reply, [(info, self.live_summary(info.id)) for info in infos], seen))
+            infos = store.list(message.limit, message.query, message.order, message.offset)
+            whole = message.limit is None or (not message.offset and len(infos) < message.limit)
+            total = len(infos) if whole else store.count(message.query)
+            marked = [info.id for info in store.list(query=RunQuery(ids=message.marked))
+                      ] if message.marked else []
+            self.call_from_thread(lambda: self._answer(message.reply, messages.RunsPage(
+                [(info, self.live_summary(info.id)) for info in infos], message.order,
+                message.offset, total,
+                [run_id for run_id in message.marked if run_id in marked]), seen))
 
         self.run_worker(read, thread=True, exclusive=True, group="runs")
 
@@ -234,7 +242,8 @@ class AccelbenchApp(App):
     def _on_comparison_wanted(self, message: messages.ComparisonWanted) -> None:
         def read() -> None:  # fold each run (for its loss curve), then compare
             handles = [self.runner.open(run_id) for run_id in message.run_ids]
-            states = [handle.state() for handle in handles]  # an unreadable run: see its info
+            states = [digest.read(handle.info) or handle.state()  # unreadable: see its info
+                      for handle in handles]
             cmp = compare([handle.info for handle in handles])
             self.call_from_thread(self._answer, message.reply, cmp,
                                   [s.metric_history if s else {} for s in states])

@@ -7,14 +7,15 @@ are answered by calling their ``reply`` on the UI thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from textual.message import Message
 
 from accelbench.engine.compare import Comparison
 from accelbench.engine.follow import Follower
 from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store import RunInfo, RunOrder, RunQuery
 from accelbench.engine.summary import RunSummary
 
 
@@ -62,17 +63,36 @@ class SpecWanted(Message):
 Runs = list[tuple[RunInfo, tuple[str, RunSummary] | None]]
 
 
-class RunsWanted(Message):
-    """Every run, each with its live figures when followed (else None), read off the UI
-    thread: ``reply(runs, seen)``, ``seen`` telling what they are as of (the index's change
-    counter and the followers' versions); ``runs`` is None when nothing changed since the
-    ``seen`` of the message."""
+@dataclass(frozen=True)
+class RunsPage:
+    """Runs of the history, each with its live figures when followed (else None): the
+    ``offset``-th on, in ``order``, of the ``total`` a query selects; ``marked``: those
+    of the asker's marked runs that still exist."""
 
-    def __init__(self, reply: Callable[[Runs | None, object], None], seen: object = None
+    runs: Runs
+    order: RunOrder
+    offset: int
+    total: int
+    marked: list[str] = field(default_factory=list)
+
+
+class RunsWanted(Message):
+    """The runs ``query`` selects in ``order``, ``limit`` of them (every one when None)
+    from the ``offset``-th on, read off the UI thread: ``reply(page, seen)``, ``seen``
+    telling what they are as of (the index's change counter and the followers'
+    versions); ``page`` is None when nothing changed since the ``seen`` of the message."""
+
+    def __init__(self, reply: Callable[[RunsPage | None, object], None], seen: object = None,
+                 query: RunQuery | None = None, order: RunOrder | None = None,
+                 offset: int = 0, limit: int | None = None, marked: Sequence[str] = ()
                  ) -> None:
         super().__init__()
         self.reply = reply
         self.seen = seen
+        self.query = query or RunQuery()
+        self.order = order or RunOrder()
+        self.offset, self.limit = offset, limit
+        self.marked = tuple(marked)
 
 
 class FollowersWanted(Message):

@@ -22,7 +22,8 @@ class Dialect:
     carries its own. ``finish`` flushes what a block left pending at the end.
 
     ``needs`` (literal texts, matched with case) lets a reader skip lines: a line
-    holding none of them may not be fed; ``None`` feeds every line. Where lines went
+    holding none of them (nor one of ``needs_nocase``, literal texts matched in any
+    case) may not be fed; ``None`` feeds every line. Where lines went
     by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
     whose state any other line changes (a block ending at the first other line) acts
     on it there, as ``feed`` would have on such a line.
@@ -42,6 +43,7 @@ class Dialect:
     needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
     warnings: ClassVar[frozenset[str]] = frozenset()  # its diagnoses of a job that went on
     fallback: ClassVar[bool] = False
+    needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id

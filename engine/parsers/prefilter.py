@@ -1,4 +1,8 @@
-"""Finding the lines some dialects need (``Dialect.needs``) without looking at the others."""
+"""Finding the lines some dialects need (``Dialect.needs``) without looking at the others.
+
+Each literal is searched over a whole block of text (``str.find``, in C), so a line
+holding none costs nothing in Python; the few lines found are the ones given out.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from accelbench.engine.parsers import Dialect
 
 
 def needs_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...] | None:
-    """The texts one of which a line must hold for any of ``dialects``; None: every line."""
+    """The texts (with case) one of which a line must hold for any of ``dialects``
+    (or one of :func:`nocase_of`); None: every line."""
     texts: set[str] = set()
     for dialect in dialects:
         if dialect.needs is None:
@@ -18,27 +23,54 @@ def needs_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...] | N
     return tuple(sorted(texts))
 
 
-def wanted_lines(text: str, needs: tuple[str, ...] | None) -> Iterator[tuple[int, str | None]]:
+def nocase_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...]:
+    """The texts, lower-cased, a line may hold in any case for one of ``dialects``."""
+    return tuple(sorted({text.lower() for d in dialects for text in d.needs_nocase}))
+
+
+def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = (),
+                lowered: str | None = None) -> list[int]:
+    """The offsets, in order, of the lines (split at ``\\n``) of ``text`` that hold one of
+    ``needs``, or one of ``nocase`` (lower-case) in any case (``lowered``: ``text.lower()``
+    where the caller has it, for an ASCII text)."""
+    starts: set[int] = set()
+    _find(text, needs, starts)
+    if nocase:
+        if lowered is not None or text.isascii():  # lower() keeps the offsets of ASCII
+            _find(lowered if lowered is not None else text.lower(), nocase, starts)
+        else:
+            pattern = re.compile("|".join(map(re.escape, nocase)), re.IGNORECASE)
+            for m in pattern.finditer(text):
+                starts.add(text.rfind("\n", 0, m.start()) + 1)
+    return sorted(starts)
+
+
+def _find(text: str, literals: tuple[str, ...], starts: set[int]) -> None:
+    """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``."""
+    find, rfind = text.find, text.rfind
+    for literal in literals:
+        i = find(literal)
+        while i >= 0:
+            starts.add(rfind("\n", 0, i) + 1)
+            end = find("\n", i + len(literal))
+            if end < 0:
+                break
+            i = find(literal, end + 1)
+
+
+def wanted_lines(text: str, needs: tuple[str, ...] | None, nocase: tuple[str, ...] = ()
+                 ) -> Iterator[tuple[int, str | None]]:
     """``(offset, line)`` for each line of ``text`` (split at ``\\n``) holding one of
-    ``needs`` (every line if None), and ``(offset, None)`` where lines without them start
-    a gap; each literal is searched over the whole text, so other lines cost nothing."""
+    ``needs`` or ``nocase`` (every line if ``needs`` is None), and ``(offset, None)`` where
+    lines without them start a gap."""
     if needs is None:
         offset = 0
         for line in text.split("\n"):
             yield offset, line
             offset += len(line) + 1
         return
-    starts: set[int] = set()
-    for literal in needs:
-        i = text.find(literal)
-        while i >= 0:
-            starts.add(text.rfind("\n", 0, i) + 1)
-            end = text.find("\n", i + len(literal))
-            if end < 0:
-                break
-            i = text.find(literal, end + 1)
     after = 0  # the offset just after the last line given
-    for start in sorted(starts):
+    for start in line_starts(text, needs, nocase):
         if start > after:
             yield after, None
         end = text.find("\n", start)

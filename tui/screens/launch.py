@@ -82,7 +82,15 @@ class LaunchScreen(Screen):
 
     def _load_first(self, spec: JobSpec | None) -> None:
         """The form's first contents: the spec the app was opened with, else the default."""
-        self.load_spec(spec or default_spec())
+        if spec is not None:
+            self.load_spec(spec)
+        else:
+            self._load_default()
+
+    @work(thread=True, exclusive=True, group="presets")
+    def _load_default(self) -> None:
+        """Read the default preset off the UI thread, then fill the form with it."""
+        self.app.call_from_thread(self.load_spec, default_spec())
 
     @work(thread=True, exclusive=True, group="detect")
     def detect(self) -> None:

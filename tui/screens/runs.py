@@ -1,4 +1,10 @@
-"""Every run in a sortable table; open one (live or finished), cancel a live one."""
+"""Every run in a sortable table, a page at a time; open one (live or finished), cancel a
+live one.
+
+The table holds one page of rows (50), read from the index in the order shown (the index
+sorts by any column), so the screen costs the same with 100 runs or 100,000; moving past
+the first or last row turns the page.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +13,64 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
 from accelbench.engine import present
-from accelbench.engine.store import RunInfo
-from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, Runs, RunsWanted
+from accelbench.engine.store import RunInfo, RunOrder, RunQuery
+from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, RunsWanted
 
 COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
+PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
+DESCENDING = ("started", "samples/s", "acc %")  # the columns first sorted highest first
 
 
-def _sort_key(value):
-    return (value is None, value if value is not None else 0)
+class RunsTable(DataTable[Text]):
+    """A page of runs: moving on from its last row, or back from its first, asks for the
+    next or previous page (``Turn``)."""
+
+    class Turn(Message):
+        """Show the page ``step`` pages on (negative: back); ``end``: the first or last."""
+
+        def __init__(self, step: int, end: bool = False) -> None:
+            super().__init__()
+            self.step, self.end = step, end
+
+    def _at(self, step: int) -> bool:
+        """The cursor is on the page's last row (``step`` > 0) or its first."""
+        return self.cursor_row >= self.row_count - 1 if step > 0 else self.cursor_row <= 0
+
+    def action_cursor_down(self) -> None:
+        if self._at(1):
+            self.post_message(self.Turn(1))
+        else:
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if self._at(-1):
+            self.post_message(self.Turn(-1))
+        else:
+            super().action_cursor_up()
+
+    def action_page_down(self) -> None:
+        if self._at(1):
+            self.post_message(self.Turn(1))
+        else:
+            super().action_page_down()
+
+    def action_page_up(self) -> None:
+        if self._at(-1):
+            self.post_message(self.Turn(-1))
+        else:
+            super().action_page_up()
+
+    def action_scroll_top(self) -> None:
+        self.post_message(self.Turn(-1, end=True))
+
+    def action_scroll_bottom(self) -> None:
+        self.post_message(self.Turn(1, end=True))
 
 
 class RunsScreen(Screen):
@@ -42,14 +93,18 @@ class RunsScreen(Screen):
         super().__init__()
         self.sort_column = "started"
         self.sort_reverse = True
-        self._raw: dict[str, tuple] = {}
+        self.first = 0  # the page's first row among every run
+        self.total = 0
+        self._raw: dict[str, tuple] = {}  # the page's rows (present.run_values), in order
         self._infos: dict[str, RunInfo] = {}
-        self._seen: object = None  # what the runs shown are as of (see RunsWanted)
+        self._seen: object = None  # what the page shown is as of (see RunsWanted)
+        self._cursor: tuple[str | None, int] | None = None  # the next page's cursor: on
+        # the run with this id, else on this row
         self.marked: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
-        table: DataTable[Text] = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        table = RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         for head in present.run_heads():
             table.add_column(head.rich(), key=head.title)
         yield table
@@ -60,53 +115,94 @@ class RunsScreen(Screen):
         self.reload()
         self.set_interval(REFRESH_S, self.reload)
 
-    def reload(self) -> None:
-        """Ask for the runs (the app reads the index off the UI thread), then redraw: only
-        when the index or a followed run changed since the last time."""
-        self.post_message(RunsWanted(self._show, self._seen))
+    def order(self) -> RunOrder:
+        """The order shown: by the sort column, live runs first when by start time."""
+        return RunOrder(present.RUN_SORTS[self.sort_column], self.sort_reverse,
+                        live_first=self.sort_column == "started")
 
-    def _show(self, runs: Runs | None, seen: object) -> None:
+    def reload(self) -> None:
+        """Ask for the page (the app reads the index off the UI thread), then redraw: only
+        when the index or a followed run changed since the last time."""
+        self.post_message(RunsWanted(self._show, self._seen, order=self.order(),
+                                     offset=self.first, limit=PAGE, marked=self.marked))
+
+    def _turn(self, offset: int, run_id: str | None, row: int) -> None:
+        """Show the page from ``offset`` on, the cursor on run ``run_id`` if it is on it,
+        else on ``row`` (-1: the last)."""
+        self.first, self._cursor, self._seen = max(0, offset), (run_id, row), None
+        self.reload()
+
+    def _show(self, page: RunsPage | None, seen: object) -> None:
+        if page is not None and (page.order, page.offset) != (self.order(), self.first):
+            return  # an answer to an earlier question (another order or page)
         self._seen = seen
-        if runs is None:
+        if page is None:
             return
-        self._raw = {info.id: present.run_values(info, live) for info, live in runs}
-        self._infos = {info.id: info for info, _ in runs}
-        self.marked = [rid for rid in self.marked if rid in self._raw]
+        if not page.runs and page.offset and page.total:  # runs went: show the last page
+            self._turn((page.total - 1) // PAGE * PAGE, None, -1)
+            return
+        self.total = page.total
+        self._raw = {info.id: present.run_values(info, live) for info, live in page.runs}
+        self._infos = {info.id: info for info, _ in page.runs}
+        self.marked = list(page.marked)
         self._redraw_table()
 
     def _redraw_table(self) -> None:
-        """Write the rows sorted by the chosen column (live runs first when by start time)."""
-        table, raw = self.query_one(DataTable), self._raw
-        selected = self._selected_id()
-        index = COLUMNS.index(self.sort_column)
-        order = sorted(raw, key=lambda rid: _sort_key(raw[rid][index]), reverse=self.sort_reverse)
-        if self.sort_column == "started":
-            order.sort(key=lambda rid: raw[rid][0] not in ("running", "queued"))
+        """Write the page's rows, keeping the cursor on its run (or where it was asked)."""
+        table = self.query_one(RunsTable)
+        run_id, row = self._cursor or (self._selected_id(), table.cursor_row)
+        self._cursor = None
         table.clear()
-        for rid in order:
-            cells = present.run_cells(raw[rid], marked=rid in self.marked)
+        for rid, values in self._raw.items():
+            cells = present.run_cells(values, marked=rid in self.marked)
             table.add_row(*(cell.rich() for cell in cells), key=rid)
-        if selected in raw:
-            table.move_cursor(row=table.get_row_index(selected))
+        if run_id in self._raw:
+            row = table.get_row_index(run_id)
+        table.move_cursor(row=row % table.row_count if table.row_count else 0)
+        self._show_position()
+
+    def _show_position(self) -> None:
+        """The sub-title: where the cursor is among every run, and the order."""
+        table = self.query_one(RunsTable)
+        where = (f"run {self.first + table.cursor_row + 1:,} of {self.total:,}"
+                 if table.row_count else "no runs")
+        self.sub_title = (f"runs: {where}, sorted by {self.sort_column}"
+                          f" {'↓' if self.sort_reverse else '↑'}")
+
+    def on_data_table_row_highlighted(self) -> None:
+        self._show_position()
+
+    def on_runs_table_turn(self, event: RunsTable.Turn) -> None:
+        pages = max(0, (self.total - 1) // PAGE)
+        page = self.first // PAGE
+        to = (pages if event.step > 0 else 0) if event.end else page + event.step
+        if 0 <= to <= pages and to != page:
+            # back a page, or on to the last: on its last row; else on its first
+            self._turn(to * PAGE, None, -1 if (event.step > 0) == event.end else 0)
+        elif event.end:
+            self.query_one(RunsTable).move_cursor(row=-1 if event.step > 0 else 0)
 
     def _selected_id(self) -> str | None:
-        table = self.query_one(DataTable)
+        table = self.query_one(RunsTable)
         if not table.row_count:
             return None
         return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
+    def _sort(self, column: str, reverse: bool) -> None:
+        """Sort by ``column``, from the first page (the selected run stays selected if
+        it is on it)."""
+        self.sort_column, self.sort_reverse = column, reverse
+        self._turn(0, self._selected_id(), 0)
+
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         column = str(event.column_key.value)
-        self.sort_reverse = not self.sort_reverse if column == self.sort_column else column in (
-            "started", "samples/s", "acc %")
-        self.sort_column = column
-        self._redraw_table()
+        self._sort(column, not self.sort_reverse if column == self.sort_column
+                   else column in DESCENDING)
 
     def action_cycle_sort(self) -> None:
-        self.sort_column = COLUMNS[(COLUMNS.index(self.sort_column) + 1) % len(COLUMNS)]
-        self.sort_reverse = self.sort_column in ("started", "samples/s", "acc %")
-        self._redraw_table()
-        self.notify(f"sorted by {self.sort_column}")
+        column = COLUMNS[(COLUMNS.index(self.sort_column) + 1) % len(COLUMNS)]
+        self._sort(column, column in DESCENDING)
+        self.notify(f"sorted by {column}")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         assert event.row_key.value is not None  # every row is keyed by its run's id
@@ -125,7 +221,7 @@ class RunsScreen(Screen):
             else:
                 self.marked.append(run_id)
             self._redraw_table()
-            self.query_one(DataTable).action_cursor_down()
+            self.query_one(RunsTable).action_cursor_down()
 
     def action_compare(self) -> None:
         if self.marked:
@@ -137,9 +233,12 @@ class RunsScreen(Screen):
             self.notify("mark runs with space first (or select a run of an experiment)",
                         severity="warning")
             return
-        runs = sorted((i for i in self._infos.values() if i.experiment == exp_id),
-                      key=lambda i: i.created)
-        self.post_message(CompareRuns([i.id for i in runs], "experiment"))
+        self.post_message(RunsWanted(self._compare_experiment, query=RunQuery(
+            experiment=exp_id), order=RunOrder(descending=False)))
+
+    def _compare_experiment(self, page: RunsPage | None, seen: object) -> None:
+        if page is not None:
+            self.post_message(CompareRuns([info.id for info, _ in page.runs], "experiment"))
 
     def action_cancel_run(self) -> None:
         run_id = self._selected_id()

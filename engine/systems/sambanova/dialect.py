@@ -65,10 +65,10 @@ class SambaNova(Dialect):
     title = "SambaNova SambaFlow"
     needs = ("e2e_train_time", "training_sequences_per_second", "final_loss",
              "training_samples_per_second", "|global_step:", "Iteration:", "COMPILE START AT",
-             "RUN", "NLP app finished", "rror", "ERROR", "Expected throughput",
-             ".pef does not exist", "Compilation succeeded", "Epoch [", "Test Accuracy: ",
-             "e2e_throughput: ",
+             "RUN", "NLP app finished", "Expected throughput", ".pef does not exist",
+             "Compilation succeeded", "Epoch [", "Test Accuracy: ", "e2e_throughput: ",
              "AssertionError: ", "SambaConnector", " - info ", " - warning ")
+    needs_nocase = ("error",)  # _BAD_CONFIG is case-insensitive
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
