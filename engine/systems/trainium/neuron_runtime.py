@@ -43,10 +43,10 @@ class NeuronRuntime(Dialect):
     title = "Neuron runtime and compiler errors"
     warnings = frozenset({"neuron_precompile_graphs_failed"})  # the job may go on
     needs = ("already in use", "not available", "nrt_allocate_neuron_cores", "/dev/neuron",
-             "NEURON_PARALLEL_COMPILE")
+             "No neuron device available", "NEURON_PARALLEL_COMPILE")
     # the out-of-memory and compiler patterns are case-insensitive
     needs_nocase = ("resource_exhausted", "failed to allocate ", "out of ", "neuronx-cc",
-                    "compilation failed", "neff")
+                    "compilation failed", "failed compilation", "compiler status fail", "neff")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
