@@ -9,7 +9,6 @@ from accelbench.engine import logfile
 from accelbench.engine.events import Event
 from accelbench.engine.jsonlines import json_lines
 from accelbench.engine.state import RunState
-from accelbench.engine.summary import RunSummary
 
 
 class _JsonLines(logfile.Reader):
@@ -23,7 +22,7 @@ class _Summaries(logfile.Reader):
     """Each run's title, dialects, number of events and summary."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, list[str], int, RunSummary]] = []
+        self.rows: list[tuple[str, list[str], int, logfile.Outcome, RunState]] = []
 
     def begin(self, run_id: str, dialects: list[str]) -> None:
         self.state, self.count, self.dialects = RunState("parsed"), 0, dialects
@@ -33,8 +32,8 @@ class _Summaries(logfile.Reader):
         for event in events:
             self.state.feed(event)
 
-    def end(self, title: str) -> None:
-        self.rows.append((title, self.dialects, self.count, self.state.summary()))
+    def end(self, title: str, outcome: logfile.Outcome) -> None:
+        self.rows.append((title, self.dialects, self.count, outcome, self.state))
 
 
 def parse(path: str, dialect: str, as_json: bool) -> int:
@@ -42,18 +41,24 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
     if as_json:
         logfile.read_file(path, _JsonLines(), dialect)
         return 0
+    from rich.markup import escape
     from rich.table import Table
 
     from accelbench.cli.live import console
 
     runs = _Summaries()
     logfile.read_file(path, runs, dialect)
-    table = Table(title=f"{path}: {len(runs.rows)} sections")
-    for column in ("section", "dialects", "events", "samples/s", "final loss", "accuracy"):
+    table = Table(title=escape(f"{path}: {len(runs.rows)} sections"))
+    for column in ("section", "dialects", "events", "status", "samples/s", "final loss",
+                   "accuracy", "diagnoses"):
         table.add_column(column)
-    for title, dialects, count, summary in runs.rows:
-        table.add_row(title or "(top)", ", ".join(dialects) or "-", str(count),
-                      fmt.number(summary.samples_per_s), fmt.number(summary.final_loss),
-                      fmt.number(summary.accuracy))
+    for title, dialects, count, outcome, state in runs.rows:
+        summary = state.summary()
+        code = "" if outcome.exit_code is None else f" (exit {outcome.exit_code})"
+        table.add_row(escape(title or "(top)"), ", ".join(dialects) or "-", str(count),
+                      outcome.status + code, fmt.number(summary.samples_per_s),
+                      fmt.number(summary.final_loss), fmt.number(summary.accuracy),
+                      escape("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses))
+                      or "-")
     console().print(table)
     return 0

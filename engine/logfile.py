@@ -2,7 +2,13 @@
 
 The seed notes mix several runs in one markdown file, each under a heading; a
 section is the text from one heading to the next (the whole file if it has none),
-and a section is cut after each run's end where another run's figures follow.
+and a section is cut after each run's end where another run's figures follow. Only
+markdown notes have headings: a ``.md`` file, or one with fenced code blocks; in a plain
+log a line starting with ``# `` is a line like any other.
+
+A run failed where a dialect gives a diagnosis (not one of its ``warnings``), succeeded
+where one of its ``run_end``/``success`` metrics comes, and otherwise its log does not say
+(``ended``); its duration is the span of the log's own timestamps.
 
 A file is streamed in blocks of ``BLOCK`` characters (memory stays a few blocks
 whatever its size): a first pass finds the sections and detects each one's dialects
@@ -24,7 +30,7 @@ from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.runner import RunHandle
@@ -35,6 +41,20 @@ BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
 # detected from (a smaller section: all of it; in between: the lines they need)
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
+_FENCE = re.compile(r"^\s*```", re.M)
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+@dataclass
+class Outcome:
+    """How a run's log says it ended: ``failed`` (with the ``failure``), ``done`` or
+    ``ended`` (neither shown), the exit code it reports, and the seconds its own
+    timestamps span."""
+
+    status: str = "ended"
+    exit_code: int | None = None
+    failure: Diagnosis | None = None
+    span: float = 0.0
 
 
 @dataclass
@@ -45,6 +65,15 @@ class Section:
     text: str
     dialects: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    outcome: Outcome = field(default_factory=Outcome)
+
+    @property
+    def status(self) -> str:
+        return self.outcome.status
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.outcome.exit_code
 
 
 class Reader:
@@ -64,14 +93,14 @@ class Reader:
     def events(self, events: list[Event]) -> None:
         """More of the run's events, in order."""
 
-    def end(self, title: str) -> None:
+    def end(self, title: str, outcome: Outcome) -> None:
         """The run's text and events are all given; ``title`` is its section's."""
 
 
 def split_sections(text: str) -> list[Section]:
-    """Sections at markdown headings (outside fenced code blocks)."""
+    """Sections of markdown notes at their headings (outside fenced code blocks)."""
     return [Section(span.title, text[span.start:span.end])
-            for span in _scan(iter([text]) if text else iter([]))[0]]
+            for span in _scan(iter([text]) if text else iter([]), True)[0]]
 
 
 def detect(text: str) -> list[str]:
@@ -80,9 +109,22 @@ def detect(text: str) -> list[str]:
 
 
 def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) -> list[str]:
-    """The dialects in ``found`` or whose sniff recognises one of ``texts``."""
-    return [name for name, dialect in registry.dialects().items()
-            if name in found or any(dialect.sniff(text) for text in texts)]
+    """The dialects in ``found`` or whose sniff recognises one of ``texts``; a ``fallback``
+    one only where no system's dialect is found (that one reads its own progress bars)."""
+    dialects = registry.dialects()
+    names = [name for name, dialect in dialects.items()
+             if name in found or any(dialect.sniff(text) for text in texts)]
+    if any(name in registry.dialect_systems() for name in names):
+        names = [name for name in names if not dialects[name].fallback]
+    return names
+
+
+def _is_markdown(path: Path) -> bool:
+    """Whether a file holds markdown notes (headings split it), not a plain log: a ``.md``
+    file, or one with a fenced code block."""
+    if path.suffix.lower() in MARKDOWN_SUFFIXES:
+        return True
+    return any("```" in block and _FENCE.search(block) for block in _blocks(path))
 
 
 def _blocks(path: Path) -> Iterator[str]:
@@ -213,9 +255,10 @@ def _marks(block: str) -> list[tuple[int, bool]]:
     return marks
 
 
-def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], set[str]]:
-    """The non-blank sections of the text in ``blocks``, and the texts that the whole
-    file's dialects are detected from with those found in its sections' middles."""
+def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str], set[str]]:
+    """The non-blank sections of the text in ``blocks`` (one unless ``markdown``), and the
+    texts that the whole file's dialects are detected from with those found in its
+    sections' middles."""
     spans: list[_Span] = []
     headings: list[str] = []
     whole = _Sample(middle=False)
@@ -223,7 +266,7 @@ def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], set[str]]:
     for block in blocks:
         whole.add(block)
         pos = 0  # where the part of ``block`` not yet in a span starts
-        for start, fence in _marks(block):
+        for start, fence in _marks(block) if markdown else ():
             if fence:
                 fenced = not fenced
                 continue
@@ -254,20 +297,32 @@ def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], set[str]]:
 
 
 def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
-    """The events of ``line``, or of the lines skipped where ``line`` is None."""
+    """The events of ``line`` (split at carriage returns as the tail does), or of the
+    lines skipped where ``line`` is None."""
     if line is None:
         return [e for parser in parsers for e in parser.skipped(0.0)]
+    if "\r" in line:
+        return [e for part in [p for p in line.split("\r") if p] or [""]
+                for parser in parsers for e in parser.feed(part, 0.0)]
     if len(parsers) == 1:
         return parsers[0].feed(line, 0.0)
     return [e for parser in parsers for e in parser.feed(line, 0.0)]
+
+
+def _closing(event: Event) -> bool:
+    """True for an event that belongs to the run before it: its wind-down or the
+    diagnosis of its failure (an app asserting on the figures it just printed)."""
+    return isinstance(event, Diagnosis) or (isinstance(event, Phase)
+                                            and event.name == "completing")
 
 
 class _Runs:
     """One section's runs, parsed from its text given in order, piece by piece.
 
     A run ends after a line giving a dialect's ``run_end`` metric where a later line
-    gives events: from the first such end on, a copy of the dialects goes on through
-    the whole section (``split``) to find where, while each run is parsed afresh.
+    gives events other than the run's closing ones (``_closing``): from the first such
+    end on, a copy of the dialects goes on through the whole section (``split``) to find
+    where, while each run is parsed afresh.
     """
 
     def __init__(self, reader: Reader, names: list[str], title: str, run_ids: Iterator[str]
@@ -276,6 +331,8 @@ class _Runs:
         classes = [registry.get_dialect(name) for name in names]
         self.needs, self.nocase = needs_of(classes), nocase_of(classes)
         self.ends = frozenset(name for cls in classes for name in cls.run_end)
+        self.success = self.ends | {name for cls in classes for name in cls.success}
+        self.warnings = frozenset(code for cls in classes for code in cls.warnings)
         self.skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
         self.split: list[Dialect] | None = None
         self.ended = False  # a run's end was seen, and no event since
@@ -289,13 +346,30 @@ class _Runs:
         self.runs += 1
         run_id = next(self.run_ids)
         self.parsers = [registry.get_dialect(name)(run_id) for name in self.names]
+        self.succeeded, self.failure, self.first, self.last = False, None, 0.0, 0.0
         self.reader.begin(run_id, self.names)
+
+    def _give(self) -> None:
+        """Hand the batch to the reader, noting what says how the run ended, and when."""
+        for event in self.batch:
+            if event.ts:
+                self.first = min(self.first or event.ts, event.ts)
+                self.last = max(self.last, event.ts)
+            if type(event) is Metric:
+                self.succeeded = self.succeeded or event.name in self.success
+            elif (type(event) is Diagnosis and self.failure is None
+                  and event.code not in self.warnings):
+                self.failure = event
+        self.reader.events(self.batch)
+        self.batch = []
 
     def _end(self, title: str) -> None:
         self.batch += [e for parser in self.parsers for e in parser.finish(0.0)]
-        self.reader.events(self.batch)
-        self.batch = []
-        self.reader.end(title)
+        self._give()
+        status = "failed" if self.failure else "done" if self.succeeded else "ended"
+        code = next((p.exit_code for p in self.parsers if p.exit_code is not None), None)
+        self.reader.end(title, Outcome(status, code, self.failure,
+                                       round(self.last - self.first, 3)))
 
     def _numbered(self) -> str:
         return f"{self.title} ({self.runs})" if self.title else f"({self.runs})"
@@ -327,8 +401,7 @@ class _Runs:
         if last:
             self._end(self._numbered() if self.runs > 1 else self.title)
         else:
-            self.reader.events(self.batch)
-            self.batch = []
+            self._give()
 
     def _item(self, offset: int, line: str | None) -> None:
         if line is None and ((self.gap and offset == 0) or not self.skips):
@@ -337,7 +410,7 @@ class _Runs:
         self.gap = line is None
         if self.split is not None:
             split = _deliver(self.split, line)
-            if self.ended and split:
+            if self.ended and split and not all(_closing(e) for e in split):
                 self._cut(offset)
         events = _deliver(self.parsers, line)
         self.batch += events
@@ -368,7 +441,7 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    spans, whole, found = _scan(_blocks(path))
+    spans, whole, found = _scan(_blocks(path), _is_markdown(path))
     names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
     reader.file(_detect(whole, found) if dialect == "auto" else [])
@@ -408,9 +481,9 @@ class _Sections(Reader):
     def events(self, events: list[Event]) -> None:
         self.sections[-1].events += events
 
-    def end(self, title: str) -> None:
-        self.sections[-1].title = title
-        self.sections[-1].text = "".join(self._text)[:-1]
+    def end(self, title: str, outcome: Outcome) -> None:
+        section = self.sections[-1]
+        section.title, section.text, section.outcome = title, "".join(self._text)[:-1], outcome
 
 
 def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
@@ -455,17 +528,17 @@ class _Importer(Reader):
     def events(self, events: list[Event]) -> None:
         self._events = self._events or any(e.kind != "log" for e in events)
 
-    def end(self, title: str) -> None:
+    def end(self, title: str, outcome: Outcome) -> None:
         assert self._file is not None
         self._file.close()
         try:
             if self._events:
-                self._keep(title, Path(self._file.name))
+                self._keep(title, outcome, Path(self._file.name))
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._file.name)
 
-    def _keep(self, title: str, output: Path) -> None:
+    def _keep(self, title: str, outcome: Outcome, output: Path) -> None:
         path = self.path
         system = self.accelerator or system_of(self._dialects) or self.whole or "cpu"
         spec = spec_from_dict({"name": slug(title or path.stem), "workload": "imported",
@@ -478,9 +551,7 @@ class _Importer(Reader):
         write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
                                              "telemetry_interval": 0,
                                              "dialects": self._dialects})
-        write_json(info.path(EXIT_FILE), {"status": "done", "returncode": 0,
-                                          "ended": info.created,
-                                          "detail": f"imported from {path.name}"})
+        write_json(info.path(EXIT_FILE), _exit(outcome, info.created, path))
         handle = RunHandle(self.store, info)
         handle.fold()
         self.runs.append(handle.info)
@@ -501,3 +572,17 @@ def import_file(store, path: str | Path, dialect: str = "auto",
         raise UserError(f"{path}: no section holds a log accelbench can read",
                         hint="name the dialect with --dialect (accelbench parse --help)")
     return importer.runs
+
+
+def _exit(outcome: Outcome, created: float, path: Path) -> dict:
+    """The exit record of an imported run: how its log says it ended, when (its own
+    timestamps' span after ``created``) and with which exit code."""
+    if outcome.failure:
+        detail = outcome.failure.message
+    elif outcome.status == "done":
+        detail = f"imported from {path.name}"
+    else:
+        detail = f"its log ({path.name}) shows neither success nor failure"
+    code = 0 if outcome.status == "done" and outcome.exit_code is None else outcome.exit_code
+    return {"status": outcome.status, "returncode": code, "started": created,
+            "ended": created + outcome.span, "detail": detail}

@@ -17,7 +17,7 @@ from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.hf_trainer import HFTrainer
+from accelbench.engine.parsers.generic import GENERIC_DIALECTS
 from accelbench.engine.probe import through_gres
 from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
 from accelbench.engine.system import BETTER, Availability, Column, System
@@ -67,8 +67,8 @@ def detect_all() -> dict[str, Availability]:
 
 @functools.cache
 def dialects() -> dict[str, type[Dialect]]:
-    """Every log dialect by name: the generic Trainer's, then the systems'."""
-    return {HFTrainer.name: HFTrainer,
+    """Every log dialect by name: the generic ones (read on any system), then the systems'."""
+    return {**{d.name: d for d in GENERIC_DIALECTS},
             **{d.name: d for system in systems().values() for d in system.dialects}}
 
 
@@ -186,7 +186,7 @@ def _check(system: System, found: dict[str, System]) -> None:
 def _check_unique(found: Any) -> None:
     """A ``UserError`` if two declarations take one name (a system's own or accelbench's)."""
     owners: dict[tuple[str, str], str] = {
-        ("dialect", HFTrainer.name): "accelbench",
+        **{("dialect", d.name): "accelbench" for d in GENERIC_DIALECTS},
         **{("workload", w.name): "accelbench" for w in GENERIC},
         **{("knob", f"{w.name}.{p.name}"): "accelbench" for w in GENERIC for p in w.params},
         **{("metric alias", raw): "accelbench" for raw in GENERIC_ALIASES}}

@@ -26,9 +26,15 @@ GENERIC_ALIASES: dict[str, str] = {
     "final_loss": "final_loss",
     "train_loss": "final_loss",
     "loss": "final_loss",
+    "test_accuracy": "accuracy",  # Keras' evaluate(), then its training names, as percents
+    "test_sparse_categorical_accuracy": "accuracy",  # (parsers/keras.py); "accuracy" is an
+    "test_categorical_accuracy": "accuracy",  # evaluation's elsewhere
     "accuracy": "accuracy",
+    "sparse_categorical_accuracy": "accuracy",
+    "categorical_accuracy": "accuracy",
     "eval_loss": "eval_loss",
     "test_loss": "eval_loss",
+    "val_loss": "eval_loss",
 }
 MEAN_THROUGHPUT = "mean of throughput samples"  # samples/s measured from Throughput events
 

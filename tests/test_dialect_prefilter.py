@@ -15,7 +15,7 @@ from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 FIXTURES = Path(__file__).parent / "fixtures"
 TEXTS = {str(p.relative_to(FIXTURES)): p.read_text(errors="replace")
          for p in sorted(FIXTURES.rglob("*"))
-         if p.is_file() and p.suffix in (".txt", ".log", ".md")}
+         if p.is_file() and p.suffix in (".txt", ".log", ".md", ".json", ".jsonl", ".csv")}
 # Lines in other cases than the fixtures', for the dialects matching some text in any case.
 TEXTS["(cases)"] = "\n".join(
     variant for line in ("error: invalid configuration",

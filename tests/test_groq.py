@@ -130,6 +130,7 @@ def test_preset_runs_with_the_stand_in_groqflow(preset, length, figures, groq_si
         *(("compiling", step) for step in STEPS),
         ("running", "inference on GroqChip"),
         ("running", "inference using PyTorch model (CPU)"),
+        ("running", "result table"),
         ("done", "")]
     summary = events[-1].summary
     assert {k: summary["metrics"][k] for k in figures} == figures
@@ -148,6 +149,7 @@ def test_batch_of_four_is_measured_on_batches(groq_site, runner, tiny_model):
         ("loading", f'build "{tiny_model.name}_b4_s128" from the cache'),
         ("running", "inference on GroqChip"),
         ("running", "inference using PyTorch model (CPU)"),
+        ("running", "result table"),
         ("done", "")]
     m = events[-1].summary["metrics"]
     # the stand-in GroqChip takes the seeds' time per input: four inputs a call, same rate

@@ -97,18 +97,25 @@ def test_default_run_phases_progress_and_accuracy():
     ]
     assert [(p.step, p.total, p.epoch, p.epochs) for p in of(events, Progress)] == [
         (0, 10, 0, 10), (10, 10, 10, 10)]
-    assert metrics(events) == {"accuracy": pytest.approx(97.13)}
+    # the bars' times: training graph, the ten epochs (and s/it), inference graph
+    assert metrics(events) == {"accuracy": pytest.approx(97.13),
+                               "graph_compile_time": 22.0, "epochs_time": 109.0,
+                               "epoch_seconds": 10.99,
+                               "eval_graph_compile_time": 14.0}
     assert not of(events, Diagnosis)
 
 
-@pytest.mark.parametrize("heading, accuracy", [
-    ("Graphcore / And with a smaller number of epochs:", 98.58),
-    ("Graphcore / And with larger epochs:", 98.43),
+@pytest.mark.parametrize("heading, accuracy, epoch_seconds", [
+    ("Graphcore / And with a smaller number of epochs:", 98.58, 8.79),
+    ("Graphcore / And with larger epochs:", 98.43, 8.74),
 ])
-def test_other_epoch_runs(heading, accuracy):
+def test_other_epoch_runs(heading, accuracy, epoch_seconds):
     [block] = GRAPHCORE[heading]
     events = parse(PopTorch, block)
-    assert metrics(events) == {"accuracy": pytest.approx(accuracy)}
+    assert metrics(events) == {"accuracy": pytest.approx(accuracy),
+                               "graph_compile_time": 0.0, "epochs_time": 87.0,
+                               "epoch_seconds": epoch_seconds,
+                               "eval_graph_compile_time": 0.0}
     assert of(events, Progress)[-1].step == of(events, Progress)[-1].total == 10
     assert ("compiling", "graph compilation 100%") in phases(events)
     assert phases(events)[-1] == ("evaluating", "")
@@ -142,7 +149,10 @@ def test_env_written_after_srun():
     assert [d for d in phases(events) if d[0] == "queued"] == [
         ("queued", "Slurm job 20707 waiting for resources"),
         ("queued", "Slurm job 20708 waiting for resources")]
-    assert metrics(events) == {"accuracy": pytest.approx(98.13)}
+    assert metrics(events) == {"accuracy": pytest.approx(98.13),
+                               "graph_compile_time": 28.0, "epochs_time": 136.0,
+                               "epoch_seconds": 13.63,
+                               "eval_graph_compile_time": 19.0}
 
 
 def test_glued_bars_in_seed_004():
@@ -151,7 +161,9 @@ def test_glued_bars_in_seed_004():
     assert phases(events) == [("running", ""), ("compiling", "graph compilation 100%"),
                               ("evaluating", "")]
     assert [(p.step, p.total) for p in of(events, Progress)] == [(10, 10)]
-    assert metrics(events) == {"accuracy": pytest.approx(98.72)}
+    assert metrics(events) == {"accuracy": pytest.approx(98.72),
+                               "epochs_time": 108.0, "epoch_seconds": 10.81,
+                               "eval_graph_compile_time": 14.0}
 
 
 def test_carriage_return_redraws():
@@ -180,7 +192,8 @@ def test_groq_default_run_seed_002():
     [block] = code_blocks(seed("002"))["Groq / Default run:"]
     events = parse(GroqFlow, block)
     assert phases(events) == [("running", "inference on GroqChip"),
-                              ("running", "inference using PyTorch model (CPU)")]
+                              ("running", "inference using PyTorch model (CPU)"),
+                              ("running", "result table")]
     assert metrics(events) == table(2.21, 453.45, 0.05, 19253.91, 0.03, 37576.72)
 
 

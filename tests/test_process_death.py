@@ -187,6 +187,9 @@ class FakeQueue:
     def find(self, job_id=None, name=""):
         return self.job
 
+    def accounted(self, job):  # a cluster without accounting: the controller's word stands
+        return job
+
 
 def slurm_run(store, monkeypatch, state):
     """A Slurm run whose job is in ``state`` and whose wrapper (on node1) is dead."""
@@ -230,3 +233,21 @@ def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
     finished = RunHandle(store, info).fold().finished
     assert (finished.status, finished.summary["exit_code"]) == ("failed", -15)
     assert read_exit(info.path(EXIT_FILE)).detail == "Slurm: TIMEOUT (TimeLimit)"
+
+
+def test_sacct_has_the_last_word_on_how_a_slurm_job_ended(store, monkeypatch):
+    """Where the cluster keeps accounting, sacct's final state and exit code (here an OOM
+    kill the controller still shows as FAILED) settle the run, with a diagnosis and hint."""
+    from accelbench.engine import journal
+
+    info = slurm_run(store, monkeypatch, "FAILED")
+    monkeypatch.setattr(slurm.QUEUE, "accounted", lambda job: SlurmJob(
+        job.job_id, job.name, "OUT_OF_MEMORY", exit_code=0, signal=9))
+    assert slurm.LAUNCHER.poll(info) == "running"
+    record = read_exit(info.path(EXIT_FILE))
+    assert (record.status, record.returncode, record.signal, record.detail) == (
+        "failed", -9, "SIGKILL", "Slurm: OUT_OF_MEMORY")
+    (oom,) = [e for e in journal.read(info.dir) if e.kind == "diagnosis"]
+    assert oom.code == "slurm_oom"
+    assert oom.message == "the job ran out of memory (Slurm job 7: OUT_OF_MEMORY)"
+    assert oom.hint.startswith("ask for more memory")

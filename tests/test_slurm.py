@@ -12,7 +12,7 @@ import pytest
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import Diagnosis, Log, Phase
 from accelbench.engine.exitfile import read_exit
-from accelbench.engine.launchers import jobwrap
+from accelbench.engine.launchers import jobwrap, slurm_commands
 from accelbench.engine.launchers.slurm_commands import QUEUE, SlurmQueue, preflight
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE
@@ -210,6 +210,56 @@ def test_time_limit_shows_as_timeout_not_cancelled(runner):
     events = follow(runner.start(spec(LONG, time="1")), timeout=400)
     assert events[-1].status == "failed"
     assert [d for _, d in phases(events)][-1] == "Slurm: TIMEOUT (TimeLimit)"
+    timeout = next(e for e in events if isinstance(e, Diagnosis) and e.code == "slurm_timeout")
+    assert timeout.message.startswith("the job reached its time limit (Slurm job ")
+    assert timeout.hint == "raise slurm.time (--time), or save checkpoints and resume"
+
+
+def _accounting(cluster):
+    if cluster.accounting_error:
+        pytest.skip(f"no Slurm accounting on the private cluster: {cluster.accounting_error}")
+
+
+def _finished_job(script: str) -> int:
+    """Submit ``script``; its job id once the controller says it ended."""
+    out = subprocess.run(["sbatch", "--parsable", "--output=/dev/null", "--wrap", script],
+                         capture_output=True, text=True, check=True)
+    job_id = int(out.stdout.strip())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state = subprocess.run(["scontrol", "show", "job", str(job_id)], capture_output=True,
+                               text=True, check=False).stdout
+        if "JobState=FAILED" in state or "JobState=COMPLETED" in state:
+            return job_id
+        time.sleep(0.3)
+    raise AssertionError(f"job {job_id} did not end in 60 s")
+
+
+def test_sacct_answers_with_the_final_state_exit_code_and_elapsed_time(cluster):
+    _accounting(cluster)
+    job_id = _finished_job("sleep 1.2; exit 3")
+    queue = SlurmQueue(0.1)
+    deadline = time.monotonic() + 30  # the controller tells slurmdbd a moment later
+    while (record := queue.accounting.job(job_id)) is None or record.state == "RUNNING":
+        assert time.monotonic() < deadline, "sacct did not record the job's end in 30 s"
+        time.sleep(0.3)
+    assert (record.state, record.exit_code, record.signal) == ("FAILED", 3, 0)
+    assert record.elapsed_s is not None and 1 <= record.elapsed_s <= 10
+    assert queue.accounting.enabled is True
+
+
+def test_a_job_the_controller_forgot_is_found_through_sacct(cluster, monkeypatch):
+    """After MinJobAge the controller no longer knows a job: sacct still tells how it ended."""
+    _accounting(cluster)
+    job_id = _finished_job("exit 5")
+    monkeypatch.setattr(slurm_commands, "scontrol_job", lambda _job_id: None)
+    queue = SlurmQueue(0.1)
+    monkeypatch.setattr(queue, "snapshot", dict)  # squeue no longer lists it either
+    deadline = time.monotonic() + 30
+    while (job := queue.find(job_id=job_id)) is None or not job.final:
+        assert time.monotonic() < deadline, "sacct did not record the job's end in 30 s"
+        time.sleep(0.3)
+    assert (job.job_id, job.state, job.exit_code) == (job_id, "FAILED", 5)
 
 
 def test_environment_reaches_the_job_without_text_around_srun(runner):

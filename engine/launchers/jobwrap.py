@@ -259,8 +259,11 @@ def run(run_dir: Path) -> int:
     for vendor in vendors:
         vendor.close()
     extra = {"detail": f"the job's wrapper received {terminated[0]}"} if terminated else {}
-    if terminated and job_id is not None and launch.get("verdict"):
-        extra["verdict"] = launch["verdict"]  # a cancel or a time limit? its launcher will tell
+    # A cancel or a time limit? Its launcher will tell; Slurm signals the job's processes
+    # too, so the job may die of the signal before the wrapper hears of it.
+    signalled = terminated or (end is not None and (end.get("returncode") or 0) < 0)
+    if signalled and job_id is not None and launch.get("verdict"):
+        extra["verdict"] = launch["verdict"]
     cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
     return _ended(run_dir, keeper, end, started, cancelled, **extra)
 

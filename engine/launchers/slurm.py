@@ -31,6 +31,7 @@ from accelbench.engine.launchers.slurm_commands import (
 from accelbench.engine.launchers.slurm_commands import (
     check as check_slurm,
 )
+from accelbench.engine.parsers.slurm_log import state_diagnosis
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import (
     CANCEL_FILE,
@@ -72,7 +73,8 @@ def exit_from_slurm(run: RunInfo, job: SlurmJob) -> ExitRecord:
     if run.path(CANCEL_FILE).exists() and status != "done":
         status = "cancelled"
     detail = f"Slurm: {job.state}" + (f" ({job.reason})" if job.reason else "")
-    return replace(jobwrap.exit_record(job.exit_code, status == "cancelled", run.created),
+    returncode = -job.signal if job.signal else job.exit_code  # 0:15 is a SIGTERM
+    return replace(jobwrap.exit_record(returncode, status == "cancelled", run.created),
                    status=status, detail=detail)
 
 
@@ -138,6 +140,9 @@ class Slurm(Launcher):
                 state = "completing" if job.state == "COMPLETING" else "running"
                 record(run, Phase(run.id, time.time(), state, f"{job.state} on {job.nodes}"))
             return "running"
+        job = QUEUE.accounted(job)  # sacct's word on how it ended, where accounting is kept
+        if (cause := state_diagnosis(run.id, time.time(), job.state, job.job_id)) is not None:
+            journal.append(run.dir, cause, once=True)
         ended_at = info.setdefault("final_seen", time.time())
         write_json(run.path(SLURM_FILE), info)
         started = run.path(WRAPPER_FILE).exists()

@@ -2,7 +2,8 @@
 their flags, pre-flight checks, submission, and one shared queue poller.
 
 Every live Slurm run of this process is served by one ``squeue`` call per poll
-interval (``SlurmQueue``): the controller is shared by everyone on the login node.
+interval (``SlurmQueue``): the controller is shared by everyone on the login node. How a
+job ended is ``sacct``'s word where the cluster keeps accounting (``slurm_accounting``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import shutil
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from accelbench.engine.errors import UserError, shown
+from accelbench.engine.launchers.slurm_accounting import Accounting, exit_status
 from accelbench.engine.params import Param
 
 SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
@@ -27,6 +29,7 @@ SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("ntasks_per_node", int, 0, "tasks per node (--ntasks-per-node; 0: not set)", min=0),
     Param("cpus_per_task", int, 0, "CPUs per task (--cpus-per-task; 0: not set)", min=0),
     Param("gres", str, "", "generic resources, e.g. rdu:8, ipu:1, gpu:1 (--gres)"),
+    Param("gpus", str, "", "GPUs for the job, e.g. 4 or h100:4 (--gpus; empty: not set)"),
     Param("time", str, "", "time limit, e.g. 30 or 1:00:00 (--time)"),
     Param("account", str, "", "account to charge (--account)"),
     Param("qos", str, "", "quality of service (--qos)"),
@@ -34,7 +37,8 @@ SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
 )}
 _FLAGS = {"partition": "--partition", "nodes": "--nodes", "ntasks": "--ntasks",
           "ntasks_per_node": "--ntasks-per-node", "cpus_per_task": "--cpus-per-task",
-          "gres": "--gres", "time": "--time", "account": "--account", "qos": "--qos"}
+          "gres": "--gres", "gpus": "--gpus", "time": "--time", "account": "--account",
+          "qos": "--qos"}
 FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL",
                 "PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"}
 _PENDING_STATES = {"PENDING", "CONFIGURING", "REQUEUED", "RESIZING", "SUSPENDED"}
@@ -142,6 +146,7 @@ class SlurmJob:
     reason: str = ""
     nodes: str = ""
     exit_code: int | None = None
+    signal: int | None = None
 
     @property
     def final(self) -> bool:
@@ -169,6 +174,23 @@ class SlurmQueue:
         self._backoff = 0.0
         self._json: bool | None = None
         self._lock = threading.Lock()
+        self._accounting: Accounting | None = None
+
+    @property
+    def accounting(self) -> Accounting | None:
+        """``sacct``, where this node has it."""
+        if self._accounting is None and (sacct := shutil.which("sacct")):
+            self._accounting = Accounting(sacct)
+        return self._accounting
+
+    def accounted(self, job: SlurmJob) -> SlurmJob:
+        """``job`` with the final state, exit code and signal that ``sacct`` records, where
+        it has them (the controller's word otherwise)."""
+        record = self.accounting.job(job.job_id) if self.accounting else None
+        if record is None or record.state not in FINAL_STATES:
+            return job
+        return replace(job, state=record.state, reason=_reason(record.reason) or job.reason,
+                       exit_code=record.exit_code, signal=record.signal)
 
     def snapshot(self) -> dict[int, SlurmJob]:
         """The jobs as of the last successful call (refreshed when due)."""
@@ -192,8 +214,16 @@ class SlurmQueue:
             if job.job_id == job_id or (name and job.name == name):
                 return job
         if job_id is not None and not self.error:
-            return scontrol_job(job_id)
+            return scontrol_job(job_id) or self._from_accounting(job_id)
         return None
+
+    def _from_accounting(self, job_id: int) -> SlurmJob | None:
+        """A job the controller no longer knows (``MinJobAge``), as ``sacct`` recorded it."""
+        record = self.accounting.job(job_id) if self.accounting else None
+        if record is None:
+            return None
+        return SlurmJob(job_id, record.name, record.state, _reason(record.reason),
+                        record.nodes, record.exit_code, record.signal)
 
     def _query(self) -> dict[int, SlurmJob]:
         self.calls += 1
@@ -228,16 +258,42 @@ def _reason(text: str) -> str:
     return "" if text in ("None", "(null)") else text
 
 
+# squeue's compact state codes (its default output) → the states
+_SHORT_STATES = {"PD": "PENDING", "R": "RUNNING", "CG": "COMPLETING", "CD": "COMPLETED",
+                 "CF": "CONFIGURING", "F": "FAILED", "TO": "TIMEOUT", "CA": "CANCELLED",
+                 "NF": "NODE_FAIL", "OOM": "OUT_OF_MEMORY", "PR": "PREEMPTED",
+                 "S": "SUSPENDED", "RQ": "REQUEUED", "BF": "BOOT_FAIL", "DL": "DEADLINE"}
+
+
+def parse_squeue(text: str) -> list[SlurmJob]:
+    """The jobs of ``squeue``'s default table (``JOBID PARTITION NAME USER ST TIME NODES
+    NODELIST(REASON)``): a pending job's reason, a running job's nodes."""
+    jobs = []
+    for line in text.splitlines():
+        cells = line.split()
+        if len(cells) < 8 or not cells[0].split("_")[0].isdigit():
+            continue
+        where = " ".join(cells[7:])
+        pending = where.startswith("(") and where.endswith(")")
+        jobs.append(SlurmJob(int(cells[0].split("_")[0]), cells[2],
+                             _SHORT_STATES.get(cells[4], cells[4]),
+                             _reason(where[1:-1]) if pending else "", "" if pending else where))
+    return jobs
+
+
 def _from_json(data: dict[str, Any]) -> SlurmJob:
     state = data.get("job_state", "")
     if isinstance(state, list):  # newer Slurm: a list of flags
         state = state[0] if state else ""
-    exit_code = data.get("exit_code")
+    exit_code, signal = data.get("exit_code"), None
     if isinstance(exit_code, dict):  # newer Slurm: {"return_code": {"number": N}, ...}
         exit_code = exit_code.get("return_code", {})
         exit_code = exit_code.get("number") if isinstance(exit_code, dict) else exit_code
+    elif isinstance(exit_code, int):  # 22.05: the wait status (768 for an exit code of 3)
+        exit_code, signal = exit_code >> 8, (exit_code & 0x7F) or None
     return SlurmJob(int(data["job_id"]), data.get("name", ""), state,
-                    _reason(data.get("state_reason", "")), data.get("nodes", ""), exit_code)
+                    _reason(data.get("state_reason", "")), data.get("nodes", ""), exit_code,
+                    signal)
 
 
 def scontrol_job(job_id: int) -> SlurmJob | None:
@@ -249,10 +305,10 @@ def scontrol_job(job_id: int) -> SlurmJob | None:
     if out.returncode != 0:
         return None
     fields = dict(item.partition("=")[::2] for item in out.stdout.split() if "=" in item)
-    exit_code = fields.get("ExitCode", "0:0").split(":")[0]
+    exit_code, signal = exit_status(fields.get("ExitCode", "0:0"))
     return SlurmJob(job_id, fields.get("JobName", ""), fields.get("JobState", ""),
                     _reason(fields.get("Reason", "")), fields.get("NodeList", ""),
-                    int(exit_code) if exit_code.isdigit() else None)
+                    exit_code, signal)
 
 
 QUEUE = SlurmQueue()

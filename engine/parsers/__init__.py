@@ -2,8 +2,8 @@
 
 accelbench's own workloads print machine lines (``machine.py``). Programs that
 accelbench drives unchanged print their own dialects: each is a ``Dialect`` subclass
-that a system declares (``engine/systems``), but for the Hugging Face Trainer's
-(``hf_trainer.py``), which the generic BERT fine-tuning prints on any system.
+that a system declares (``engine/systems``), but for the formats of programs that run on
+any system (``generic.py``: the Hugging Face Trainer's, tqdm bars, Keras, Slurm's lines).
 """
 
 from __future__ import annotations
@@ -27,16 +27,27 @@ class Dialect:
     by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
     whose state any other line changes (a block ending at the first other line) acts
     on it there, as ``feed`` would have on such a line.
+
+    A log shows its run succeeded when one of the metrics in ``run_end`` or ``success``
+    comes, and failed when a dialect gives a ``Diagnosis`` (but those whose codes are in
+    its ``warnings``); ``exit_code`` is the exit code the log itself reports, if any.
+
+    ``fallback``: a generic format that a system's own dialect may also read (progress
+    bars); a log is read with it only where no system's dialect recognises the log.
     """
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     run_end: ClassVar[frozenset[str]] = frozenset()  # metrics a run's log ends with
+    success: ClassVar[frozenset[str]] = frozenset()  # more metrics only a finished run gives
     needs: ClassVar[tuple[str, ...] | None] = None  # a line it reads holds one; None: any
+    warnings: ClassVar[frozenset[str]] = frozenset()  # its diagnoses of a job that went on
+    fallback: ClassVar[bool] = False
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
+        self.exit_code: int | None = None
 
     def feed(self, line: str, ts: float) -> list[Event]:
         """Events recognised in ``line`` (seen at ``ts``)."""

@@ -1,20 +1,25 @@
 """The Hugging Face Trainer's console output.
 
-Three kinds of line: the log dicts printed while training
+Four kinds of line: the log dicts printed while training
 (``{'loss': 0.6929, 'learning_rate': 4.9e-05, 'epoch': 0.42}``; transformers 5
-prints the values as strings), the ``***** train metrics *****`` blocks of
-``key = value`` lines, and the ``Accuracy: ...`` lines of BERT examples.
+prints the values as strings; a diverged run prints ``nan`` or ``inf``), the
+``***** train metrics *****`` blocks of ``key = value`` lines, the ``Accuracy: ...``
+lines of BERT examples, and the tqdm step bars (``100%|████| 10/10 [00:36<00:00,
+1.94s/it]``; optimum-neuron's bars are often cut into by other output).
 """
 
 from __future__ import annotations
 
 import ast
+import math
 import re
 
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.events import Diagnosis, Event, Metric, Progress
 from accelbench.engine.parsers import Dialect
 
 _LOG_DICT = re.compile(r"\{'[^{}]*\}")
+_NOT_FINITE = re.compile(r"(:\s*)(-?(?:nan|inf))(?=\s*[,}])")
+_BAR = re.compile(r"(?<![\w./])(\d+)/(\d+) \[(?:\d+:)?\d+:\d+<[^\]]*(?:s/it|it/s)\]")
 _LOG_KEYS = {"epoch", "loss", "eval_loss", "train_runtime"}
 _BLOCK = re.compile(r"^\*{5} (\w+) metrics \*{5}$")
 _ENTRY = re.compile(r"^\s+(\w+)\s+=\s+(\S.*)$")
@@ -51,11 +56,14 @@ class HFTrainer(Dialect):
 
     name = "hf_trainer"
     title = "Hugging Face Trainer"
-    needs = ("=", "*****", "{'", "Accuracy:", "Stochastic Rounding on acc:")
+    success = frozenset({"train_runtime"})  # the Trainer's last figures, once training ended
+    warnings = frozenset({"loss_not_finite"})  # training went on to its end
+    needs = ("=", "*****", "{'", "Accuracy:", "Stochastic Rounding on acc:", "s/it]", "it/s]")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._in_block = False
+        self._diverged = False
 
     def _metric(self, ts: float, name: str, value: float) -> Metric:
         return Metric(self.run_id, ts, name, value)
@@ -71,8 +79,12 @@ class HFTrainer(Dialect):
         if _BLOCK.match(stripped):
             self._in_block = True
             return []
-        if m := _LOG_DICT.search(line):
-            return self._log_dict(m[0], ts)
+        logs = _LOG_DICT.search(line)
+        events = self._log_dict(logs[0], ts) if logs else []
+        if bar := _BAR.search(line, logs.end() if logs else 0):  # also a bar cut in after
+            events.append(Progress(self.run_id, ts, int(bar[1]), int(bar[2])))
+        if logs or bar:
+            return events
         if m := _ACCURACY.match(stripped):
             return [self._metric(ts, "accuracy", float(m[1]))]
         if m := _STOCHASTIC.match(stripped):
@@ -84,15 +96,28 @@ class HFTrainer(Dialect):
         return []
 
     def _log_dict(self, text: str, ts: float) -> list[Event]:
-        """A Metric for each numeric entry of a Trainer log dict but ``epoch``."""
+        """A Metric for each finite numeric entry of a Trainer log dict but ``epoch``; the
+        first ``nan`` or ``inf`` loss of the run is a diagnosis."""
         try:
-            logs = ast.literal_eval(text)
+            logs = ast.literal_eval(_NOT_FINITE.sub(r"\1'\2'", text))
         except (ValueError, SyntaxError):
             return []
         if not isinstance(logs, dict) or not _LOG_KEYS & logs.keys():
             return []
-        return [self._metric(ts, key, value) for key, raw in logs.items()
-                if key != "epoch" and (value := _number(raw)) is not None]
+        events: list[Event] = []
+        for key, raw in logs.items():
+            value = _number(raw)
+            if key == "epoch" or value is None:
+                continue
+            if math.isfinite(value):
+                events.append(self._metric(ts, key, value))
+            elif key.endswith("loss") and not self._diverged:
+                self._diverged = True
+                events.append(Diagnosis(
+                    self.run_id, ts, "loss_not_finite", f"the training's {key} is {raw}",
+                    "the run diverged: lower the learning rate, or check the data and the"
+                    " precision (bf16, loss scaling)"))
+        return events
 
     @classmethod
     def sniff(cls, text: str) -> bool:

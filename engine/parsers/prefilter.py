@@ -79,3 +79,10 @@ def wanted_lines(text: str, needs: tuple[str, ...] | None, nocase: tuple[str, ..
         after = end + 1
     if after <= len(text):
         yield after, None
+
+
+def any_line(text: str, literals: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
+    """True when a line of ``text`` holding one of ``literals`` matches ``pattern`` (a
+    ``sniff`` that looks only at the lines it could match, not at every line)."""
+    return any(line is not None and pattern.search(line)
+               for _, line in wanted_lines(text, literals))

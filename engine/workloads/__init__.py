@@ -186,7 +186,8 @@ BERT_FINETUNE = Workload(
     accelerators=(),
     params=(
         Param("model", str, "bert-base-uncased",
-              "hub name or local path; 'tiny' builds a small BERT offline"),
+              "hub name or local path; 'tiny' or 'base' builds a small or a BERT-base-sized"
+              " BERT offline (random weights)"),
         Param("dataset", str, "synthetic",
               "'synthetic', a local .csv/.jsonl (text,label), "
               "or a datasets name such as 'glue/sst2'"),

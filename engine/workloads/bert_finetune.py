@@ -19,9 +19,10 @@ import math
 import os
 import random
 import time
+from typing import Any
 
 import torch
-from emit import StopFlag, emit, fail, first_line
+from emit import StopFlag, emit, fail, first_line, say
 from transformers import (
     AutoModelForSequenceClassification,
     AutoTokenizer,
@@ -107,7 +108,7 @@ def to_rows(records, where: str) -> list[tuple[str, int]]:
 def load_data(name: str, seed: int) -> tuple[list, list]:
     """(train, eval) lists of (text, label) for ``--dataset``."""
     if name == "synthetic":
-        print("WARNING: training on SYNTHETIC data (generated sentiment sentences)")
+        say("WARNING: training on SYNTHETIC data (generated sentiment sentences)")
         emit("diagnosis", code="synthetic_data",
              message="training on SYNTHETIC data: figures are not comparable with real data",
              hint="pass --dataset glue/sst2 or a local .csv/.jsonl for real figures")
@@ -141,8 +142,17 @@ def load_hub_dataset(name: str) -> tuple[list, list]:
     return to_rows(ds["train"], name), to_rows(ds[evals], name)
 
 
-def tiny_model(texts: list[str], num_labels: int):
-    """A small BERT and a WordLevel tokenizer trained on ``texts``, built offline."""
+# the BERTs built offline (random weights): a small one, and bert-base-uncased's shape
+# (BertConfig's defaults with its 30,522-token vocabulary: 110M parameters)
+OFFLINE: dict[str, dict[str, Any]] = {
+    "tiny": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+             "intermediate_size": 128},
+    "base": {"vocab_size": 30522},
+}
+
+
+def offline_model(name: str, texts: list[str], num_labels: int):
+    """BERT ``OFFLINE[name]`` and a WordLevel tokenizer trained on ``texts``, built offline."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
@@ -152,22 +162,21 @@ def tiny_model(texts: list[str], num_labels: int):
         single="[CLS] $A [SEP]", special_tokens=[(s, tok.token_to_id(s)) for s in specials[2:4]])
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]",
                                         cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
-    config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=64, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=128)
+    config = BertConfig(**{"vocab_size": tok.get_vocab_size(), **OFFLINE[name]})
     config.num_labels = num_labels  # a property: BertConfig's signature does not take it
     return tokenizer, BertForSequenceClassification(config)
 
 
 def load_model(name: str, texts: list[str], num_labels: int):
     """(tokenizer, model) for ``--model``; a one-line diagnosis when it cannot load."""
-    if name == "tiny":
-        return tiny_model(texts, num_labels)
+    if name in OFFLINE:
+        return offline_model(name, texts, num_labels)
     try:
         tokenizer = AutoTokenizer.from_pretrained(name)
         model = AutoModelForSequenceClassification.from_pretrained(name, num_labels=num_labels)
     except Exception as e:  # noqa: BLE001 - network, auth, bad path: all the same to the user
         fail("model_unavailable", f"cannot load model {name!r}: {first_line(e)}",
-             hint="use --model tiny offline, or a local path")
+             hint="use --model tiny or base offline, or a local path")
     return tokenizer, model
 
 
@@ -264,7 +273,8 @@ def training_args(a: argparse.Namespace) -> TrainingArguments:
         per_device_train_batch_size=a.batch_size, per_device_eval_batch_size=a.batch_size,
         num_train_epochs=a.epochs, learning_rate=a.learning_rate, seed=a.seed,
         eval_strategy="epoch", save_strategy="no", logging_steps=a.logging_steps,
-        report_to=[], disable_tqdm=True)
+        report_to=[], disable_tqdm=True,
+        ddp_find_unused_parameters=False)  # under torchrun: BERT uses every parameter
 
 
 def check_device(a: argparse.Namespace) -> None:
@@ -300,8 +310,8 @@ def main() -> None:
     tokenizer, model = load_model(a.model, [t for t, _ in train_rows], num_labels)
     train_set = encode(train_rows, tokenizer, a.max_seq_length)
     eval_set = encode(eval_rows, tokenizer, a.max_seq_length)
-    print(f"Model {a.model}: {sum(p.numel() for p in model.parameters()):,} parameters; "
-          f"{len(train_set)} train / {len(eval_set)} eval examples, length {a.max_seq_length}.")
+    say(f"Model {a.model}: {sum(p.numel() for p in model.parameters()):,} parameters; "
+        f"{len(train_set)} train / {len(eval_set)} eval examples, length {a.max_seq_length}.")
     stop.exit_if_requested("while loading")
 
     trainer = Trainer(model=model, args=training_args(a), train_dataset=train_set,
@@ -311,7 +321,7 @@ def main() -> None:
     result = trainer.train()
     stop.exit_if_requested("during training")
     if tracing:
-        print(f"Graphs traced for {tracing}; this pass's figures are not real.")
+        say(f"Graphs traced for {tracing}; this pass's figures are not real.")
         return
 
     metrics = {**result.metrics, "total_flos": trainer.state.total_flos}
@@ -324,7 +334,7 @@ def main() -> None:
         emit("metric", name=name, value=float(metrics[name]), step=step)
     acc = metrics["eval_accuracy"]
     emit("metric", name="accuracy", value=round(100 * acc, 4), step=step)
-    print(f"Accuracy: {acc:.4f} ({100 * acc:.2f}%)", flush=True)
+    say(f"Accuracy: {acc:.4f} ({100 * acc:.2f}%)")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,12 @@ def emit(type: str, **fields) -> None:
     sys.stdout.flush()
 
 
+def say(text: str) -> None:
+    """Print a line of human output (rank 0 only, as ``emit``)."""
+    if _RANK0:
+        print(text, flush=True)
+
+
 def fail(code: str, message: str, hint: str = "") -> NoReturn:
     """Report a problem the user must fix (a diagnosis and one line on stderr), then exit 2."""
     emit("diagnosis", code=code, message=message, hint=hint)

@@ -5,6 +5,11 @@ socket) live under ``root``; it listens on free ports and has a unique ClusterNa
 never meets the machine's own Slurm. Clients reach it through ``SLURM_CONF`` (set by the
 caller) and slurm.conf's ``AuthInfo=socket=...``. Needs root (SlurmUser=root) and
 Debian's slurmctld, slurmd, slurm-client and munge; installing them is CI's job.
+
+Accounting (``sacct``) needs ``slurmdbd`` and a MariaDB server (Debian's slurmdbd and
+mariadb-server): where they are installed the cluster runs its own of both (the database
+under ``root`` too, on a free port of 127.0.0.1); where they are not, or do not start, it
+runs without accounting and ``accounting_error`` says why.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -23,6 +29,8 @@ DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sinfo", "sbatch", "squeue", "scontrol", "scancel", "srun")
 GRES = {"rdu": 8, "ipu": 4}  # count-only: no devices behind them
 NODE = "localhost"
+ACCOUNTING = ("mariadbd", "mariadb-install-db", "slurmdbd", "sacctmgr", "sacct")
+PLUGINS = f"lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/slurm-wlm"
 
 
 class ClusterError(Exception):
@@ -73,13 +81,20 @@ class PrivateCluster:
         self.socket = self.munge_dir / "munge.socket"
         self.logs = root / "log"
         self.run_dir = root / "run"
+        self.accounting_error = "not started"  # why sacct has no answers here ("": it has)
+        self._mariadbd: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> None:
-        """Write the configuration, start munged, slurmctld and slurmd; wait for an idle node."""
-        for sub in ("etc", "state", "spool", "log", "run", "munge"):
+        """Write the configuration, start munged, the accounting daemons where they are
+        installed, slurmctld and slurmd; wait for an idle node."""
+        for sub in ("etc", "state", "spool", "log", "run", "munge", "db"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        self._write_config()
         self._start_munged()
+        try:
+            self._start_accounting()
+        except ClusterError as error:
+            self.accounting_error = str(error)
+            self._write_config()
         env = clean_env(self.conf)
         for name, *args in (["slurmctld"], ["slurmd", "-N", NODE]):
             argv = [program(name) or name, "-f", str(self.conf), *args]
@@ -102,8 +117,10 @@ class PrivateCluster:
                         and time.monotonic() < deadline:
                     time.sleep(0.5)
             self._call(["scontrol", "shutdown"], env)
-        for name in ("slurmd", "slurmctld", "munged"):
+        for name in ("slurmd", "slurmctld", "slurmdbd", "mariadbd", "munged"):
             self._end(name)
+        if self._mariadbd is not None:
+            self._mariadbd.wait(timeout=30)
 
     def log_tails(self, lines: int = 15) -> str:
         """The last lines of each daemon's log, for an error message."""
@@ -114,12 +131,79 @@ class PrivateCluster:
                 out.append(f"\n--- {log}\n" + "\n".join(tail))
         return "".join(out)
 
-    def _write_config(self) -> None:
+    def _start_accounting(self, timeout: float = 60) -> None:
+        """A private MariaDB and slurmdbd, the cluster registered with them; slurm.conf
+        written to use them. ``ClusterError`` (what failed) where they cannot start."""
+        if missing := [name for name in ACCOUNTING if program(name) is None]:
+            raise ClusterError(f"{', '.join(missing)} not installed (Debian's mariadb-server"
+                               " and slurmdbd)")
+        db_port, dbd_port = free_ports(2)
+        mariadbd = Path(program("mariadbd") or "mariadbd")
+        base = mariadbd.parent.parent
+        data = self.root / "db"
+        out = subprocess.run([program("mariadb-install-db") or "", "--no-defaults",
+                              "--user=root", f"--basedir={base}", f"--datadir={data}",
+                              "--auth-root-authentication-method=normal"],
+                             capture_output=True, text=True, timeout=120, check=False)
+        if out.returncode != 0:
+            raise ClusterError(f"mariadb-install-db failed: {out.stderr.strip()[-500:]}")
+        self._mariadbd = subprocess.Popen(  # it stays in the foreground: ended by its pid
+            [str(mariadbd), "--no-defaults", "--user=root", f"--basedir={base}",
+             f"--datadir={data}", f"--lc-messages-dir={base / 'share' / 'mariadb'}",
+             f"--socket={self.run_dir / 'mariadb.socket'}", f"--port={db_port}",
+             "--bind-address=127.0.0.1", "--skip-grant-tables",  # a test's own, on 127.0.0.1
+             f"--pid-file={self.run_dir / 'mariadbd.pid'}",
+             f"--log-error={self.logs / 'mariadbd.log'}"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        _wait_port(db_port, timeout, "mariadbd", self.log_tails)
+        dbd = program("slurmdbd") or "slurmdbd"
+        plugins = [Path("/usr") / PLUGINS, Path(dbd).parent.parent / PLUGINS]
+        conf = self.conf.parent / "slurmdbd.conf"
+        fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # slurmdbd insists
+        with os.fdopen(fd, "w") as f:
+            f.write(f"""\
+AuthType=auth/munge
+AuthInfo=socket={self.socket}
+DbdHost=localhost
+DbdPort={dbd_port}
+SlurmUser=root
+PidFile={self.run_dir / "slurmdbd.pid"}
+LogFile={self.logs / "slurmdbd.log"}
+PluginDir={":".join(dict.fromkeys(str(p) for p in plugins if p.is_dir()))}
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort={db_port}
+StorageUser=root
+StorageLoc=abtest{os.getpid()}_acct
+""")
+        self._write_config(dbd_port)
+        env = clean_env(self.conf)  # slurmdbd reads slurmdbd.conf beside SLURM_CONF
+        out = subprocess.run([dbd], env=env, capture_output=True, text=True, timeout=60,
+                             check=False)
+        if out.returncode != 0:
+            raise ClusterError(f"slurmdbd did not start: {out.stderr.strip()}"
+                               + self.log_tails())
+        _wait_port(dbd_port, timeout, "slurmdbd", self.log_tails)
+        name = f"abtest{os.getpid()}"
+        out = subprocess.run([program("sacctmgr") or "", "-i", "add", "cluster", name], env=env,
+                             capture_output=True, text=True, timeout=60, check=False)
+        if out.returncode != 0:
+            raise ClusterError(f"sacctmgr add cluster failed: {out.stderr.strip()}")
+        self.accounting_error = ""
+
+    def _write_config(self, dbd_port: int | None = None) -> None:
         ctld_port, slurmd_port = free_ports(2)
         cpus = os.cpu_count() or 1
         mem_mb = max(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20 - 512, 1)
         gres = ",".join(f"{name}:{count}" for name, count in GRES.items())
         root = self.root
+        accounting = ("AccountingStorageType=accounting_storage/none\n"
+                      "JobAcctGatherType=jobacct_gather/none\n") if dbd_port is None else (
+            "AccountingStorageType=accounting_storage/slurmdbd\n"
+            f"AccountingStorageHost=localhost\nAccountingStoragePort={dbd_port}\n"
+            f"AccountingStoragePass={self.socket}\n"  # the munge socket, for slurmdbd
+            "JobAcctGatherType=jobacct_gather/linux\nJobAcctGatherFrequency=1\n")
         self.conf.write_text(f"""\
 ClusterName=abtest{os.getpid()}
 SlurmctldHost={NODE}
@@ -139,9 +223,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 GresTypes={",".join(GRES)}
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
+{accounting}JobCompType=jobcomp/none
 MinJobAge=600
 StateSaveLocation={root / "state"}
 SlurmdSpoolDir={root / "spool"}
@@ -222,6 +304,17 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP OverSubsc
                 if _command(pid) != name:
                     return
                 time.sleep(0.2)
+
+
+def _wait_port(port: int, timeout: float, name: str, tails) -> None:
+    """Wait until something listens on 127.0.0.1:``port`` (daemon ``name``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.3)
+    raise ClusterError(f"{name} did not listen on port {port} in {timeout:.0f} s" + tails())
 
 
 def _command(pid: int) -> str | None:

@@ -1,12 +1,16 @@
-"""The Cerebras appliance's console output (ModelZoo ``run.py CSX ...``).
+"""The Cerebras appliance's console output (ModelZoo ``run.py CSX ...``, ``cszoo fit``).
 
-Lines look like ``2024-03-30 14:09:43,663 INFO:   Effective batch size is 512.``;
-their timestamp is taken as the event's, read as local time (the client logs the
-login node's clock, without a zone). The appliance lifecycle (checkpoint, compile
-job, queue, programming, weights, training) becomes phases; the ``| Train
+Lines look like ``2024-03-30 14:09:43,663 INFO:   Effective batch size is 512.`` (indented
+where a page nests them); their timestamp is taken as the event's, read as local time (the
+client logs the login node's clock, without a zone). The appliance lifecycle (checkpoint,
+compile job, queue, programming, weights, training) becomes phases; the ``| Train
 Device=...`` lines (``Device=CSX`` or the older ``xla:0``, newer ones ending in
-``TimeRemaining=...``) give loss and rates; ``Processed N sample(s) in T seconds``
-gives the totals.
+``LoopTimeRemaining=..., TimeRemaining=...``) give loss, rates and progress (its total from
+``cszoo fit``'s summary, the train loop's range, or the time remaining);
+``Processed N sample(s) in T seconds`` (``Training Complete. Completed ...`` before R2.0)
+gives the totals. The TensorFlow era prints ``global step N: loss = X (Y steps/sec)``,
+``Training finished with N samples in T seconds, R samples/second.`` and ``Loss for final
+step: X.``.
 """
 
 from __future__ import annotations
@@ -15,25 +19,36 @@ import functools
 import re
 import time
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Throughput
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 
-_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+(.*)$")
+_LINE = re.compile(r"^\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+(.*)$")
 _TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=([^,]+), "
-                    r"Rate=([\d.]+) samples/sec, GlobalRate=([\d.]+) samples/sec")
-# A Train line as a whole (the usual line of a long log): read in one match.
-_STAMPED_TRAIN = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) \w+:\s+" + _TRAIN.pattern
-                            + r".*$")
-_PROCESSED = re.compile(r"Processed (\d+) (?:\w+ )?sample\(s\) in ([\d.]+) seconds")
+                    r"Rate=([\d.]+) samples/sec, GlobalRate=([\d.]+) samples/sec"
+                    r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
+_EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)")
+_AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
+_EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
+# "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
+_PROCESSED = re.compile(r"(?:Processed|Completed) (\d+) (?:\w+ )?sample\(s\) in ([\d.]+) seconds")
+_TOTAL = re.compile(r"for a total of (\d+) train steps"
+                    r"|Starting train(?:ing)? loop \d+(?: of \d+)?, from global step \d+ to (\d+)")
+_TF_STEP = re.compile(r"global step (\d+): loss = ([-+\w.]+) \(([\d.]+) steps/sec\)")
+_TF_FINISHED = re.compile(r"Training finished with (\d+) samples in ([\d.]+) seconds, "
+                          r"([\d.]+) samples/second")
+_TF_FINAL = re.compile(r"Loss for final step: ([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf))")
 _BATCH = re.compile(r"Effective batch size is (\d+)")
 _SAVING = re.compile(r"Saving checkpoint at (?:global )?step (\d+)")
-_SAVED = re.compile(r"Saved checkpoint (\S+)")
+_SAVED = re.compile(r"Saved checkpoint (?:(?:at|for) global step:? (\d+)|(\S+))")
 _JOB_ID = re.compile(r"(compile|execute) job id: (wsjob-\w+)")
+_NEW_JOB = re.compile(r"Initiating a new (compile|execute) wsjob")  # R2.5: "Job id: ..." next
+_JOB_ID_NEXT = re.compile(r"^Job id: (wsjob-\w+)")
 _POLL = re.compile(r"current job status: (\w+), msg: (.*?)\.?(?: For more information.*)?$")
 _JOB_FAILED = re.compile(r"Job (wsjob-\w+) failed due to: ")
 _EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception)): ")
 _SNIFF = re.compile(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster"
-                    r"|Processed \d+ (?:training )?sample\(s\) in")
+                    r"|(?:Processed|Completed) \d+ (?:training )?sample\(s\) in"
+                    r"|Training finished with \d+ samples in|global step \d+: loss = .* steps/sec")
 
 # Lines that move the run on, by a piece of their text: (phase, detail).
 _STEPS = {
@@ -43,7 +58,9 @@ _STEPS = {
     "About to send initial weights": ("loading", "sending weights"),
     "Waiting for device programming": ("loading", "programming the device"),
     "Beginning appliance run": ("running", "appliance run started"),
+    "Found existing cached compile": ("compiling", "cached compile found"),
     "Training completed successfully": ("completing", "training completed"),
+    "Evaluation completed successfully": ("completing", "evaluation completed"),
 }
 # Where a job goes once the queue lets it through.
 _AFTER_QUEUE = {"compile": "compiling", "execute": "loading"}
@@ -69,8 +86,10 @@ class Cerebras(Dialect):
     run_end = frozenset({"samples_processed"})
     title = "Cerebras appliance"
     needs = ("Train Device=", "sample(s) in", "Effective batch size", "checkpoint", "job id: ",
-             "current job status: ", "ERROR:", "Traceback (most recent call last)", "Error: ",
-             "Exception: ", *_STEPS)
+             "Job id: ", "Initiating a new ", "current job status: ", "ERROR:",
+             "Traceback (most recent call last)", "Error: ", "Exception: ", "Eval Device=",
+             "Avg Eval Loss", "eval/", " train steps", " loop ", "global step ",
+             "Training finished with", "Loss for final step", *_STEPS)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -78,6 +97,13 @@ class Cerebras(Dialect):
         self._job = ""  # the wsjob being waited for: "compile" or "execute"
         self._loss: float | None = None  # last Train loss not yet reported as final
         self._traceback = False
+        self._total = 0  # the train steps planned (cszoo fit's summary, the loop's range)
+        self._first: tuple[float, int] | None = None  # (ts, step) of the first Train line
+        self._interval = 0  # steps between Train lines
+        self._last_step = 0
+        self._done = False  # the samples processed are in: checkpoints after are the run's end
+        self._finished: list[Event] = []  # TensorFlow's totals, given with its final loss
+        self._ts = 0.0  # the last timestamp a line carried
 
     def _enter(self, ts: float, name: str, detail: str = "") -> list[Event]:
         """A Phase event, unless the run is already in that phase with that detail."""
@@ -95,20 +121,30 @@ class Cerebras(Dialect):
         """Checkpoints belong to loading, or to running once training has begun."""
         return "running" if self._training else "loading"
 
+    def _progress(self, ts: float, step: int, left: int | None) -> list[Event]:
+        """Progress at a Train line: out of the planned total, or of the total that the time
+        remaining implies at the step rate since the first line (in whole logging intervals,
+        so that the ETA from that rate is the one printed)."""
+        first = self._first = self._first or (ts, step)
+        if self._last_step and step > self._last_step:
+            self._interval = step - self._last_step
+        self._last_step = step
+        total = self._total
+        if not total and left is not None and self._interval and ts > first[0]:
+            steps_left = left * (step - first[1]) / (ts - first[0])
+            total = step + round(steps_left / self._interval) * self._interval
+        return [Progress(self.run_id, ts, step, total)] if total else []
+
     def _final_loss(self, ts: float) -> list[Event]:
         loss, self._loss = self._loss, None
         return [] if loss is None else [Metric(self.run_id, ts, "final_loss", loss)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
-        if self._training and (m := _STAMPED_TRAIN.match(line)):
-            ts, run, step = _local_ts(m[1], m[2]), self.run_id, int(m[3])
-            self._loss = loss = float(m[4])
-            return [Metric(run, ts, "loss", loss, step), Throughput(run, ts, float(m[5]), step),
-                    Metric(run, ts, "global_rate", float(m[6]), step)]
         line = line.rstrip()
         level = ""
         if m := _LINE.match(line):
             ts, level, line = _local_ts(m[1], m[2]), m[3], m[4]
+            self._ts = ts
         elif line.startswith("Traceback (most recent call last)"):
             self._traceback = True
         elif self._traceback and (m := _EXCEPTION.match(line)):
@@ -124,24 +160,60 @@ class Cerebras(Dialect):
             step, loss = int(m[1]), float(m[2])
             self._loss = loss
             events = [] if self._training else self._enter(ts, "running")
-            return [*events, Metric(run, ts, "loss", loss, step),
+            left = None if m[5] is None else int(m[5]) * 3600 + int(m[6]) * 60 + int(m[7])
+            return [*events, *self._progress(ts, step, left),
+                    Metric(run, ts, "loss", loss, step),
                     Throughput(run, ts, float(m[3]), step),
                     Metric(run, ts, "global_rate", float(m[4]), step)]
+        if m := _TF_STEP.search(text):
+            step = int(m[1])
+            self._done, finished, self._finished = False, self._finished, []
+            self._loss = float(m[2])
+            events = [] if self._training else self._enter(ts, "running")
+            return [*finished, *events, Metric(run, ts, "loss", self._loss, step),
+                    Metric(run, ts, "steps_per_s", float(m[3]), step)]
+        if m := _EVAL.search(text):
+            return self._enter(ts, "evaluating", f"evaluating at step {m[1]}")
+        if m := _AVG_EVAL.search(text):
+            return [Metric(run, ts, "eval_loss", float(m[1]))]
+        if m := _EVAL_METRIC.match(text.strip()):
+            return [Metric(run, ts, m[1], float(m[2]))]
+        if m := _TF_FINISHED.search(text):
+            self._done = True
+            self._finished = [Metric(run, ts, "samples_processed", float(m[1])),
+                              Metric(run, ts, "train_runtime", float(m[2])),
+                              Metric(run, ts, "train_samples_per_second", float(m[3]))]
+            return []
+        if m := _TF_FINAL.search(text):
+            self._loss, finished, self._finished = None, self._finished, []
+            return [*finished, Metric(run, ts, "final_loss", float(m[1]))]
         if m := _PROCESSED.search(text):
             samples, seconds = int(m[1]), float(m[2])
+            self._done = True
             return [Metric(run, ts, "samples_processed", float(samples)),
                     Metric(run, ts, "train_runtime", seconds),
                     Metric(run, ts, "train_samples_per_second", samples / seconds),
                     *self._final_loss(ts)]
         if m := _BATCH.search(text):
             return [Metric(run, ts, "batch_size", float(m[1]))]
+        if m := _TOTAL.search(text):
+            self._total = int(m[1] or m[2])
+            return []
+        if self._done and ("checkpoint" in text):
+            return []
         if m := _SAVING.search(text):
             return self._enter(ts, self._checkpoint_phase, f"saving checkpoint at step {m[1]}")
         if m := _SAVED.search(text):
-            return self._enter(ts, self._checkpoint_phase, f"saved checkpoint {m[1]}")
+            saved = f"at step {m[1]}" if m[1] else m[2]
+            return self._enter(ts, self._checkpoint_phase, f"saved checkpoint {saved}")
         if m := _JOB_ID.search(text):
             self._job = m[1]
             return self._enter(ts, _AFTER_QUEUE[m[1]], f"{m[1]} job {m[2]}")
+        if m := _NEW_JOB.search(text):
+            self._job = m[1]
+            return []
+        if self._job and (m := _JOB_ID_NEXT.match(text)):
+            return self._enter(ts, _AFTER_QUEUE[self._job], f"{self._job} job {m[1]}")
         if m := _POLL.search(text):
             if m[1] == "Queueing":
                 return self._enter(ts, "queued", m[2])
@@ -160,7 +232,9 @@ class Cerebras(Dialect):
         return []
 
     def finish(self, ts: float) -> list[Event]:
-        return self._final_loss(ts)
+        ts = max(ts, self._ts)  # a log read afterwards ends at its last stamp
+        finished, self._finished = self._finished, []
+        return [*finished, *self._final_loss(ts)]
 
     @classmethod
     def sniff(cls, text: str) -> bool:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from accelbench.engine.params import Param
 from accelbench.engine.system import Availability, System
+from accelbench.engine.systems.cuda.dialect import NvidiaSmi
 from accelbench.engine.systems.cuda.telemetry import NvmlSampler
+from accelbench.engine.systems.cuda.workloads import GPUS, bert_on_gpus
 from accelbench.engine.workloads import Extension
 
 
@@ -35,5 +37,7 @@ SYSTEM = System(
     site_keys=(Param("python", str, "", "the job's interpreter"),),
     gres=("gpu",),
     samplers=(NvmlSampler,),
-    extends=(Extension("mnist_cnn"), Extension("bert_finetune")),
+    dialects=(NvidiaSmi,),
+    extends=(Extension("mnist_cnn"),
+             Extension("bert_finetune", bert_on_gpus, (GPUS,), "a CUDA knob")),
 )

@@ -1,4 +1,5 @@
-"""NVIDIA GPU sampler: utilisation and memory of every GPU, read in-process through NVML."""
+"""NVIDIA GPU sampler: utilisation, memory, power, temperature and SM clock of every GPU,
+read in-process through NVML."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ _MIB = 1024 * 1024
 
 
 class NvmlSampler(ToolSampler):
-    """``gpu<i>`` (percent busy) and ``gpu<i> mem`` engines; no GPU or driver: none."""
+    """``gpu<i>`` (percent busy) and ``gpu<i> mem`` engines, and where the GPU reports them
+    ``gpu<i> power`` (W, % of the enforced limit), ``gpu<i> temp`` (°C, % of the slowdown
+    threshold) and ``gpu<i> sm clock`` (MHz, % of its maximum); no GPU or driver: none."""
 
     name = "nvml"
 
@@ -47,6 +50,7 @@ class NvmlSampler(ToolSampler):
             out.append({"engine": f"gpu{i}", "percent": float(util.gpu)})
             out.append({"engine": f"gpu{i} mem", "percent": round(100 * mem.used / mem.total, 2),
                         "value": round(mem.used / _MIB, 1), "unit": "MiB"})
+            out += _extra(pynvml, handle, i)
         return out
 
     def close(self, grace: float = 2.0) -> None:
@@ -56,3 +60,25 @@ class NvmlSampler(ToolSampler):
 
             with contextlib.suppress(pynvml.NVMLError):
                 pynvml.nvmlShutdown()
+
+
+def _extra(pynvml: Any, handle: Any, i: int) -> Readings:
+    """Power, temperature and SM clock of GPU ``i``, each left out where NVML lacks it."""
+    out = []
+    readings = (
+        ("power", "W", lambda: pynvml.nvmlDeviceGetPowerUsage(handle) / 1000,
+         lambda: pynvml.nvmlDeviceGetEnforcedPowerLimit(handle) / 1000),
+        ("temp", "C", lambda: pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
+         lambda: pynvml.nvmlDeviceGetTemperatureThreshold(
+             handle, pynvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)),
+        ("sm clock", "MHz", lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
+         lambda: pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM)),
+    )
+    for name, unit, value, scale in readings:
+        try:
+            now, top = float(value()), float(scale())
+        except pynvml.NVMLError:
+            continue
+        out.append({"engine": f"gpu{i} {name}", "value": round(now, 1), "unit": unit,
+                    "percent": round(100 * now / top, 1) if top > 0 else 0.0})
+    return out

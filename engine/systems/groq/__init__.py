@@ -85,7 +85,7 @@ SYSTEM = System(
     gres=("groq",),
     dialects=(GroqFlow,),
     workloads=(BERT_TINY,),
-    metric_aliases={"groq.ips": "samples_per_s"},
+    metric_aliases={"groq.ips": "samples_per_s", "groq.accuracy": "accuracy"},
     columns=(Column(r"^\w+\.(ips|on_chip_ips)$", "max"),
              Column(r"^\w+\.(e2e_latency_ms|on_chip_latency_ms)$", "min")),
 )

@@ -16,6 +16,10 @@ Events:
   -> Metric("<source>.accuracy", percent), Metric("<source>.e2e_latency_ms"),
   Metric("<source>.ips") (end-to-end inferences per second), Metric("<source>.on_chip_latency_ms")
   and Metric("<source>.on_chip_ips"). ``--`` cells (no on-chip figures for the CPU) are skipped.
+  The header row -> Phase("running", "result table") (not a run's wind-down: a second table
+  in a section starts a run there). GroqFlow prints the CPU row, then the GroqChip's: a run
+  ends with its ``groq`` row (several tables in one section: several runs).
+  MiniLM's ``Spearman Rank Correlation Coefficient`` column -> Metric("<source>.spearman").
 """  # noqa: E501 - the sample table is GroqFlow's output as printed, wider than a line
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ _INFERENCE = re.compile(r"Running inference ((?:on|using) .+?)\.?\s*$")
 _NUMBER = re.compile(r"(\d+(?:\.\d+)?)%?")
 _COLUMNS = {
     "accuracy": "accuracy",
+    "spearman rank correlation coefficient": "spearman",
     "end-to-end latency (ms)": "e2e_latency_ms",
     "end-to-end ips": "ips",
     "on-chip latency (ms)": "on_chip_latency_ms",
@@ -45,6 +50,7 @@ class GroqFlow(Dialect):
 
     name = "groq"
     title = "GroqFlow"
+    run_end = frozenset({"groq.ips"})
     needs = ("GroqFlow", "cache", "✓", "inference", "|")
 
     def __init__(self, run_id: str) -> None:
@@ -73,7 +79,7 @@ class GroqFlow(Dialect):
     def _row(self, cells: list[str], ts: float) -> list[Event]:
         if cells[0] == "Source":
             self._columns = [_COLUMNS.get(c.lower()) for c in cells[1:]]
-            return []
+            return [Phase(self.run_id, ts, "running", "result table")]
         if not self._columns or len(cells) != len(self._columns) + 1:
             return []
         source = cells[0].lower()

@@ -4,15 +4,25 @@ output read."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 from accelbench.engine.params import Param
-from accelbench.engine.probe import finder
 from accelbench.engine.system import System
+from accelbench.engine.systems.ipu.detect import detect
 from accelbench.engine.systems.ipu.dialect import PopTorch
+from accelbench.engine.systems.ipu.examples import GraphcoreExamples
 from accelbench.engine.systems.ipu.telemetry import GraphcoreSampler
-from accelbench.engine.workloads import MNIST_CNN, Context, Plan, Workload, own_script
+from accelbench.engine.workloads import (
+    COMMAND,
+    MNIST_CNN,
+    Context,
+    Extension,
+    Plan,
+    Workload,
+    own_script,
+)
 
 
 def _poptorch(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:
@@ -38,12 +48,21 @@ MNIST_POPTORCH = Workload(
     ),
 )
 
+def _command(workload: Workload, params: dict[str, Any], ctx: Context) -> Plan:
+    """The user's command on IPUs (a Graphcore example such as BERT's run_pretraining.py, or
+    poprun): its output read live with the PopTorch and Graphcore examples dialects."""
+    return dataclasses.replace(COMMAND.plan(params, ctx),
+                               dialects=[PopTorch.name, GraphcoreExamples.name])
+
+
 SYSTEM = System(
     name="ipu", order=40, title="Graphcore IPU (PopTorch)", device="ipu",
-    detect=finder("/dev/ipu*", ("gc-info", "gc-monitor")),
+    detect=detect,
     site_keys=(Param("python", str, "", "the PopTorch virtualenv's python"),),
     gres=("ipu",),
     samplers=(GraphcoreSampler,),
-    dialects=(PopTorch,),
+    dialects=(PopTorch, GraphcoreExamples),
+    metric_aliases={"training_time": "train_time_s", "epochs_time": "train_time_s"},
     workloads=(MNIST_POPTORCH,),
+    extends=(Extension("command", recipe=_command),),
 )

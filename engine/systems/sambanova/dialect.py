@@ -6,13 +6,22 @@ run's ``transformers_hook.py`` logs step lines (``...|global_step:501|average_lo
 dict, ``{'e2e_train_time': 457.09, 'training_sequences_per_second': ..., 'final_loss':
 ..., 'training_samples_per_second': ...}``. The summary figures are also read in the
 ``key: value`` / ``key = value`` forms people copy them into notes with.
+
+SambaFlow's starter apps (ALCF's ``ffn_mnist.py`` logs) print ``[info] Compilation
+succeeded.`` (``... for partition ...`` in later releases), ``Epoch [1/1], Step
+[10000/60000], Loss: 0.5563``, ``Test Accuracy: 94.50 Loss: 0.1905`` and
+``e2e_throughput: 1898.65 samples/s``. An app's ``AssertionError: ...`` is the run's
+failure. Lines stamped ``2024-04-03 09:39:54,427 -`` or ``2021-6-10 14:54:47 :`` carry
+their own time (local time, as Python's logging writes it).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import time
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -27,7 +36,25 @@ _BAD_CONFIG = re.compile(r"\berror\b.*(?:requested node configuration is not ava
                          r"invalid (?:\w+ )?configuration)", re.I)
 _MIN_THROUGHPUT = re.compile(r"Expected throughput to be at least ([\d.]+), instead found ([\d.]+)")
 _NO_PEF = re.compile(r"(?<!\S)(\S+\.pef) does not exist")  # (?<!\S): linear time
-_SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time")
+_COMPILED = re.compile(r"Compilation succeeded(?: for partition[ _]?(\S+))?")
+_EPOCH_STEP = re.compile(rf"Epoch \[(\d+)/(\d+)\], Step \[(\d+)/(\d+)\], Loss: ({_NUMBER})")
+_TEST = re.compile(rf"Test Accuracy: ({_NUMBER}) Loss: ({_NUMBER})")
+_E2E = re.compile(rf"e2e_throughput: ({_NUMBER}) samples/s")
+_ASSERTION = re.compile(r"^AssertionError: (.*\S)")
+_STAMP = re.compile(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
+_SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector")
+
+
+@functools.lru_cache(maxsize=256)
+def _seconds(stamp: str) -> float:
+    """Epoch seconds of a ``Y-M-D H:M:S`` stamp read as local time (cached)."""
+    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
+
+
+def line_time(line: str) -> float | None:
+    """The time a SambaNova log line is stamped with, if it is."""
+    m = _STAMP.search(line) if "-" in line else None
+    return _seconds(m[1]) + int(m[2] or 0) / 1000 if m else None
 
 
 class SambaNova(Dialect):
@@ -36,14 +63,17 @@ class SambaNova(Dialect):
     name = "sambanova"
     run_end = frozenset({"training_samples_per_second"})
     title = "SambaNova SambaFlow"
-    needs = ("e2e_train_time", "_per_second", "final_loss", "|global_step:", "Iteration:",
-             "COMPILE START AT ", "RUN", "NLP app finished",
-             "Expected throughput to be at least ", ".pef does not exist")
+    needs = ("e2e_train_time", "training_sequences_per_second", "final_loss",
+             "training_samples_per_second", "|global_step:", "Iteration:", "COMPILE START AT",
+             "RUN", "NLP app finished", "Expected throughput", ".pef does not exist",
+             "Compilation succeeded", "Epoch [", "Test Accuracy: ", "e2e_throughput: ",
+             "AssertionError: ", "SambaConnector", " - info ", " - warning ")
     needs_nocase = ("error",)  # _BAD_CONFIG is case-insensitive
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._phase = ""
+        self._stamp = 0.0
 
     def _enter(self, ts: float, name: str, detail: str = "") -> list[Event]:
         """A Phase event, unless the run is already in phase ``name``."""
@@ -53,8 +83,11 @@ class SambaNova(Dialect):
         return [Phase(self.run_id, ts, name, detail)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
-        line = line.strip()
+        line = line.strip().removeprefix("^M")  # a carriage return pasted as text
         run = self.run_id
+        stamped = line_time(line)
+        self._stamp = stamped or self._stamp
+        ts = stamped or ts or self._stamp  # an imported log's unstamped lines: the last stamp
         if summary := _SUMMARY.findall(line):
             return [Metric(run, ts, key, float(value)) for key, value in summary]
         events: list[Event] = []
@@ -63,8 +96,21 @@ class SambaNova(Dialect):
         if m := _STEP.search(line):
             events += self._enter(ts, "running")
             events.append(Metric(run, ts, "loss", float(m[2]), int(m[1])))
+        if m := _EPOCH_STEP.search(line):
+            epoch, epochs, step, total = (int(m[i]) for i in range(1, 5))
+            events += self._enter(ts, "running")
+            events += [Progress(run, ts, step, total, epoch=epoch, epochs=epochs),
+                       Metric(run, ts, "loss", float(m[5]), step)]
         if events:
             return events
+        if m := _COMPILED.search(line):
+            return self._enter(ts, "compiling", "compilation succeeded"
+                               + (f" for partition {m[1]}" if m[1] else ""))
+        if m := _TEST.search(line):
+            return [Metric(run, ts, "accuracy", float(m[1])),
+                    Metric(run, ts, "test_loss", float(m[2]))]
+        if m := _E2E.search(line):
+            return [Throughput(run, ts, float(m[1]))]
         if _COMPILE.match(line):
             return self._enter(ts, "compiling", "compiling the PEF")
         if _RUN.match(line):
@@ -81,6 +127,9 @@ class SambaNova(Dialect):
         if m := _NO_PEF.search(line):
             return [Diagnosis(run, ts, "sambanova_no_pef", line,
                               f"compile first: the run needs {m[1]}")]
+        if m := _ASSERTION.match(line):
+            return [Diagnosis(run, ts, "assertion_failed", line,
+                              "the app's own check failed: read the assertion above it")]
         return []
 
     @classmethod

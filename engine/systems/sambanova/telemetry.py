@@ -9,14 +9,74 @@
 
 ``%exec`` is the share of the interval the tile ran a job. A node has 32 or more
 tiles, so they are summarised per RDU: the engine ``rdu<i>`` (the i-th RDU in the
-table's order) is its tiles' mean ``%exec``, taken once all its rows are read.
+table's order) is its tiles' mean ``%exec``, taken once all its rows are read. A long
+COMMAND wraps onto lines of its own (as ALCF's pages show it): those are no rows.
+``TileTable`` folds a table this way for the sampler and for anything reading a saved one.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
 _FOREVER = 1_000_000_000  # intervals: the tool runs until the job ends
+
+
+@dataclass
+class Rdu:
+    """One RDU's tiles as a table gives them."""
+
+    name: str  # "/XRDU_0/RDU_1"
+    exec_percent: list[float]  # each tile's %exec
+    idle: int = 0  # tiles 100% idle
+
+
+class TileTable:
+    """Folds ``sntilestat`` lines, one at a time, into per-RDU figures."""
+
+    def __init__(self) -> None:
+        self._exec = 0  # the %exec column's index in a row's fields
+        self._idle = 0  # the %idle column's index
+        self.rdus: dict[str, Rdu] = {}
+        self._open: Rdu | None = None  # the RDU whose rows are being read
+
+    def feed(self, line: str) -> Rdu | None:
+        """The RDU a line closes (a header, another RDU's row), if it closes one."""
+        fields = line.split()
+        if fields[:1] == ["TILE"]:
+            self._exec, self._idle = fields.index("%exec"), fields.index("%idle")
+            return self.close()
+        if not (line.startswith("/") and "/TILE_" in fields[0] and len(fields) > self._exec):
+            return None  # a wrapped COMMAND, a blank line
+        name = fields[0].rpartition("/")[0]
+        done = self.close() if self._open and self._open.name != name else None
+        rdu = self._open = self._open or Rdu(name, [])
+        rdu.exec_percent.append(float(fields[self._exec]))
+        rdu.idle += float(fields[self._idle]) == 100.0
+        return done
+
+    def close(self) -> Rdu | None:
+        """Close the RDU being read (the end of a table)."""
+        rdu, self._open = self._open, None
+        if rdu:
+            self.rdus[rdu.name] = rdu
+        return rdu
+
+    def readings(self) -> Readings:
+        """Each RDU's mean tile %exec as the engine ``rdu<i>``."""
+        return [{"engine": f"rdu{i}", "percent": round(sum(r.exec_percent)
+                                                         / len(r.exec_percent), 2)}
+                for i, r in enumerate(self.rdus.values())]
+
+
+def read_table(text: str) -> dict[str, Rdu]:
+    """The RDUs of a saved ``sntilestat`` table, by name."""
+    table = TileTable()
+    for line in text.splitlines():
+        table.feed(line)
+    table.close()
+    return table.rdus
 
 
 class SambaNovaSampler(ToolSampler):
@@ -27,10 +87,7 @@ class SambaNovaSampler(ToolSampler):
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
-        self._exec = 0  # the %exec column's index in a row's fields
-        self._rdu = ""  # the RDU whose rows are being read
-        self._tiles: list[float] = []  # their %exec
-        self._rdus: dict[str, float] = {}
+        self._table = TileTable()
 
     def argv(self) -> list[str]:
         """``sntilestat -i SECONDS --count N``: a table every interval."""
@@ -38,19 +95,4 @@ class SambaNovaSampler(ToolSampler):
 
     def feed(self, line: str) -> Readings | None:
         """The readings once a line ends an RDU's rows (a header, another RDU's row)."""
-        fields = line.split()
-        rdu = fields[0].rpartition("/")[0] if line.startswith("/") else ""
-        done = self._finish() if rdu != self._rdu else None
-        if fields[:1] == ["TILE"]:
-            self._exec = fields.index("%exec")
-        elif rdu:
-            self._rdu = rdu
-            self._tiles.append(float(fields[self._exec]))
-        return done
-
-    def _finish(self) -> Readings | None:
-        if self._tiles:
-            self._rdus[self._rdu] = round(sum(self._tiles) / len(self._tiles), 2)
-        self._rdu, self._tiles = "", []
-        return [{"engine": f"rdu{i}", "percent": p}
-                for i, p in enumerate(self._rdus.values())] if self._rdus else None
+        return self._table.readings() if self._table.feed(line) else None

@@ -28,7 +28,9 @@ _FAILURES = [
      "neuron_parallel_compile could not compile some of the job's graphs",
      "the run compiles them itself (a slower start); its log above names the graphs"),
     ("neuron_compile_failed",
-     re.compile(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF", re.IGNORECASE),
+     re.compile(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF|"
+                r"ERROR \|\|NEURON_\w+\|\|: .*failed compilation|Compiler status FAIL",
+                re.IGNORECASE),
      "the Neuron compiler failed on the model's graph",
      "read the compiler's log it names; check NEURON_CC_FLAGS"),
 ]
@@ -39,11 +41,12 @@ class NeuronRuntime(Dialect):
 
     name = "neuron_runtime"
     title = "Neuron runtime and compiler errors"
+    warnings = frozenset({"neuron_precompile_graphs_failed"})  # the job may go on
     needs = ("already in use", "not available", "nrt_allocate_neuron_cores", "/dev/neuron",
-             "NEURON_PARALLEL_COMPILE")
+             "No neuron device available", "NEURON_PARALLEL_COMPILE")
     # the out-of-memory and compiler patterns are case-insensitive
     needs_nocase = ("resource_exhausted", "failed to allocate ", "out of ", "neuronx-cc",
-                    "compilation failed", "neff")
+                    "compilation failed", "failed compilation", "compiler status fail", "neff")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)

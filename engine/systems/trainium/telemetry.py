@@ -37,21 +37,25 @@ class NeuronSampler(ToolSampler):
 
     def feed(self, line: str) -> Readings | None:
         """One report's readings (a line holds a whole report)."""
-        report = json.loads(line)
-        cores, used = {}, 0
-        for app in report["neuron_runtime_data"]:
-            groups = app.get("report") or {}
-            in_use = groups.get("neuroncore_counters", {}).get("neuroncores_in_use") or {}
-            for index, core in in_use.items():
-                cores[int(index)] = float(core["neuroncore_utilization"])
-            memory = groups.get("memory_used", {}).get("neuron_runtime_used_bytes") or {}
-            used += memory.get("neuron_device", 0)
-        readings = [{"engine": f"nc{i}", "percent": cores[i]} for i in sorted(cores)]
-        if report["neuron_runtime_data"]:
-            hardware = report.get("neuron_hardware_info", {})
-            total = hardware.get("neuron_device_count", 0) * hardware.get(
-                "neuron_device_memory_size", 0)
-            readings.append({"engine": "neuron mem",
-                             "percent": round(100 * used / total, 2) if total else 0.0,
-                             "value": round(used / _MIB, 1), "unit": "MiB"})
-        return readings
+        return readings(json.loads(line))
+
+
+def readings(report: dict) -> Readings:
+    """The NeuronCore utilization and device-memory readings of one ``neuron-monitor`` report."""
+    cores, used = {}, 0
+    for app in report["neuron_runtime_data"]:
+        groups = app.get("report") or {}
+        in_use = groups.get("neuroncore_counters", {}).get("neuroncores_in_use") or {}
+        for index, core in in_use.items():
+            cores[int(index)] = float(core["neuroncore_utilization"])
+        memory = groups.get("memory_used", {}).get("neuron_runtime_used_bytes") or {}
+        used += memory.get("neuron_device", 0)
+    found = [{"engine": f"nc{i}", "percent": cores[i]} for i in sorted(cores)]
+    if report["neuron_runtime_data"]:
+        hardware = report.get("neuron_hardware_info", {})
+        total = hardware.get("neuron_device_count", 0) * hardware.get(
+            "neuron_device_memory_size", 0)
+        found.append({"engine": "neuron mem",
+                      "percent": round(100 * used / total, 2) if total else 0.0,
+                      "value": round(used / _MIB, 1), "unit": "MiB"})
+    return found

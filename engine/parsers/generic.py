@@ -1,0 +1,11 @@
+"""The dialects read on every system: formats of programs that run anywhere."""
+
+from __future__ import annotations
+
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.hf_trainer import HFTrainer
+from accelbench.engine.parsers.keras import Keras
+from accelbench.engine.parsers.slurm_log import SlurmLog
+from accelbench.engine.parsers.tqdm_bar import TqdmBar
+
+GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras)

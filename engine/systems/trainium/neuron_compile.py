@@ -1,0 +1,55 @@
+"""The Neuron compiler's side of a job's log: the compiling phase and its figures.
+
+Lines of ``libneuronxla``'s wrapper and cache (``INFO ||NEURON_CC_WRAPPER||: Call compiler
+...``, ``||NEURON_CACHE||: ...``), ``Compiler status PASS`` and ``neuron_parallel_compile``'s
+own (``||NEURON_PARALLEL_COMPILE||``, ``||PARALLEL_COMPILE||`` before SDK 2.18) put the run
+in its compiling phase. ``neuron_parallel_compile`` ends with ``Total graphs: N``,
+``Total successful compilations: N`` and ``Total failed compilations: N``, after its JSON
+report, whose ``"compilation_time"`` (seconds) line is read on its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from accelbench.engine.events import Event, Metric, Phase
+from accelbench.engine.parsers import Dialect
+
+_COMPILING = ("||NEURON_CC_WRAPPER||", "||NEURON_CACHE||", "PARALLEL_COMPILE||",
+              "Compiler status")
+_TOTALS = re.compile(r"PARALLEL_COMPILE\|\|: Total (graphs|successful compilations|"
+                     r"failed compilations): (\d+)")
+_NAMES = {"graphs": "compile.graphs", "successful compilations": "compile.graphs_compiled",
+          "failed compilations": "compile.graphs_failed"}
+_TIME = re.compile(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
+_SNIFF = re.compile(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
+                    r"Compiler status (?:PASS|FAIL)")
+
+
+class NeuronCompile(Dialect):
+    """Neuron compilation: the compiling phase, graph counts and compilation time."""
+
+    name = "neuron_compile"
+    title = "Neuron compiler and neuron_parallel_compile"
+    needs = (*_COMPILING, '"compilation_time"')
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self._compiling = False
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        if m := _TIME.match(line):
+            return [Metric(self.run_id, ts, "compile.time_s", float(m[1]))]
+        if not any(text in line for text in _COMPILING):
+            return []
+        events: list[Event] = []
+        if not self._compiling:
+            self._compiling = True
+            events.append(Phase(self.run_id, ts, "compiling", "Neuron compiler"))
+        if m := _TOTALS.search(line):
+            events.append(Metric(self.run_id, ts, _NAMES[m[1]], int(m[2])))
+        return events
+
+    @classmethod
+    def sniff(cls, text: str) -> bool:
+        return bool(_SNIFF.search(text))

@@ -1,0 +1,89 @@
+"""``neuron-ls``: the Neuron devices of this machine, for detection.
+
+``neuron-ls --json-output`` prints an array of devices (``neuron_device``, ``nc_count``,
+``memory_size`` in bytes); plain ``neuron-ls`` prints a table whose two header rows name
+the columns (``NEURON DEVICE``, ``NEURON CORES``, ``NEURON MEMORY`` as ``32 GB``, GiB in
+fact). Both are read; a machine whose ``neuron-ls`` answers nothing is found as before,
+by its device files or tools.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from dataclasses import dataclass
+
+from accelbench.engine.probe import finder, tools
+from accelbench.engine.system import Availability
+
+_GIB = 2 ** 30
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?) GB$")
+_find = finder("/dev/neuron*", ("neuron-ls", "neuron-top", "neuron-monitor"))
+
+
+@dataclass(frozen=True)
+class NeuronDevice:
+    """One Neuron device: its index, NeuronCores and memory (bytes; None if not shown)."""
+
+    index: int
+    cores: int
+    memory: int | None
+
+
+def devices(text: str) -> list[NeuronDevice]:
+    """The devices ``neuron-ls`` lists in ``text`` (its JSON or its table)."""
+    text = text.strip()
+    if text.startswith("["):
+        try:
+            return [NeuronDevice(int(d["neuron_device"]), int(d["nc_count"]),
+                                 int(d["memory_size"]) if "memory_size" in d else None)
+                    for d in json.loads(text)]
+        except (ValueError, TypeError, KeyError):
+            return []
+    return _table(text)
+
+
+def _table(text: str) -> list[NeuronDevice]:
+    """The devices of ``neuron-ls``'s table: columns named by its two header rows."""
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.strip().startswith("|")]
+    header = [r for r in rows if r and r[0] in ("NEURON", "DEVICE")]
+    if len(header) < 2:
+        return []
+    names = [f"{a} {b}".strip() for a, b in zip(header[0], header[1], strict=False)]
+    try:
+        device, cores = names.index("NEURON DEVICE"), names.index("NEURON CORES")
+    except ValueError:
+        return []
+    memory = names.index("NEURON MEMORY") if "NEURON MEMORY" in names else None
+    found = []
+    for row in rows:
+        if len(row) == len(names) and row[device].isdigit() and row[cores].isdigit():
+            size = _MEMORY.match(row[memory]) if memory is not None else None
+            found.append(NeuronDevice(int(row[device]), int(row[cores]),
+                                      round(float(size[1]) * _GIB) if size else None))
+    return found
+
+
+def described(found: list[NeuronDevice]) -> str:
+    """``found`` in a few words: devices, NeuronCores and memory."""
+    cores = sum(d.cores for d in found)
+    text = f"{len(found)} Neuron device(s), {cores} NeuronCore(s)"
+    if all(d.memory for d in found):
+        text += f", {sum(d.memory or 0 for d in found) / _GIB:g} GiB"
+    return text + " (neuron-ls)"
+
+
+def detect() -> Availability:
+    """Trainium here: what ``neuron-ls --json-output`` lists, else device files or tools."""
+    here = _find()
+    if not here.available or not tools("neuron-ls"):
+        return here
+    try:
+        out = subprocess.run(["neuron-ls", "--json-output"], capture_output=True, text=True,
+                             timeout=10, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return here
+    found = devices(out)
+    return Availability(True, detail=described(found)) if found else here
