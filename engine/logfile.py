@@ -346,7 +346,8 @@ class _Runs:
         self.runs += 1
         run_id = next(self.run_ids)
         self.parsers = [registry.get_dialect(name)(run_id) for name in self.names]
-        self.succeeded, self.failure, self.first, self.last = False, None, 0.0, 0.0
+        self.succeeded, self.first, self.last = False, 0.0, 0.0
+        self.failure: Diagnosis | None = None
         self.reader.begin(run_id, self.names)
 
     def _give(self) -> None:
