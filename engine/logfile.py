@@ -159,7 +159,8 @@ class _Sample:
 
 def _sniff_needed(text: str, found: set[str]) -> set[str]:
     """``found`` and the other dialects whose sniff recognises the lines of ``text``
-    holding what they need (all of ``text`` for a dialect that needs no text)."""
+    holding what it reads (``sniff_needs``, else ``needs``; all of ``text`` for a dialect
+    that needs no text)."""
     found = set(found)
     if not text.endswith("\n"):
         text += "\n"  # each line found ends at a \n
@@ -167,17 +168,19 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
-        if dialect.needs is not None:
-            nocase = nocase_of([dialect])
-            if nocase and lowered is None and text.isascii():
-                lowered = text.lower()
-            starts = line_starts(text, dialect.needs, nocase, lowered)
-            if not starts:
-                continue
-            needed = "\n".join(text[start:text.find("\n", start)] for start in starts)
+        if dialect.sniff_needs is not None:
+            needs, nocase = (), tuple(sorted({t.lower() for t in dialect.sniff_needs}))
+        elif dialect.needs is not None:
+            needs, nocase = dialect.needs, nocase_of([dialect])
         else:
-            needed = text
-        if dialect.sniff(needed):
+            if dialect.sniff(text):
+                found.add(name)
+            continue
+        if nocase and lowered is None and text.isascii():
+            lowered = text.lower()
+        starts = line_starts(text, needs, nocase, lowered)
+        if starts and dialect.sniff("\n".join(text[start:text.find("\n", start)]
+                                              for start in starts)):
             found.add(name)
     return found
 

@@ -94,6 +94,8 @@ class HFTrainer(Dialect):
         return [self._metric(ts, key, value) for key, raw in logs.items()
                 if key != "epoch" and (value := _number(raw)) is not None]
 
+    sniff_needs = ("*****", "{'")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return bool(_SNIFF.search(text))

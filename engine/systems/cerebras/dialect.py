@@ -162,6 +162,8 @@ class Cerebras(Dialect):
     def finish(self, ts: float) -> list[Event]:
         return self._final_loss(ts)
 
+    sniff_needs = ("Train Device=", "wsjob-", "Cerebras Wafer Scale Cluster", "sample(s) in")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return bool(_SNIFF.search(text))

@@ -83,6 +83,8 @@ class SambaNova(Dialect):
                               f"compile first: the run needs {m[1]}")]
         return []
 
+    sniff_needs = ("training_sequences_per_second", "e2e_train_time")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return bool(_SNIFF.search(text))
