@@ -168,6 +168,7 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
+        needs: tuple[str, ...]
         if dialect.sniff_needs is not None:
             needs, nocase = (), tuple(sorted({t.lower() for t in dialect.sniff_needs}))
         elif dialect.needs is not None:
