@@ -99,3 +99,15 @@ def test_a_dialect_sniffs_only_the_lines_of_its_sniff_needs(name: str) -> None:
         lines = text.split("\n")
         kept = [line for line in lines if line_starts(line, (), nocase)]
         assert cls.sniff("\n".join(kept)) == cls.sniff(text), source
+
+
+def test_every_literal_is_found_whatever_characters_the_text_lacks() -> None:
+    """A line holding a literal is found (a literal is skipped only when the text lacks
+    one of its characters)."""
+    dialects = list(registry.dialects().values())
+    needs = needs_of([d for d in dialects if d.needs is not None]) or ()
+    for literal in needs:
+        assert line_starts(f"x\n{literal}\ny", needs) == [2], literal
+    nocase = nocase_of(dialects)
+    for literal in nocase:
+        assert line_starts(f"x\n{literal.upper()}\ny", (), nocase) == [2], literal
