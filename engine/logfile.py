@@ -198,9 +198,10 @@ class _Span:
 
 def _marks(block: str) -> list[tuple[int, bool]]:
     """``(start, is_fence)`` of the lines of ``block`` that open or close a fenced code
-    block (``\\`\\`\\``` after blanks) or may be headings (``#`` first), in order."""
+    block (``\\`\\`\\``` after blanks) or may be headings (``#`` first), in order (a
+    block without a backtick or a ``#`` is not searched: ``memchr`` is faster)."""
     marks: list[tuple[int, bool]] = []
-    i = block.find("```")
+    i = block.find("```") if "`" in block else -1
     while i >= 0:
         start = block.rfind("\n", 0, i) + 1
         if start == i or block[start:i].isspace():
@@ -209,7 +210,7 @@ def _marks(block: str) -> list[tuple[int, bool]]:
         i = -1 if end < 0 else block.find("```", end + 1)
     if block.startswith("#"):
         marks.append((0, False))
-    i = block.find("\n#")
+    i = block.find("\n#") if "#" in block else -1
     while i >= 0:
         marks.append((i + 1, False))
         i = block.find("\n#", i + 1)
