@@ -319,7 +319,7 @@ class _Runs:
         else:
             after = 0  # the offset just after the last line given
             for start in line_starts(text, self.needs, self.nocase):
-                if start > after:
+                if start > after and self.skips:  # (else a gap gives nothing)
                     self._item(after, None)
                 end = text.find("\n", start)
                 end = len(text) if end < 0 else end
