@@ -6,18 +6,15 @@ and a section is cut after each run's end where another run's figures follow.
 
 A file is streamed in blocks of ``BLOCK`` characters (memory stays a few blocks
 whatever its size): a first pass finds the sections and detects each one's dialects
-from its start and end, and from the lines of its middle each dialect needs; the second
+from its start and end, and from the lines of its middle its sniff reads; the second
 feeds the dialects only the lines they need (``parsers.prefilter``) and hands each run's
 text and events to a :class:`Reader` as they come.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +24,6 @@ from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Event, Metric
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
-from accelbench.engine.runner import RunHandle
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -424,85 +418,3 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
     sections = _Sections()
     read_file(path, sections, dialect)
     return sections.sections
-
-
-def system_of(names: list[str]) -> str | None:
-    """The accelerator a set of dialects points to, if any does (a system's own dialect)."""
-    table = registry.dialect_systems()
-    return next((table[name] for name in names if name in table), None)
-
-
-class _Importer(Reader):
-    """Makes each run that has events a finished run in the store, as the pass goes."""
-
-    wants_text = True
-
-    def __init__(self, store, path: Path, accelerator: str | None) -> None:
-        self.store, self.path, self.accelerator = store, path, accelerator
-        self.whole: str | None = None  # the accelerator the whole file points to
-        self.runs: list = []
-        self._file: tempfile._TemporaryFileWrapper | None = None
-        self._dialects: list[str] = []
-        self._events = False
-
-    def file(self, dialects: list[str]) -> None:
-        self.whole = system_of(dialects)
-
-    def begin(self, run_id: str, dialects: list[str]) -> None:
-        self._dialects, self._events = dialects, False
-        self._file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in end()
-            "w", encoding="utf-8", dir=self.store.home, prefix=".import-", delete=False)
-
-    def text(self, text: str) -> None:
-        assert self._file is not None
-        self._file.write(text)
-
-    def events(self, events: list[Event]) -> None:
-        self._events = self._events or any(e.kind != "log" for e in events)
-
-    def end(self, title: str) -> None:
-        assert self._file is not None
-        self._file.close()
-        try:
-            if self._events:
-                self._keep(title, Path(self._file.name))
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._file.name)
-
-    def _keep(self, title: str, output: Path) -> None:
-        path = self.path
-        system = self.accelerator or system_of(self._dialects) or self.whole or "cpu"
-        spec = spec_from_dict({"name": slug(title or path.stem), "workload": "imported",
-                               "accelerator": system, "telemetry_interval": 0,
-                               "params": {"source": str(path.resolve()), "section": title,
-                                          "dialects": ",".join(self._dialects)}},
-                              source=str(path))
-        info = self.store.create(spec)
-        os.replace(output, info.path(OUTPUT_FILE))
-        write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
-                                             "telemetry_interval": 0,
-                                             "dialects": self._dialects})
-        write_json(info.path(EXIT_FILE), {"status": "done", "returncode": 0,
-                                          "ended": info.created,
-                                          "detail": f"imported from {path.name}"})
-        handle = RunHandle(self.store, info)
-        handle.fold()
-        self.runs.append(handle.info)
-
-
-def import_file(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None) -> list:
-    """Each run of a log that holds figures becomes a finished run in ``store``.
-
-    The run's text is its ``output.log`` and its dialects are recorded, so its events
-    are derived like any run's; the accelerator is ``accelerator`` or the one the
-    dialects point to (the file's, for a section that only has Trainer output).
-    """
-    path = Path(path)
-    importer = _Importer(store, path, accelerator)
-    read_file(path, importer, dialect)
-    if not importer.runs:
-        raise UserError(f"{path}: no section holds a log accelbench can read",
-                        hint="name the dialect with --dialect (accelbench parse --help)")
-    return importer.runs

@@ -90,7 +90,7 @@ def test_a_section_holding_two_runs_is_split_after_each_runs_end():
 
 
 def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_path):
-    from accelbench.engine.logfile import import_file
+    from accelbench.engine.importer import import_file
     from accelbench.engine.runner import RunHandle
 
     log = tmp_path / "mixed.log"  # dialect lines, gaps, a redrawn line and machine lines
