@@ -212,9 +212,10 @@ def _marks(block: str) -> list[tuple[int, bool]]:
     return marks
 
 
-def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], set[str]]:
-    """The non-blank sections of the text in ``blocks``, and the texts that the whole
-    file's dialects are detected from with those found in its sections' middles."""
+def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], bool]:
+    """The non-blank sections of the text in ``blocks``, the texts that the whole file's
+    dialects are detected from, and whether it is large: then those are its headings
+    only, and its sections' dialects count too."""
     spans: list[_Span] = []
     headings: list[str] = []
     whole = _Sample(middle=False)
@@ -247,9 +248,8 @@ def _scan(blocks: Iterator[str]) -> tuple[list[_Span], list[str], set[str]]:
     if not span.sample.blank:
         spans.append(span)
     if whole.tail:  # a large file: what its sections and headings show
-        return (spans, [t for s in spans for t in s.sample.texts()] + ["\n".join(headings)],
-                {name for s in spans for name in s.sample.found})
-    return spans, whole.texts(), set()
+        return spans, ["\n".join(headings)], True
+    return spans, whole.texts(), False
 
 
 def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
@@ -367,10 +367,11 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    spans, whole, found = _scan(_blocks(path))
+    spans, whole, large = _scan(_blocks(path))
     names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
-    reader.file(_detect(whole, found) if dialect == "auto" else [])
+    seen = {name for found in names for name in found} if large else set()
+    reader.file(_detect(whole, seen) if dialect == "auto" else [])
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None

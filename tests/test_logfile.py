@@ -132,3 +132,11 @@ def test_a_dialect_marked_only_in_the_middle_of_a_large_section_is_detected(tmp_
     [section] = parse_file(log)
     assert section.dialects == ["cerebras"]
     assert {(e.name, e.value) for e in section.events if e.kind == "metric"} >= {("loss", 6.5)}
+
+    class File(logfile.Reader):
+        def file(self, dialects: list[str]) -> None:
+            self.dialects = dialects
+
+    whole = File()  # the whole file's dialects: its sections' (middles too) and headings'
+    logfile.read_file(log, whole)
+    assert whole.dialects == ["cerebras"]
