@@ -63,7 +63,7 @@ class PopTorch(Dialect):
     def finish(self, ts: float) -> list[Event]:
         return self._ipu_unavailable("", ts)
 
-    sniff_needs = ("Graph compilation:", "poptorch", "Failed to acquire")
+    sniff_needs = ("Graph compilation:", "poptorch", "Failed to acquire", "IPU")
 
     @classmethod
     def sniff(cls, text: str) -> bool:
