@@ -591,7 +591,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.engine import format as fmt
-    from accelbench.engine.logfile import import_file
+    from accelbench.engine.importer import import_file
 
     if args.accelerator:
         registry.get_accelerator(args.accelerator)

@@ -12,18 +12,15 @@ where one of its ``run_end``/``success`` metrics comes, and otherwise its log do
 
 A file is streamed in blocks of ``BLOCK`` characters (memory stays a few blocks
 whatever its size): a first pass finds the sections and detects each one's dialects
-from its start and end, and from the lines of its middle each dialect needs; the second
+from its start and end, and from the lines of its middle its sniff reads; the second
 feeds the dialects only the lines they need (``parsers.prefilter``) and hands each run's
 text and events to a :class:`Reader` as they come.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,9 +30,6 @@ from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
-from accelbench.engine.runner import RunHandle
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -201,7 +195,8 @@ class _Sample:
 
 def _sniff_needed(text: str, found: set[str]) -> set[str]:
     """``found`` and the other dialects whose sniff recognises the lines of ``text``
-    holding what they need (all of ``text`` for a dialect that needs no text)."""
+    holding what it reads (``sniff_needs``, else ``needs``; all of ``text`` for a dialect
+    that needs no text)."""
     found = set(found)
     if not text.endswith("\n"):
         text += "\n"  # each line found ends at a \n
@@ -209,17 +204,20 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
-        if dialect.needs is not None:
-            nocase = nocase_of([dialect])
-            if nocase and lowered is None and text.isascii():
-                lowered = text.lower()
-            starts = line_starts(text, dialect.needs, nocase, lowered)
-            if not starts:
-                continue
-            needed = "\n".join(text[start:text.find("\n", start)] for start in starts)
+        needs: tuple[str, ...]
+        if dialect.sniff_needs is not None:
+            needs, nocase = (), tuple(sorted({t.lower() for t in dialect.sniff_needs}))
+        elif dialect.needs is not None:
+            needs, nocase = dialect.needs, nocase_of([dialect])
         else:
-            needed = text
-        if dialect.sniff(needed):
+            if dialect.sniff(text):
+                found.add(name)
+            continue
+        if nocase and lowered is None and text.isascii():
+            lowered = text.lower()
+        starts = line_starts(text, needs, nocase, lowered)
+        if starts and dialect.sniff("\n".join(text[start:text.find("\n", start)]
+                                              for start in starts)):
             found.add(name)
     return found
 
@@ -236,9 +234,10 @@ class _Span:
 
 def _marks(block: str) -> list[tuple[int, bool]]:
     """``(start, is_fence)`` of the lines of ``block`` that open or close a fenced code
-    block (``\\`\\`\\``` after blanks) or may be headings (``#`` first), in order."""
+    block (``\\`\\`\\``` after blanks) or may be headings (``#`` first), in order (a
+    block without a backtick or a ``#`` is not searched: ``memchr`` is faster)."""
     marks: list[tuple[int, bool]] = []
-    i = block.find("```")
+    i = block.find("```") if "`" in block else -1
     while i >= 0:
         start = block.rfind("\n", 0, i) + 1
         if start == i or block[start:i].isspace():
@@ -247,7 +246,7 @@ def _marks(block: str) -> list[tuple[int, bool]]:
         i = -1 if end < 0 else block.find("```", end + 1)
     if block.startswith("#"):
         marks.append((0, False))
-    i = block.find("\n#")
+    i = block.find("\n#") if "#" in block else -1
     while i >= 0:
         marks.append((i + 1, False))
         i = block.find("\n#", i + 1)
@@ -255,10 +254,10 @@ def _marks(block: str) -> list[tuple[int, bool]]:
     return marks
 
 
-def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str], set[str]]:
-    """The non-blank sections of the text in ``blocks`` (one unless ``markdown``), and the
-    texts that the whole file's dialects are detected from with those found in its
-    sections' middles."""
+def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str], bool]:
+    """The non-blank sections of the text in ``blocks`` (one unless ``markdown``), the
+    texts that the whole file's dialects are detected from, and whether it is large: then
+    those are its headings only, and its sections' dialects count too."""
     spans: list[_Span] = []
     headings: list[str] = []
     whole = _Sample(middle=False)
@@ -291,9 +290,8 @@ def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str]
     if not span.sample.blank:
         spans.append(span)
     if whole.tail:  # a large file: what its sections and headings show
-        return (spans, [t for s in spans for t in s.sample.texts()] + ["\n".join(headings)],
-                {name for s in spans for name in s.sample.found})
-    return spans, whole.texts(), set()
+        return spans, ["\n".join(headings)], True
+    return spans, whole.texts(), False
 
 
 def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
@@ -389,7 +387,7 @@ class _Runs:
         else:
             after = 0  # the offset just after the last line given
             for start in line_starts(text, self.needs, self.nocase):
-                if start > after:
+                if start > after and self.skips:  # (else a gap gives nothing)
                     self._item(after, None)
                 end = text.find("\n", start)
                 end = len(text) if end < 0 else end
@@ -442,10 +440,11 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    spans, whole, found = _scan(_blocks(path), _is_markdown(path))
+    spans, whole, large = _scan(_blocks(path), _is_markdown(path))
     names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
-    reader.file(_detect(whole, found) if dialect == "auto" else [])
+    seen = {name for found in names for name in found} if large else set()
+    reader.file(_detect(whole, seen) if dialect == "auto" else [])
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None
@@ -493,97 +492,3 @@ def parse_file(path: str | Path, dialect: str = "auto") -> list[Section]:
     sections = _Sections()
     read_file(path, sections, dialect)
     return sections.sections
-
-
-def system_of(names: list[str]) -> str | None:
-    """The accelerator a set of dialects points to, if any does (a system's own dialect)."""
-    table = registry.dialect_systems()
-    return next((table[name] for name in names if name in table), None)
-
-
-class _Importer(Reader):
-    """Makes each run that has events a finished run in the store, as the pass goes."""
-
-    wants_text = True
-
-    def __init__(self, store, path: Path, accelerator: str | None) -> None:
-        self.store, self.path, self.accelerator = store, path, accelerator
-        self.whole: str | None = None  # the accelerator the whole file points to
-        self.runs: list = []
-        self._file: tempfile._TemporaryFileWrapper | None = None
-        self._dialects: list[str] = []
-        self._events = False
-
-    def file(self, dialects: list[str]) -> None:
-        self.whole = system_of(dialects)
-
-    def begin(self, run_id: str, dialects: list[str]) -> None:
-        self._dialects, self._events = dialects, False
-        self._file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in end()
-            "w", encoding="utf-8", dir=self.store.home, prefix=".import-", delete=False)
-
-    def text(self, text: str) -> None:
-        assert self._file is not None
-        self._file.write(text)
-
-    def events(self, events: list[Event]) -> None:
-        self._events = self._events or any(e.kind != "log" for e in events)
-
-    def end(self, title: str, outcome: Outcome) -> None:
-        assert self._file is not None
-        self._file.close()
-        try:
-            if self._events:
-                self._keep(title, outcome, Path(self._file.name))
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._file.name)
-
-    def _keep(self, title: str, outcome: Outcome, output: Path) -> None:
-        path = self.path
-        system = self.accelerator or system_of(self._dialects) or self.whole or "cpu"
-        spec = spec_from_dict({"name": slug(title or path.stem), "workload": "imported",
-                               "accelerator": system, "telemetry_interval": 0,
-                               "params": {"source": str(path.resolve()), "section": title,
-                                          "dialects": ",".join(self._dialects)}},
-                              source=str(path))
-        info = self.store.create(spec)
-        os.replace(output, info.path(OUTPUT_FILE))
-        write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
-                                             "telemetry_interval": 0,
-                                             "dialects": self._dialects})
-        write_json(info.path(EXIT_FILE), _exit(outcome, info.created, path))
-        handle = RunHandle(self.store, info)
-        handle.fold()
-        self.runs.append(handle.info)
-
-
-def import_file(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None) -> list:
-    """Each run of a log that holds figures becomes a finished run in ``store``.
-
-    The run's text is its ``output.log`` and its dialects are recorded, so its events
-    are derived like any run's; the accelerator is ``accelerator`` or the one the
-    dialects point to (the file's, for a section that only has Trainer output).
-    """
-    path = Path(path)
-    importer = _Importer(store, path, accelerator)
-    read_file(path, importer, dialect)
-    if not importer.runs:
-        raise UserError(f"{path}: no section holds a log accelbench can read",
-                        hint="name the dialect with --dialect (accelbench parse --help)")
-    return importer.runs
-
-
-def _exit(outcome: Outcome, created: float, path: Path) -> dict:
-    """The exit record of an imported run: how its log says it ended, when (its own
-    timestamps' span after ``created``) and with which exit code."""
-    if outcome.failure:
-        detail = outcome.failure.message
-    elif outcome.status == "done":
-        detail = f"imported from {path.name}"
-    else:
-        detail = f"its log ({path.name}) shows neither success nor failure"
-    code = 0 if outcome.status == "done" and outcome.exit_code is None else outcome.exit_code
-    return {"status": outcome.status, "returncode": code, "started": created,
-            "ended": created + outcome.span, "detail": detail}

@@ -189,7 +189,7 @@ class Deriver:
         after, last = 0, 0  # the index after the last line fed; where the last line's
         # events start (None: it gave none)
         for i in wanted:
-            if i > after:
+            if i > after and self._skips:  # (else a gap gives nothing)
                 events += self._dialect_line(None, False)
             last = len(events)
             events += self._dialect_line(lines[i], True)
@@ -205,6 +205,8 @@ class Deriver:
         if wanted:
             self._gap = False
             assert line is not None
+            if len(self.dialects) == 1:
+                return self.dialects[0].feed(line[:DIALECT_LINE], self.ts)
             events = [e for d in self.dialects for e in d.feed(line[:DIALECT_LINE], self.ts)]
         elif self._gap or not self._skips:
             self._gap, events = True, []

@@ -94,7 +94,7 @@ class RunState:
         self.redraw = ""
 
     def feed(self, event: Event) -> None:
-        """Fold one event into the state."""
+        """Fold one event into the state (the commonest types first)."""
         if self.created is None:
             self.created = event.ts
         self.last_ts = event.ts
@@ -104,6 +104,18 @@ class RunState:
             self.redraw = ""
         elif isinstance(event, Redraw):
             self.redraw = event.text
+        elif isinstance(event, Throughput):
+            self.throughput.add((event.ts, event.samples_per_s))
+            self._rate_sum[0] += event.samples_per_s
+            self._rate_sum[1] += 1
+        elif isinstance(event, Metric):
+            if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
+                return
+            self.metrics[event.name] = event.value
+            history = self.metric_history.get(event.name)
+            if history is None:  # (setdefault would make a Series per event)
+                history = self.metric_history[event.name] = Series()
+            history.add((event.step, event.value))
         elif isinstance(event, Utilization):
             if event.engine not in self.utilization and len(self.utilization) >= MAX_NAMES:
                 return
@@ -118,18 +130,6 @@ class RunState:
             self.progress_ts = event.ts
             if self.first_progress is None:
                 self.first_progress = (event.ts, event.step)
-        elif isinstance(event, Throughput):
-            self.throughput.add((event.ts, event.samples_per_s))
-            self._rate_sum[0] += event.samples_per_s
-            self._rate_sum[1] += 1
-        elif isinstance(event, Metric):
-            if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
-                return
-            self.metrics[event.name] = event.value
-            history = self.metric_history.get(event.name)
-            if history is None:  # (setdefault would make a Series per event)
-                history = self.metric_history[event.name] = Series()
-            history.add((event.step, event.value))
         elif isinstance(event, Phase):
             self.phase, self.phase_detail = event.name, event.detail
         elif isinstance(event, Diagnosis):

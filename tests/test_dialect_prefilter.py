@@ -84,3 +84,30 @@ def test_a_dialect_without_needs_sees_every_line() -> None:
     lines = [line for _, line in wanted_lines(text, needs_of([_Every]))]
     assert lines == ["a", "", "bcd", ""]
     assert [e.value for e in _events(_Every("r"), lines)] == [1.0, 0.0, 3.0, 0.0]
+
+
+@pytest.mark.parametrize("name", list(registry.dialects()))
+def test_a_dialect_sniffs_only_the_lines_of_its_sniff_needs(name: str) -> None:
+    """Over every fixture: ``sniff`` gives the same on the lines holding one of
+    ``sniff_needs`` (in any case) as on the whole text, so the middle of a long log is
+    sniffed on those lines only."""
+    cls = registry.dialects()[name]
+    if cls.sniff_needs is None:
+        return
+    nocase = tuple(text.lower() for text in cls.sniff_needs)
+    for source, text in TEXTS.items():
+        lines = text.split("\n")
+        kept = [line for line in lines if line_starts(line, (), nocase)]
+        assert cls.sniff("\n".join(kept)) == cls.sniff(text), source
+
+
+def test_every_literal_is_found_whatever_characters_the_text_lacks() -> None:
+    """A line holding a literal is found (a literal is skipped only when the text lacks
+    one of its characters)."""
+    dialects = list(registry.dialects().values())
+    needs = needs_of([d for d in dialects if d.needs is not None]) or ()
+    for literal in needs:
+        assert line_starts(f"x\n{literal}\ny", needs) == [2], literal
+    nocase = nocase_of(dialects)
+    for literal in nocase:
+        assert line_starts(f"x\n{literal.upper()}\ny", (), nocase) == [2], literal

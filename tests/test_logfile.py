@@ -90,7 +90,7 @@ def test_a_section_holding_two_runs_is_split_after_each_runs_end():
 
 
 def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_path):
-    from accelbench.engine.logfile import import_file
+    from accelbench.engine.importer import import_file
     from accelbench.engine.runner import RunHandle
 
     log = tmp_path / "mixed.log"  # dialect lines, gaps, a redrawn line and machine lines
@@ -132,3 +132,11 @@ def test_a_dialect_marked_only_in_the_middle_of_a_large_section_is_detected(tmp_
     [section] = parse_file(log)
     assert section.dialects == ["cerebras"]
     assert {(e.name, e.value) for e in section.events if e.kind == "metric"} >= {("loss", 6.5)}
+
+    class File(logfile.Reader):
+        def file(self, dialects: list[str]) -> None:
+            self.dialects = dialects
+
+    whole = File()  # the whole file's dialects: its sections' (middles too) and headings'
+    logfile.read_file(log, whole)
+    assert whole.dialects == ["cerebras"]

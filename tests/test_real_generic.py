@@ -7,7 +7,8 @@ from real_logs import REAL, body
 
 from accelbench.engine import registry
 from accelbench.engine.events import Metric, Progress
-from accelbench.engine.logfile import detect, import_file, parse_file
+from accelbench.engine.importer import import_file
+from accelbench.engine.logfile import detect, parse_file
 from accelbench.engine.runner import Deriver
 from tests.conftest import FIXTURES
 

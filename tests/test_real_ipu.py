@@ -11,7 +11,8 @@ import pytest
 from real_logs import body
 
 from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.logfile import import_file, parse_file
+from accelbench.engine.importer import import_file
+from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import Deriver, Runner
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import Store

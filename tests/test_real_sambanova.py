@@ -9,7 +9,8 @@ import pytest
 from real_logs import body
 
 from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.logfile import import_file, parse_file
+from accelbench.engine.importer import import_file
+from accelbench.engine.logfile import parse_file
 from accelbench.engine.store import Store
 from accelbench.engine.systems.sambanova.telemetry import read_table
 

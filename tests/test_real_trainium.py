@@ -6,7 +6,8 @@ import pytest
 from real_logs import body
 
 from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput, Utilization
-from accelbench.engine.logfile import import_file, parse_file
+from accelbench.engine.importer import import_file
+from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.systems.trainium import neuron_ls
 from accelbench.engine.systems.trainium.nxd_training import NxDTraining

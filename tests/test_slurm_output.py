@@ -10,6 +10,7 @@ import pytest
 from real_logs import REAL, body
 
 from accelbench.engine.events import Diagnosis
+from accelbench.engine.importer import import_file
 from accelbench.engine.launchers.slurm_accounting import (
     parsable_rows,
     parse_json,
@@ -18,7 +19,7 @@ from accelbench.engine.launchers.slurm_accounting import (
     table_rows,
 )
 from accelbench.engine.launchers.slurm_commands import _from_json, parse_squeue
-from accelbench.engine.logfile import import_file, parse_file
+from accelbench.engine.logfile import parse_file
 from tests.conftest import FIXTURES, accelbench
 
 SLURM = REAL / "slurm"

@@ -26,7 +26,9 @@ class Dialect:
     case) may not be fed; ``None`` feeds every line. Where lines went
     by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
     whose state any other line changes (a block ending at the first other line) acts
-    on it there, as ``feed`` would have on such a line.
+    on it there, as ``feed`` would have on such a line. ``sniff_needs`` (literal texts,
+    matched in any case), where given, are what a line ``sniff`` recognises holds: the
+    middle of a long log is sniffed on those lines only (else on the lines of ``needs``).
 
     A log shows its run succeeded when one of the metrics in ``run_end`` or ``success``
     comes, and failed when a dialect gives a ``Diagnosis`` (but those whose codes are in
@@ -44,6 +46,7 @@ class Dialect:
     warnings: ClassVar[frozenset[str]] = frozenset()  # its diagnoses of a job that went on
     fallback: ClassVar[bool] = False
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
+    sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id

@@ -119,6 +119,8 @@ class HFTrainer(Dialect):
                     " precision (bf16, loss scaling)"))
         return events
 
+    sniff_needs = ("*****", "{'")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return bool(_SNIFF.search(text))

@@ -1,15 +1,21 @@
 """Finding the lines some dialects need (``Dialect.needs``) without looking at the others.
 
 Each literal is searched over a whole block of text (``str.find``, in C), so a line
-holding none costs nothing in Python; the few lines found are the ones given out.
+holding none costs nothing in Python; the few lines found are the ones given out. A
+literal is not searched where the block lacks one of its two rarest characters (each
+looked for with ``memchr``: a few times faster than a search for a longer text).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 
 from accelbench.engine.parsers import Dialect
+
+# Characters by how often log text holds them, commonest first (any other: rarer still).
+_RANK = {c: i for i, c in enumerate(" 0123456789:-,.etaoinsrlcdumphgfbyw_/=")}
 
 
 def needs_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...] | None:
@@ -45,17 +51,33 @@ def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = (),
     return sorted(starts)
 
 
+@functools.lru_cache(maxsize=1024)
+def _rarest(literal: str) -> str:
+    """The two characters of ``literal`` least likely in a log (none for one character)."""
+    if len(literal) < 2:
+        return ""
+    return "".join(sorted(dict.fromkeys(literal), key=lambda c: -_RANK.get(c, len(_RANK)))[:2])
+
+
 def _find(text: str, literals: tuple[str, ...], starts: set[int]) -> None:
     """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``."""
     find, rfind = text.find, text.rfind
+    holds: dict[str, bool] = {}  # whether text holds a character
     for literal in literals:
-        i = find(literal)
-        while i >= 0:
-            starts.add(rfind("\n", 0, i) + 1)
-            end = find("\n", i + len(literal))
-            if end < 0:
+        for rare in _rarest(literal):
+            held = holds.get(rare)
+            if held is None:
+                held = holds[rare] = rare in text
+            if not held:
                 break
-            i = find(literal, end + 1)
+        else:
+            i = find(literal)
+            while i >= 0:
+                starts.add(rfind("\n", 0, i) + 1)
+                end = find("\n", i + len(literal))
+                if end < 0:
+                    break
+                i = find(literal, end + 1)
 
 
 def wanted_lines(text: str, needs: tuple[str, ...] | None, nocase: tuple[str, ...] = ()

@@ -236,6 +236,8 @@ class Cerebras(Dialect):
         finished, self._finished = self._finished, []
         return [*finished, *self._final_loss(ts)]
 
+    sniff_needs = ("Train Device=", "wsjob-", "Cerebras Wafer Scale Cluster", "sample(s) in")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return bool(_SNIFF.search(text))

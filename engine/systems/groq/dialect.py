@@ -71,6 +71,8 @@ class GroqFlow(Dialect):
             return self._row([c.strip() for c in line.strip().strip("|").split("|")], ts)
         return []
 
+    sniff_needs = ("groqflow", "GroqChip", "bert_tiny", "| end-to-end latency (ms) |")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return ("groqflow" in text.lower() or "GroqChip" in text or "bert_tiny" in text

@@ -84,6 +84,8 @@ class PopTorch(Dialect):
     def finish(self, ts: float) -> list[Event]:
         return self._ipu_unavailable("", ts)
 
+    sniff_needs = ("Graph compilation:", "poptorch", "Failed to acquire", "IPU")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return ("Graph compilation:" in text or "poptorch" in text.lower()

@@ -132,6 +132,8 @@ class SambaNova(Dialect):
                               "the app's own check failed: read the assertion above it")]
         return []
 
+    sniff_needs = ("training_sequences_per_second", "e2e_train_time")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return bool(_SNIFF.search(text))

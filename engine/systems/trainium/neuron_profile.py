@@ -78,6 +78,8 @@ class NeuronProfile(Dialect):
         name = "_".join(usage.split())  # case kept: "Tensor" and "tensor" are different rows
         return [Metric(self.run_id, ts, f"profile.device_memory.{name}", value)]
 
+    sniff_needs = ("tensor_engine_active_time_percent", "Summary metrics account for")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         return bool(_SNIFF.search(text))

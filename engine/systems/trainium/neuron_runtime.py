@@ -61,6 +61,8 @@ class NeuronRuntime(Dialect):
                                   hint)]
         return []
 
+    sniff_needs = ("NRT:", "neuronx-cc")
+
     @classmethod
     def sniff(cls, text: str) -> bool:
         """True when the text shows Neuron runtime or compiler messages."""

@@ -1,0 +1,115 @@
+"""``accelbench import``: each run of a log people already have becomes a finished run.
+
+The log is read in one streaming pass (``logfile.read_file``); each run's text is
+written to its ``output.log`` as the pass goes, then its events are derived like any
+run's. (Apart from ``logfile`` so that ``accelbench parse`` loads no store.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from accelbench.engine import registry
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import Event
+from accelbench.engine.logfile import Outcome, Reader, read_file
+from accelbench.engine.runner import RunHandle
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
+
+
+def system_of(names: list[str]) -> str | None:
+    """The accelerator a set of dialects points to, if any does (a system's own dialect)."""
+    table = registry.dialect_systems()
+    return next((table[name] for name in names if name in table), None)
+
+
+class _Importer(Reader):
+    """Makes each run that has events a finished run in the store, as the pass goes."""
+
+    wants_text = True
+
+    def __init__(self, store, path: Path, accelerator: str | None) -> None:
+        self.store, self.path, self.accelerator = store, path, accelerator
+        self.whole: str | None = None  # the accelerator the whole file points to
+        self.runs: list = []
+        self._file: tempfile._TemporaryFileWrapper | None = None
+        self._dialects: list[str] = []
+        self._events = False
+
+    def file(self, dialects: list[str]) -> None:
+        self.whole = system_of(dialects)
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        self._dialects, self._events = dialects, False
+        self._file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in end()
+            "w", encoding="utf-8", dir=self.store.home, prefix=".import-", delete=False)
+
+    def text(self, text: str) -> None:
+        assert self._file is not None
+        self._file.write(text)
+
+    def events(self, events: list[Event]) -> None:
+        self._events = self._events or any(e.kind != "log" for e in events)
+
+    def end(self, title: str, outcome: Outcome) -> None:
+        assert self._file is not None
+        self._file.close()
+        try:
+            if self._events:
+                self._keep(title, outcome, Path(self._file.name))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._file.name)
+
+    def _keep(self, title: str, outcome: Outcome, output: Path) -> None:
+        path = self.path
+        system = self.accelerator or system_of(self._dialects) or self.whole or "cpu"
+        spec = spec_from_dict({"name": slug(title or path.stem), "workload": "imported",
+                               "accelerator": system, "telemetry_interval": 0,
+                               "params": {"source": str(path.resolve()), "section": title,
+                                          "dialects": ",".join(self._dialects)}},
+                              source=str(path))
+        info = self.store.create(spec)
+        os.replace(output, info.path(OUTPUT_FILE))
+        write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
+                                             "telemetry_interval": 0,
+                                             "dialects": self._dialects})
+        write_json(info.path(EXIT_FILE), _exit(outcome, info.created, path))
+        handle = RunHandle(self.store, info)
+        handle.fold()
+        self.runs.append(handle.info)
+
+
+def import_file(store, path: str | Path, dialect: str = "auto",
+                accelerator: str | None = None) -> list:
+    """Each run of a log that holds figures becomes a finished run in ``store``.
+
+    The run's text is its ``output.log`` and its dialects are recorded, so its events
+    are derived like any run's; the accelerator is ``accelerator`` or the one the
+    dialects point to (the file's, for a section that only has Trainer output).
+    """
+    path = Path(path)
+    importer = _Importer(store, path, accelerator)
+    read_file(path, importer, dialect)
+    if not importer.runs:
+        raise UserError(f"{path}: no section holds a log accelbench can read",
+                        hint="name the dialect with --dialect (accelbench parse --help)")
+    return importer.runs
+
+
+def _exit(outcome: Outcome, created: float, path: Path) -> dict:
+    """The exit record of an imported run: how its log says it ended, when (its own
+    timestamps' span after ``created``) and with which exit code."""
+    if outcome.failure:
+        detail = outcome.failure.message
+    elif outcome.status == "done":
+        detail = f"imported from {path.name}"
+    else:
+        detail = f"its log ({path.name}) shows neither success nor failure"
+    code = 0 if outcome.status == "done" and outcome.exit_code is None else outcome.exit_code
+    return {"status": outcome.status, "returncode": code, "started": created,
+            "ended": created + outcome.span, "detail": detail}
