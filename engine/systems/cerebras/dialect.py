@@ -236,7 +236,8 @@ class Cerebras(Dialect):
         finished, self._finished = self._finished, []
         return [*finished, *self._final_loss(ts)]
 
-    sniff_needs = ("Train Device=", "wsjob-", "Cerebras Wafer Scale Cluster", "sample(s) in")
+    sniff_needs = ("Train Device=", "wsjob-", "Cerebras Wafer Scale Cluster", "sample(s) in",
+                   "Training finished with ", "steps/sec")
 
     @classmethod
     def sniff(cls, text: str) -> bool:

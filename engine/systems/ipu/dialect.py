@@ -84,7 +84,6 @@ class PopTorch(Dialect):
     def finish(self, ts: float) -> list[Event]:
         return self._ipu_unavailable("", ts)
 
-    sniff_needs = ("Graph compilation:", "poptorch", "Failed to acquire", "IPU")
 
     @classmethod
     def sniff(cls, text: str) -> bool:

@@ -132,7 +132,7 @@ class SambaNova(Dialect):
                               "the app's own check failed: read the assertion above it")]
         return []
 
-    sniff_needs = ("training_sequences_per_second", "e2e_train_time")
+    sniff_needs = ("training_sequences_per_second", "e2e_train_time", "[SAMBA]", "SambaConnector")
 
     @classmethod
     def sniff(cls, text: str) -> bool:
