@@ -103,6 +103,19 @@ class RunState:
         if fold is not None:
             fold(self, event)
 
+    def feed_all(self, events: list[Event]) -> None:
+        """Fold a batch of events into the state, in order (as ``feed`` each)."""
+        if not events:
+            return
+        if self.created is None:
+            self.created = events[0].ts
+        self.last_ts = events[-1].ts
+        folds = _FOLDS
+        for event in events:
+            fold = folds.get(type(event))
+            if fold is not None:
+                fold(self, event)
+
     def _log(self, event: Log) -> None:
         self.log_lines += 1
         self.log_tail.append(event.text)
