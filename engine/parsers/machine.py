@@ -7,14 +7,15 @@ damaged line is refused with the reason, and the caller keeps it as a log line.
 from __future__ import annotations
 
 import json
-import json.scanner
+from typing import Any
 
 from accelbench.engine.errors import shown
 from accelbench.engine.events import EVENT_TYPES, Event, Finished, Log, Redraw, build, loads
 from accelbench.engine.workloads.emit import PREFIX
 
 MAX_LINE = 64 * 1024  # characters; longer lines are refused, not parsed
-_scan = json.scanner.make_scanner(json.JSONDecoder())  # the scanner json.loads uses
+_DECODER: Any = json.JSONDecoder()
+_scan = _DECODER.scan_once  # the scanner json.loads uses (its C one)
 _FROM_WORKLOAD = {k: v for k, v in EVENT_TYPES.items() if v not in (Log, Finished, Redraw)}
 
 

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
 
 from accelbench.engine import present
@@ -28,7 +29,7 @@ COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
 PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
 DESCENDING = ("started", "samples/s", "acc %")  # the columns first sorted highest first
-CELLS_KEPT = 10_000  # rendered cells a table keeps (its page, in a few looks)
+CELLS_KEPT = 10_000  # rendered cells (and lines) a table keeps: its page, in a few looks
 
 
 class RunsTable(DataTable[Text]):
@@ -44,6 +45,7 @@ class RunsTable(DataTable[Text]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._cells: dict[tuple, tuple[object, SegmentLines]] = {}  # see _render_cell
+        self._lines: dict[tuple, tuple[tuple, Strip]] = {}  # see _render_line
         super().__init__(*args, **kwargs)  # (which clears the caches)
 
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
@@ -66,13 +68,37 @@ class RunsTable(DataTable[Text]):
                 row_index, column_index, base_style, width, cursor, hover))
         return kept[1]
 
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        """A line of the table, rendered again only when its row's values or look changed
+        (as :meth:`_render_cell`)."""
+        try:
+            row_key, line_no = self._get_offsets(y)
+        except LookupError:
+            return super()._render_line(y, x1, x2, base_style)
+        if row_key == self._header_row_key:
+            return super()._render_line(y, x1, x2, base_style)
+        values = tuple(self._data[row_key].values())
+        key = (y, x1, x2, self.size.width, row_key, line_no, self.cursor_coordinate,
+               self.hover_coordinate, base_style, self.cursor_type, self.show_cursor,
+               self._show_hover_cursor, self._pseudo_class_state,
+               tuple(column.get_render_width(self) for column in self.ordered_columns))
+        kept = self._lines.get(key)
+        if kept is None or len(kept[0]) != len(values) or any(
+                a is not b for a, b in zip(kept[0], values, strict=True)):
+            if len(self._lines) > CELLS_KEPT:
+                self._lines.clear()
+            kept = self._lines[key] = (values, super()._render_line(y, x1, x2, base_style))
+        return kept[1]
+
     def _clear_caches(self) -> None:
         super()._clear_caches()
         self._cells.clear()
+        self._lines.clear()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cells.clear()
+        self._lines.clear()
 
     def _at(self, step: int) -> bool:
         """The cursor is on the page's last row (``step`` > 0) or its first."""
