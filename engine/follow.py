@@ -41,12 +41,10 @@ class Follower:
 
     def feed(self, events: list[Event]) -> None:
         """Fold a batch of events in."""
-        state, logs = self.state, self.logs
-        for event in events:
-            state.feed(event)
-            if type(event) is Log:
-                logs.append(event)
-                self.log_seq += 1
+        self.state.feed_all(events)
+        logs = [event for event in events if type(event) is Log]
+        self.logs.extend(logs)
+        self.log_seq += len(logs)
         self.version += 1
 
     def logs_since(self, seq: int) -> tuple[list[Log], int]:

@@ -95,8 +95,7 @@ class Deriver:
         self._gap = False  # lines went by unfed since the dialects were last fed
 
     def _keep(self, events: list[Event]) -> list[Event]:
-        for event in events:
-            self.state.feed(event)
+        self.state.feed_all(events)
         return events
 
     def opening(self) -> list[Event]:

@@ -9,6 +9,7 @@ the summary does not change), and names and diagnoses are capped.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,46 +99,71 @@ class RunState:
         if self.created is None:
             self.created = event.ts
         self.last_ts = event.ts
-        if isinstance(event, Log):
-            self.log_lines += 1
-            self.log_tail.append(event.text)
-            self.redraw = ""
-        elif isinstance(event, Redraw):
-            self.redraw = event.text
-        elif isinstance(event, Throughput):
-            self.throughput.add((event.ts, event.samples_per_s))
-            self._rate_sum[0] += event.samples_per_s
-            self._rate_sum[1] += 1
-        elif isinstance(event, Metric):
-            if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
-                return
-            self.metrics[event.name] = event.value
-            history = self.metric_history.get(event.name)
-            if history is None:  # (setdefault would make a Series per event)
-                history = self.metric_history[event.name] = Series()
-            history.add((event.step, event.value))
-        elif isinstance(event, Utilization):
-            if event.engine not in self.utilization and len(self.utilization) >= MAX_NAMES:
-                return
-            self.utilization[event.engine] = event
-            self.util_history.setdefault(event.engine, deque(maxlen=HISTORY)).append(event.percent)
-            sums = self._util_sums.setdefault(event.engine, [0.0, 0])
-            sums[0] += event.percent
-            sums[1] += 1
-        elif isinstance(event, Progress):
-            self.step, self.total = event.step, event.total
-            self.epoch, self.epochs = event.epoch, event.epochs
-            self.progress_ts = event.ts
-            if self.first_progress is None:
-                self.first_progress = (event.ts, event.step)
-        elif isinstance(event, Phase):
-            self.phase, self.phase_detail = event.name, event.detail
-        elif isinstance(event, Diagnosis):
-            if len(self.diagnoses) < MAX_DIAGNOSES:
-                self.diagnoses.append(event)
-        elif isinstance(event, Finished):
-            self.finished = event
-            self.phase = event.status
+        fold = _FOLDS.get(type(event))
+        if fold is not None:
+            fold(self, event)
+
+    def feed_all(self, events: list[Event]) -> None:
+        """Fold a batch of events into the state, in order (as ``feed`` each)."""
+        if not events:
+            return
+        if self.created is None:
+            self.created = events[0].ts
+        self.last_ts = events[-1].ts
+        folds = _FOLDS
+        for event in events:
+            fold = folds.get(type(event))
+            if fold is not None:
+                fold(self, event)
+
+    def _log(self, event: Log) -> None:
+        self.log_lines += 1
+        self.log_tail.append(event.text)
+        self.redraw = ""
+
+    def _redraw(self, event: Redraw) -> None:
+        self.redraw = event.text
+
+    def _utilization(self, event: Utilization) -> None:
+        if event.engine not in self.utilization and len(self.utilization) >= MAX_NAMES:
+            return
+        self.utilization[event.engine] = event
+        self.util_history.setdefault(event.engine, deque(maxlen=HISTORY)).append(event.percent)
+        sums = self._util_sums.setdefault(event.engine, [0.0, 0])
+        sums[0] += event.percent
+        sums[1] += 1
+
+    def _progress(self, event: Progress) -> None:
+        self.step, self.total = event.step, event.total
+        self.epoch, self.epochs = event.epoch, event.epochs
+        self.progress_ts = event.ts
+        if self.first_progress is None:
+            self.first_progress = (event.ts, event.step)
+
+    def _throughput(self, event: Throughput) -> None:
+        self.throughput.add((event.ts, event.samples_per_s))
+        self._rate_sum[0] += event.samples_per_s
+        self._rate_sum[1] += 1
+
+    def _metric(self, event: Metric) -> None:
+        if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
+            return
+        self.metrics[event.name] = event.value
+        history = self.metric_history.get(event.name)
+        if history is None:  # (setdefault would make a Series per event)
+            history = self.metric_history[event.name] = Series()
+        history.add((event.step, event.value))
+
+    def _phase(self, event: Phase) -> None:
+        self.phase, self.phase_detail = event.name, event.detail
+
+    def _diagnosis(self, event: Diagnosis) -> None:
+        if len(self.diagnoses) < MAX_DIAGNOSES:
+            self.diagnoses.append(event)
+
+    def _finished(self, event: Finished) -> None:
+        self.finished = event
+        self.phase = event.status
 
     def elapsed(self, now: float) -> float:
         """Seconds since the run was created (until it finished)."""
@@ -172,3 +198,9 @@ class RunState:
             duration_s=duration,
             diagnoses=sorted({d.code for d in self.diagnoses}) or None,
             utilization={k: round(s / n, 2) for k, (s, n) in self._util_sums.items()} or None)
+
+
+_FOLDS: dict[type, Callable[[RunState, Any], None]] = {
+    Log: RunState._log, Redraw: RunState._redraw, Utilization: RunState._utilization,
+    Progress: RunState._progress, Throughput: RunState._throughput, Metric: RunState._metric,
+    Phase: RunState._phase, Diagnosis: RunState._diagnosis, Finished: RunState._finished}

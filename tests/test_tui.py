@@ -326,6 +326,47 @@ async def test_the_runs_screen_redraws_only_when_the_index_changes(runner, monke
                          timeout=10)
 
 
+async def test_the_runs_table_renders_again_only_the_rows_that_changed(runner, monkeypatch):
+    """A run's new status is drawn; the other rows' lines are not rendered again."""
+    from accelbench.tui.screens import runs as runs_screen
+    from accelbench.tui.screens.runs import RunsScreen
+
+    monkeypatch.setattr(runs_screen, "REFRESH_S", 0.1)
+    rendered: list[int] = []
+    render_line = DataTable._render_line
+
+    def counted(self, y, x1, x2, base_style):
+        rendered.append(y)
+        return render_line(self, y, x1, x2, base_style)
+
+    monkeypatch.setattr(DataTable, "_render_line", counted)
+    spec = spec_from_dict({"name": "two", "workload": "command", "params": {"command": "true"}})
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.press("f3")
+
+        def table():
+            return app.screen.query_one(DataTable)
+
+        def line_of(run_id):
+            y = table().get_row_index(run_id) + 1  # under the header
+            return y, "".join(segment.text for segment in table().render_line(y))
+
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        runs = [runner.store.create(spec) for _ in range(2)]  # after the start: not followed
+        await wait_until(pilot, lambda: table().row_count == 2)
+        await pilot.pause(0.3)
+        changed, other = runs[1].id, runs[0].id  # the newest: first whatever its status
+        runner.store.update(changed, "running")  # the status column as wide as it gets
+        await wait_until(pilot, lambda: "running" in line_of(changed)[1], timeout=10)
+        await pilot.pause(0.3)
+        rendered.clear()
+        runner.store.update(changed, "queued")
+        await wait_until(pilot, lambda: "queued" in line_of(changed)[1], timeout=10)
+        assert line_of(changed)[0] in rendered
+        assert line_of(other)[0] not in rendered
+
+
 async def test_a_slow_launcher_poll_never_blocks_the_app(runner, monkeypatch):
     """The launcher's poll (squeue, csctl: seconds on a slow controller) runs off the event
     loop: while every poll of a followed run takes 1 s, a 10 ms timer on the app's loop keeps

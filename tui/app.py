@@ -35,6 +35,7 @@ from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 
 T = TypeVar("T")
+FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view redraws it
 
 
 class AccelbenchApp(App):
@@ -93,7 +94,8 @@ class AccelbenchApp(App):
         if handle.id not in self.followers:
             follower = self.followers[handle.id] = Follower(handle.id)
             self._titles[handle.id] = f"{handle.info.name} · {handle.id}"
-            self.run_worker(follower.follow(handle), group="follow", exit_on_error=False)
+            self.run_worker(follower.follow(handle, poll=FOLLOW_S), group="follow",
+                            exit_on_error=False)
         return self.followers[handle.id]
 
     def live_summary(self, run_id: str) -> tuple[str, RunSummary] | None:

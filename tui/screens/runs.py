@@ -8,23 +8,28 @@ the first or last row turns the page.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
 
 from accelbench.engine import present
 from accelbench.engine.store import RunInfo, RunOrder, RunQuery
 from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, RunsWanted
 
+SegmentLines = list[list[Segment]]
 COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
 PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
 DESCENDING = ("started", "samples/s", "acc %")  # the columns first sorted highest first
+CELLS_KEPT = 10_000  # rendered cells (and lines) a table keeps: its page, in a few looks
 
 
 class RunsTable(DataTable[Text]):
@@ -37,6 +42,63 @@ class RunsTable(DataTable[Text]):
         def __init__(self, step: int, end: bool = False) -> None:
             super().__init__()
             self.step, self.end = step, end
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._cells: dict[tuple, tuple[object, SegmentLines]] = {}  # see _render_cell
+        self._lines: dict[tuple, tuple[tuple, Strip]] = {}  # see _render_line
+        super().__init__(*args, **kwargs)  # (which clears the caches)
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> SegmentLines:
+        """A cell's lines, rendered again only when its value or look changed (DataTable
+        renders every cell again after any update: a live run's figures change often)."""
+        row_key = self._row_locations.get_key(row_index)  # None: the header
+        column_key = self._column_locations.get_key(column_index)  # None: a row label
+        if row_key is None or column_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        value = self._data[row_key][column_key]
+        key = (row_index, column_index, base_style, width, cursor, hover,
+               self._show_hover_cursor, self.show_cursor, self._pseudo_class_state)
+        kept = self._cells.get(key)
+        if kept is None or kept[0] is not value:
+            if len(self._cells) > CELLS_KEPT:
+                self._cells.clear()
+            kept = self._cells[key] = (value, super()._render_cell(
+                row_index, column_index, base_style, width, cursor, hover))
+        return kept[1]
+
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        """A line of the table, rendered again only when its row's values or look changed
+        (as :meth:`_render_cell`)."""
+        try:
+            row_key, line_no = self._get_offsets(y)
+        except LookupError:
+            return super()._render_line(y, x1, x2, base_style)
+        if row_key == self._header_row_key:
+            return super()._render_line(y, x1, x2, base_style)
+        values = tuple(self._data[row_key].values())
+        key = (y, x1, x2, self.size.width, row_key, line_no, self.cursor_coordinate,
+               self.hover_coordinate, base_style, self.cursor_type, self.show_cursor,
+               self._show_hover_cursor, self._pseudo_class_state,
+               tuple(column.get_render_width(self) for column in self.ordered_columns))
+        kept = self._lines.get(key)
+        if kept is None or len(kept[0]) != len(values) or any(
+                a is not b for a, b in zip(kept[0], values, strict=True)):
+            if len(self._lines) > CELLS_KEPT:
+                self._lines.clear()
+            kept = self._lines[key] = (values, super()._render_line(y, x1, x2, base_style))
+        return kept[1]
+
+    def _clear_caches(self) -> None:
+        super()._clear_caches()
+        self._cells.clear()
+        self._lines.clear()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cells.clear()
+        self._lines.clear()
 
     def _at(self, step: int) -> bool:
         """The cursor is on the page's last row (``step`` > 0) or its first."""
@@ -96,6 +158,8 @@ class RunsScreen(Screen):
         self.first = 0  # the page's first row among every run
         self.total = 0
         self._raw: dict[str, tuple] = {}  # the page's rows (present.run_values), in order
+        self._rows: dict[str, list[Text]] = {}  # the cells the table shows, by run
+        self._keys = [head.title for head in present.run_heads()]  # the columns' keys
         self._infos: dict[str, RunInfo] = {}
         self._seen: object = None  # what the page shown is as of (see RunsWanted)
         self._cursor: tuple[str | None, int] | None = None  # the next page's cursor: on
@@ -107,6 +171,7 @@ class RunsScreen(Screen):
         table = RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         for head in present.run_heads():
             table.add_column(head.rich(), key=head.title)
+        self._rows = {}
         yield table
         yield Footer()
 
@@ -148,14 +213,24 @@ class RunsScreen(Screen):
         self._redraw_table()
 
     def _redraw_table(self) -> None:
-        """Write the page's rows, keeping the cursor on its run (or where it was asked)."""
+        """Write the page's rows, keeping the cursor on its run (or where it was asked);
+        when the page holds the same runs in the same order, only the cells that changed."""
         table = self.query_one(RunsTable)
+        rows = {rid: [cell.rich() for cell in present.run_cells(values, rid in self.marked)]
+                for rid, values in self._raw.items()}
+        if self._cursor is None and list(rows) == list(self._rows):
+            for rid, cells in rows.items():
+                for key, cell, shown in zip(self._keys, cells, self._rows[rid], strict=True):
+                    if cell != shown:
+                        table.update_cell(rid, key, cell, update_width=True)
+            self._rows = rows
+            return
         run_id, row = self._cursor or (self._selected_id(), table.cursor_row)
         self._cursor = None
         table.clear()
-        for rid, values in self._raw.items():
-            cells = present.run_cells(values, marked=rid in self.marked)
-            table.add_row(*(cell.rich() for cell in cells), key=rid)
+        for rid, cells in rows.items():
+            table.add_row(*cells, key=rid)
+        self._rows = rows
         if run_id in self._raw:
             row = table.get_row_index(run_id)
         table.move_cursor(row=row % table.row_count if table.row_count else 0)
