@@ -11,6 +11,7 @@ from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.systems.trainium import neuron_ls
 from accelbench.engine.systems.trainium.nxd_training import NxDTraining
+from accelbench.engine.systems.trainium.telemetry import NeuronSampler
 
 
 def parsed(tmp_path, name: str):
@@ -62,6 +63,55 @@ def test_nxd_step_lines(tmp_path):
     assert found["grad_norm"][-1] == 1.970628261566162
     assert found["step_time_s"][0] == 244.7649691104889
     assert [e.name for e in events if isinstance(e, Phase)] == ["running"]
+
+
+@pytest.mark.parametrize(("name", "steps", "first", "last"), [
+    ("nxd_llama3_70b_16nodes_awsome.log", [1, 2, 3, 4, 5],
+     (433.9763135910034, 2.3233670754725364, 1.686337987310253, 10.75),
+     (285.26683378219604, 3.1748703415103368, 1.6787556377821602, 11.25)),
+    ("nxd_llama3_70b_auto_resume_awsome.log", [6, 7, 8, 9],
+     (458.5973925590515, 2.114068580652976, 1.6739352685399354, 10.125),
+     (285.1258006095886, 2.9929221242903936, 1.6782752611325122, 12.75)),
+    ("nxd_llama3_70b_16nodes_notes.log", list(range(50, 57)),
+     (126.00786638259888, 7.988989798821986, 10.441542461514473, 4.21875),
+     (125.64142513275146, 7.994964163990468, 9.933526553213596, 3.71875)),
+    ("nxd_llama3_70b_val_loss_notes.log", [28, 29, 30],
+     (5.86236310005188, 112.6864625484136, 12.078991651535034, 21.875),
+     (5.718714475631714, 113.93113573044499, 11.7701997756958, 11.8125)),
+])
+def test_nxd_step_lines_of_other_runs(tmp_path, name, steps, first, last):
+    """Step time, throughput, loss and grad norm of the first and last step of each."""
+    section = parsed(tmp_path, name)
+    assert section.dialects == ["nxd_training"]
+    assert [e.step for e in section.events if isinstance(e, Progress)] == steps
+    found = metrics(section.events)
+    through = [e.samples_per_s for e in section.events if isinstance(e, Throughput)]
+    for index, figures in ((0, first), (-1, last)):
+        assert (found["step_time_s"][index], through[index], found["loss"][index],
+                found["grad_norm"][index]) == figures
+    assert not [e for e in section.events if isinstance(e, Diagnosis)]
+
+
+def test_nxd_learning_rate_of_the_later_form(tmp_path):
+    found = metrics(parsed(tmp_path, "nxd_llama3_70b_val_loss_notes.log").events)
+    assert found["learning_rate"] == [3.999999999474788e-06, 3.99999999941481e-06,
+                                      3.99999999935159e-06]
+    assert "val_loss" not in found  # None: no validation in these steps
+
+
+def test_nxd_nan_losses_give_a_diagnosis_and_keep_the_throughput(store, tmp_path):
+    section = parsed(tmp_path, "nxd_llama3_70b_nan_notes.log")
+    assert [e.step for e in section.events if isinstance(e, Progress)] == list(range(66, 73))
+    assert [e.samples_per_s for e in section.events if isinstance(e, Throughput)][-1] == (
+        111.64248824174051)
+    found = metrics(section.events)
+    assert "loss" not in found and "grad_norm" not in found
+    assert found["learning_rate"] == [3.98522e-06] * 7
+    (diagnosis,) = [e for e in section.events if isinstance(e, Diagnosis)]
+    assert diagnosis.code == "loss_not_finite" and "at step 66" in diagnosis.message
+    info, state = imported(store, tmp_path, "nxd_llama3_70b_nan_notes.log")
+    assert info.status == "ended"  # steps went on; the excerpt shows no end
+    assert "loss_not_finite" in [d.code for d in state.diagnoses]
 
 
 def test_nxd_step_lines_live_feed():
@@ -127,20 +177,28 @@ def test_neuron_monitor_report(tmp_path):
     assert (host.engine, host.percent, host.value, host.unit) == ("host mem", 3.88, 1225.4, "MiB")
 
 
-def test_neuron_monitor_report_with_applications():
-    """A report with two NeuronCores in use (the live sampler's reading, from a line)."""
-    from accelbench.engine.systems.trainium.neuron_monitor import NeuronMonitor
+def test_neuron_monitor_reports_with_an_application(tmp_path):
+    """wandb's three reports of a trn1.2xlarge at work: per-core utilization, device memory
+    (no devices' size in these reports: a figure in MiB, no share) and executions."""
+    section = parsed(tmp_path, "neuron_monitor_trn1_app_wandb.jsonl")
+    assert section.dialects == ["neuron_monitor"]
+    util = [(e.engine, e.percent) for e in section.events if isinstance(e, Utilization)]
+    assert [p for engine, p in util if engine == "nc0"] == [
+        1.3631567613356375, 1.3560819560861623, 1.3128372400154966]
+    assert [p for engine, p in util if engine == "nc1"] == [0.0, 0.0, 0.0]
+    assert [p for engine, p in util if engine == "host mem"] == [33.92, 33.92, 33.93]
+    assert "neuron mem" not in dict(util)
+    found = metrics(section.events)
+    assert found["neuron.device_mem_used_mib"] == [97.6, 97.2, 97.6]
+    assert found["neuron.executions_completed"] == [260, 260, 260]
+    assert found["neuron.executions_completed_with_err"] == [0, 0, 0]
 
-    line = ('{"neuron_runtime_data":[{"report":{"neuroncore_counters":{"neuroncores_in_use":'
-            '{"0":{"neuroncore_utilization":42.5},"1":{"neuroncore_utilization":7.25}}},'
-            '"execution_stats":{"execution_summary":{"completed":2,"completed_with_err":0}},'
-            '"memory_used":{"neuron_runtime_used_bytes":{"neuron_device":3541303936}}}}],'
-            '"neuron_hardware_info":{"neuron_device_count":1,'
-            '"neuron_device_memory_size":34359738368}}')
-    events = NeuronMonitor("r").feed(line, 1.0)
-    util = {e.engine: e.percent for e in events if isinstance(e, Utilization)}
-    assert util == {"nc0": 42.5, "nc1": 7.25, "neuron mem": 10.31}
-    assert metrics(events)["neuron.executions_completed"] == [2]
+
+def test_neuron_monitor_live_feed_reads_a_real_report(tmp_path):
+    """The live sampler's reading of the same report: per-core utilization only."""
+    line = body("trainium", "neuron_monitor_trn1_app_wandb.jsonl").splitlines()[0]
+    assert NeuronSampler(1.0, tmp_path).feed(line) == [
+        {"engine": "nc0", "percent": 1.3631567613356375}, {"engine": "nc1", "percent": 0.0}]
 
 
 @pytest.mark.parametrize(("name", "expected"), [

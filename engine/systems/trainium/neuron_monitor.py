@@ -1,7 +1,8 @@
 """``neuron-monitor`` reports kept in a log or a file: one JSON document a line.
 
 Each report gives the NeuronCores' utilization and the device memory the Neuron
-applications use (read as the live sampler reads them, ``telemetry.readings``), the host's
+applications use (read as the live sampler reads them, ``telemetry.readings``; the memory
+also as a figure in MiB, which reports without the devices' size still give), the host's
 memory in use (``system_data.memory_info``) and, where the ``execution_stats`` group is on,
 the executions completed and failed in its period.
 """
@@ -12,7 +13,7 @@ import json
 
 from accelbench.engine.events import Event, Metric, Utilization
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.systems.trainium.telemetry import readings
+from accelbench.engine.systems.trainium.telemetry import device_memory_used, readings
 
 _REPORT = '{"neuron_runtime_data":'
 _EXECUTIONS = ("completed", "completed_with_err", "completed_with_num_err", "timed_out",
@@ -33,6 +34,7 @@ class NeuronMonitor(Dialect):
         try:
             report = json.loads(line)
             found = readings(report)
+            device = device_memory_used(report)
         except (ValueError, TypeError, KeyError, AttributeError):
             return []  # a report cut short (the log's line limit) says nothing
         events: list[Event] = [Utilization(self.run_id, ts, r["engine"], r["percent"],
@@ -43,6 +45,9 @@ class NeuronMonitor(Dialect):
             events.append(Utilization(self.run_id, ts, "host mem",
                                       round(100 * used / host["memory_total_bytes"], 2),
                                       round(used / 2 ** 20, 1), "MiB"))
+        if report["neuron_runtime_data"]:
+            events.append(Metric(self.run_id, ts, "neuron.device_mem_used_mib",
+                                 round(device / 2 ** 20, 1)))
         counts = dict.fromkeys(_EXECUTIONS, 0)
         seen = False
         for app in report["neuron_runtime_data"]:

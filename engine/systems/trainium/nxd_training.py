@@ -2,19 +2,23 @@
 
 ``step 1 step_time 244.76s throughput 3.93 seq/s loss 13.41 grad norm 1.97`` (the Llama
 pre-training examples, ``run_llama_nxd.py``): the step, its time, the throughput in
-sequences per second, the loss and the gradient norm.
+sequences per second, the loss and the gradient norm. Later scripts print
+``... loss 12.07 val-loss: None current_lr: 3.99e-06 grad norm 21.875`` (the learning
+rate, a validation loss where there is one); a ``nan`` loss is a diagnosis.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
-from accelbench.engine.events import Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 
-_NUMBER = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)"
+_NUMBER = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan|-?inf)"
 _STEP = re.compile(rf"\bstep (\d+) step_time {_NUMBER}s throughput {_NUMBER} seq/s"
-                   rf" loss {_NUMBER}(?: grad norm {_NUMBER})?")
+                   rf" loss {_NUMBER}(?: val-loss: (?:None|{_NUMBER}))?"
+                   rf"(?: current_lr: {_NUMBER})?(?: grad norm (?:None|{_NUMBER}))?")
 
 
 class NxDTraining(Dialect):
@@ -23,10 +27,12 @@ class NxDTraining(Dialect):
     name = "nxd_training"
     title = "NeuronX Distributed training steps"
     needs = (" step_time ",)
+    warnings = frozenset({"loss_not_finite"})  # training went on
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._running = False
+        self._diverged = False
 
     def feed(self, line: str, ts: float) -> list[Event]:
         m = _STEP.search(line)
@@ -38,10 +44,20 @@ class NxDTraining(Dialect):
             self._running = True
             events.append(Phase(run, ts, "running", "training steps"))
         events += [Progress(run, ts, step, 0), Throughput(run, ts, float(m[3]), step),
-                   Metric(run, ts, "loss", float(m[4]), step),
                    Metric(run, ts, "step_time_s", float(m[2]), step)]
-        if m[5] is not None:
-            events.append(Metric(run, ts, "grad_norm", float(m[5]), step))
+        for name, raw in (("loss", m[4]), ("val_loss", m[5]), ("learning_rate", m[6]),
+                          ("grad_norm", m[7])):
+            if raw is None:
+                continue
+            value = float(raw)
+            if math.isfinite(value):
+                events.append(Metric(run, ts, name, value, step))
+            elif name == "loss" and not self._diverged:
+                self._diverged = True
+                events.append(Diagnosis(
+                    run, ts, "loss_not_finite", f"the training's loss is {raw} at step {step}",
+                    "the run diverged: lower the learning rate, or check the checkpoint it"
+                    " loaded, the data and the precision"))
         return events
 
     @classmethod

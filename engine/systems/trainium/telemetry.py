@@ -40,22 +40,30 @@ class NeuronSampler(ToolSampler):
         return readings(json.loads(line))
 
 
+def device_memory_used(report: dict) -> int:
+    """The device memory, in bytes, all the Neuron applications of ``report`` use."""
+    return sum(((app.get("report") or {}).get("memory_used", {})
+                .get("neuron_runtime_used_bytes") or {}).get("neuron_device", 0)
+               for app in report["neuron_runtime_data"])
+
+
 def readings(report: dict) -> Readings:
-    """The NeuronCore utilization and device-memory readings of one ``neuron-monitor`` report."""
-    cores, used = {}, 0
+    """The NeuronCore utilization and device-memory readings of one ``neuron-monitor`` report.
+
+    ``neuron mem`` needs the devices' memory (``neuron_hardware_info``), which reports of
+    older tools leave out: then there is none (no share to give).
+    """
+    cores = {}
     for app in report["neuron_runtime_data"]:
         groups = app.get("report") or {}
         in_use = groups.get("neuroncore_counters", {}).get("neuroncores_in_use") or {}
         for index, core in in_use.items():
             cores[int(index)] = float(core["neuroncore_utilization"])
-        memory = groups.get("memory_used", {}).get("neuron_runtime_used_bytes") or {}
-        used += memory.get("neuron_device", 0)
     found = [{"engine": f"nc{i}", "percent": cores[i]} for i in sorted(cores)]
-    if report["neuron_runtime_data"]:
-        hardware = report.get("neuron_hardware_info", {})
-        total = hardware.get("neuron_device_count", 0) * hardware.get(
-            "neuron_device_memory_size", 0)
-        found.append({"engine": "neuron mem",
-                      "percent": round(100 * used / total, 2) if total else 0.0,
+    hardware = report.get("neuron_hardware_info", {})
+    total = hardware.get("neuron_device_count", 0) * hardware.get("neuron_device_memory_size", 0)
+    if report["neuron_runtime_data"] and total:
+        used = device_memory_used(report)
+        found.append({"engine": "neuron mem", "percent": round(100 * used / total, 2),
                       "value": round(used / _MIB, 1), "unit": "MiB"})
     return found
