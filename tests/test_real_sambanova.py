@@ -75,6 +75,39 @@ def test_starter_app_with_measured_throughput(tmp_path):
     assert [e.samples_per_s for e in events if isinstance(e, Throughput)] == [1898.6569130275361]
 
 
+@pytest.mark.parametrize(("name", "steps", "losses", "accuracy", "test_loss"), [
+    ("lenet_output.log", [59994, 59995, 59996, 59997, 59998, 59999, 60000], [0.1712] * 7,
+     98.06, 0.0628),
+    ("logreg_output.log", [10000, 20000, 30000, 40000, 50000, 60000],
+     [0.4763, 0.4185, 0.3888, 0.3721, 0.359, 0.3524], 90.07, 0.3361),
+])
+def test_more_starter_apps(tmp_path, name, steps, losses, accuracy, test_loss):
+    """LeNet and logistic regression from the same guide: steps, losses, test figures."""
+    events, _ = _events(tmp_path, name)
+    assert [(e.step, e.total) for e in events if isinstance(e, Progress)] == [
+        (step, 60000) for step in steps]
+    assert _metrics(events, "loss") == losses
+    assert (_metrics(events, "accuracy"), _metrics(events, "test_loss")) == (
+        [accuracy], [test_loss])
+    assert [e.name for e in events if isinstance(e, Phase)] == ["running"]
+
+
+def test_sambatune_failed_steps_make_a_failed_run(tmp_path):
+    events, log = _events(tmp_path, "sambatune_uno_failed_ccle.log")
+    assert [(e.name, e.detail) for e in events if isinstance(e, Phase)] == [
+        ("compiling", "SambaTune compiles the PEF"), ("running", "SambaTune's instrumented runs")]
+    messages = [e.message for e in events if isinstance(e, Diagnosis)]
+    assert [m.split(" failed")[0] for m in messages] == [
+        "SambaTune: Execute Snprof", "SambaTune: Run snprof by lists",
+        "SambaTune: Run benchmarking by lists", "SambaTune: Extract and Process e2e Snprof Data",
+        "SambaTune: Get e2e measure performance json path"]
+    assert messages[1] == "SambaTune: Run snprof by lists failed: Error while running snprof jobs"
+    assert messages[-1].endswith(": Cannot find measure-performance data.")
+    (info,) = import_file(Store(tmp_path / "home"), log)
+    assert info.status == "failed"
+    assert "sambatune_step_failed" in info.summary.diagnoses
+
+
 def test_sntilestat_busy_table_with_wrapped_commands():
     rdus = read_table(body("sambanova", "sntilestat_busy_wrapped.txt"))
     assert len(rdus) == 8
