@@ -60,6 +60,8 @@ def totals(events) -> tuple[float, float, float]:
     ("csx_r25_gptj.log", 4, 8.01509, 44.77, 44.75, (24000, 1443.67300221)),
     ("csx_r25_vit.log", 20, 6.72418, 3690.48, 776.21, (570000, 5447.945427605)),
     ("csx_r25_dit_indented.log", 20, 0.18182, 896.97, 875.31, (467200, 4754.503176912)),
+    # R2.4 (2025-07, run.py CSX at ALCF)
+    ("csx_r24_vit.log", 20, 6.72398, 686.73, 657.44, (570000, 8507.781435492)),
 ])
 def test_cerebras_train_lines_and_totals(name, steps, loss, rate, global_rate, end):
     events = feed(Cerebras, "cerebras", name)
@@ -176,6 +178,29 @@ def test_import_keeps_the_logs_own_figures(tmp_path):
     assert (summary.samples_per_s, summary.train_time_s, summary.final_loss) == (
         pytest.approx(204800 / 7303.586917439), 7303.586917439, 6.09834)
     assert (summary.steps, summary.total_steps) == (200, 200)
+
+
+def test_a_failed_appliance_run_imports_as_failed(tmp_path):
+    """R2.4 LLaMA2 7B: a weight pod dies at iteration 10 (SIGABRT); the client shuts down,
+    names the failed job and raises ApplianceUnknownError. Failed, with those diagnoses."""
+    events = feed(Cerebras, "cerebras", "csx_r24_llama2_7b_failed.log")
+    assert phases(events)[-1] == ("running", "appliance run started")
+    assert last(events, "samples_processed") == 11264
+    log = tmp_path / "failed.log"
+    log.write_text(body("cerebras", "csx_r24_llama2_7b_failed.log"))
+    [info] = import_file(Store(tmp_path / "home"), log)
+    assert info.status == "failed"
+    diagnoses = info.summary.diagnoses or []
+    assert {"cerebras_error", "cerebras_job_failed", "cerebras_exception"} <= set(diagnoses)
+    messages = [e.message for e in events if e.kind == "diagnosis"]
+    assert messages[1] == (
+        "Job wsjob-7javbqdggsmrb44obfaqft failed due to: job has failed because total 1"
+        " replica(s) failed, first failed pods: [wsjob-7javbqdggsmrb44obfaqft-weight-3]")
+    assert messages[-1] == ("cerebras.appliance.errors.ApplianceUnknownError: Ran into error"
+                            " while receiving tensor output_model_wise_params_norm for runtime"
+                            " iteration 10")
+    assert info.summary.duration_s == pytest.approx(  # first figure to the last line's stamp
+        local("2025-07-11 18:04:23") + 0.132 - local("2025-07-11 15:24:57") - 0.096)
 
 
 # --- Groq ----------------------------------------------------------------------------------
