@@ -136,6 +136,8 @@ def test_validation_run_figures():
     assert last(events, "eval/accuracy_masked_lm") == 0.13364547491073608
     assert last(events, "eval/mlm_perplexity") == 701.6852416992188
     assert last(events, "samples_processed") == 3720000
+    rates = [(e.step, e.value) for e in events if isinstance(e, Metric) and e.name == "eval_rate"]
+    assert rates[-1] == (1000, 6014.04)
 
 
 def test_r23_llama_queue_and_batch():

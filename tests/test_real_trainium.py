@@ -48,6 +48,8 @@ def test_neuron_parallel_compile_report_and_totals(tmp_path):
     assert found["compile.graphs"] == [2, 8]
     assert found["compile.graphs_compiled"] == [2, 8]
     assert found["compile.graphs_failed"] == [0, 0]
+    assert found["compile.cache_done"] == [32, 33, 34] and found["compile.cache_total"] == [34] * 3
+    assert found["compile.cache_failed"] == [0, 0, 0]
 
 
 def test_nxd_step_lines(tmp_path):

@@ -26,7 +26,8 @@ _LINE = re.compile(r"^\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+(.*)$
 _TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=([^,]+), "
                     r"Rate=([\d.]+) samples/sec, GlobalRate=([\d.]+) samples/sec"
                     r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
-_EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)")
+_EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
+                   r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -173,7 +174,10 @@ class Cerebras(Dialect):
             return [*finished, *events, Metric(run, ts, "loss", self._loss, step),
                     Metric(run, ts, "steps_per_s", float(m[3]), step)]
         if m := _EVAL.search(text):
-            return self._enter(ts, "evaluating", f"evaluating at step {m[1]}")
+            events = self._enter(ts, "evaluating", f"evaluating at step {m[1]}")
+            if m[3] is not None:  # the eval batch's rate, at the trained step evaluated
+                events.append(Metric(run, ts, "eval_rate", float(m[3]), int(m[1])))
+            return events
         if m := _AVG_EVAL.search(text):
             return [Metric(run, ts, "eval_loss", float(m[1]))]
         if m := _EVAL_METRIC.match(text.strip()):

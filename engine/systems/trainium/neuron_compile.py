@@ -5,7 +5,9 @@ Lines of ``libneuronxla``'s wrapper and cache (``INFO ||NEURON_CC_WRAPPER||: Cal
 own (``||NEURON_PARALLEL_COMPILE||``, ``||PARALLEL_COMPILE||`` before SDK 2.18) put the run
 in its compiling phase. ``neuron_parallel_compile`` ends with ``Total graphs: N``,
 ``Total successful compilations: N`` and ``Total failed compilations: N``, after its JSON
-report, whose ``"compilation_time"`` (seconds) line is read on its own.
+report, whose ``"compilation_time"`` (seconds) line is read on its own. Its cache's
+``Current remaining items are R, locked are L, failed are F, done are D, total is T``
+lines give the graphs done, failed and in all so far.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ _TOTALS = re.compile(r"PARALLEL_COMPILE\|\|: Total (graphs|successful compilatio
                      r"failed compilations): (\d+)")
 _NAMES = {"graphs": "compile.graphs", "successful compilations": "compile.graphs_compiled",
           "failed compilations": "compile.graphs_failed"}
+_CACHE = re.compile(r"NEURON_CACHE\|\|: Current remaining items are \d+, locked are \d+, "
+                    r"failed are (\d+), done are (\d+), total is (\d+)")
 _TIME = re.compile(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
 _SNIFF = re.compile(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
                     r"Compiler status (?:PASS|FAIL)")
@@ -48,6 +52,9 @@ class NeuronCompile(Dialect):
             events.append(Phase(self.run_id, ts, "compiling", "Neuron compiler"))
         if m := _TOTALS.search(line):
             events.append(Metric(self.run_id, ts, _NAMES[m[1]], int(m[2])))
+        elif m := _CACHE.search(line):
+            events += [Metric(self.run_id, ts, f"compile.cache_{name}", int(count))
+                       for name, count in zip(("failed", "done", "total"), m.groups())]
         return events
 
     @classmethod

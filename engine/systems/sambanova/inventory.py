@@ -1,0 +1,46 @@
+"""``snconfig show Node static``: the platform and how many XRDUs, RDUs and tiles it has.
+
+The listing names the platform (``Platform Name: DataScale SN10-8``), then nests its parts:
+``Number of XRDUS: 4``, under each XRDU ``Number of RDUS: 2``, under each RDU ``Number of
+TILES: 4`` (then PCIe links, DDR channels and DIMMs). The first count of each kind is read:
+every XRDU and RDU of a node is alike.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_COUNT = re.compile(r"^\s*Number of (XRDUS|RDUS|TILES)\s*:\s*(\d+)\s*$")
+_PLATFORM = re.compile(r"^\s*Platform Name\s*:\s*(.*\S)\s*$")
+
+
+@dataclass(frozen=True)
+class Node:
+    """A SambaNova node as ``snconfig`` lists it."""
+
+    platform: str
+    xrdus: int
+    rdus_per_xrdu: int
+    tiles_per_rdu: int
+
+    @property
+    def rdus(self) -> int:
+        return self.xrdus * self.rdus_per_xrdu
+
+    def described(self) -> str:
+        return (f"{self.platform}: {self.rdus} RDU(s) ({self.xrdus} XRDU × "
+                f"{self.rdus_per_xrdu}), {self.tiles_per_rdu} tiles each (snconfig)")
+
+
+def read_snconfig(text: str) -> Node | None:
+    """The node an ``snconfig`` listing describes, or None where it is not one."""
+    platform, counts = "", {}
+    for line in text.splitlines():
+        if m := _COUNT.match(line):
+            counts.setdefault(m[1], int(m[2]))
+        elif not platform and (m := _PLATFORM.match(line)):
+            platform = m[1]
+    if not platform or "XRDUS" not in counts or "RDUS" not in counts:
+        return None
+    return Node(platform, counts["XRDUS"], counts["RDUS"], counts.get("TILES", 0))
