@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import sys
 import tempfile
@@ -34,7 +35,7 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 class Figure:
     """One figure a user reads off a fixture: its kind, its value, and what it is of."""
 
-    kind: str  # step total loss rate acc secs value phase status diag util text rows
+    kind: str  # step total loss rate acc secs value phase status exit duration diag util text rows
     value: Any
     key: str = ""
 
@@ -78,6 +79,17 @@ def status(name: str) -> Figure:
     return Figure("status", name)
 
 
+def exit_code(n: int) -> Figure:
+    return Figure("exit", n)
+
+
+def duration(first: str, last: str) -> Figure:
+    """The run's length a user reads off its first and last ``Y-M-D H:M:S`` stamps."""
+    import time
+    seconds = [time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S")) for stamp in (first, last)]
+    return Figure("duration", seconds[1] - seconds[0])
+
+
 def diag(code: str) -> Figure:
     return Figure("diag", code)
 
@@ -104,7 +116,9 @@ class Fixture:
     reader: Callable[[str], Any] | None = None  # a table's reader; None: a log
     got: list[Figure] = field(default_factory=list)
     missed: list[Figure] = field(default_factory=list)
-    statuses: list[str] = field(default_factory=list)
+    statuses: list[str] = field(default_factory=list)  # of each imported run
+    exits: list[int | None] = field(default_factory=list)
+    durations: list[float] = field(default_factory=list)
 
     @property
     def failed_run(self) -> bool:
@@ -124,9 +138,13 @@ def _metric(events: list, test: Callable[[str], bool], v: float) -> bool:
                for e in events)
 
 
-def found_in_log(fig: Figure, events: list, statuses: list[str]) -> bool:
-    """Whether ``events`` (and the imported runs' ``statuses``) hold ``fig``."""
+def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
+    """Whether ``events`` (or the runs ``fixture`` imported as) hold ``fig``."""
     kind, v = fig.kind, fig.value
+    if kind == "exit":
+        return v in fixture.exits
+    if kind == "duration":  # to the second the stamps give, or 1 % of a long run
+        return any(abs(d - v) <= max(1.0, v / 100) for d in fixture.durations)
     if kind == "step":
         return any(e.kind == "progress" and e.step == v for e in events) or any(
             e.kind == "metric" and e.step == v for e in events)
@@ -147,7 +165,7 @@ def found_in_log(fig: Figure, events: list, statuses: list[str]) -> bool:
     if kind == "phase":
         return any(e.kind == "phase" and e.name == v for e in events)
     if kind == "status":
-        return v in statuses
+        return v in fixture.statuses
     if kind == "diag":
         return any(e.kind == "diagnosis" and e.code == v for e in events)
     if kind == "util":
@@ -191,12 +209,15 @@ def read_log(fixture: Fixture, body: str, tmp: Path) -> None:
     log.write_text(body, encoding="utf-8")
     events = [e for section in parse_file(log) for e in section.events]
     try:
-        fixture.statuses = [info.status for info in import_file(Store(tmp / "home"), log)]
+        runs = import_file(Store(tmp / "home"), log)
     except UserError:
-        fixture.statuses = ["not imported"]
+        runs = []
+    for info in runs:
+        fixture.statuses.append(info.status)
+        fixture.exits.append(json.loads(info.path("exit.json").read_text()).get("returncode"))
+        fixture.durations.append(info.summary.duration_s or 0.0)
     for fig in fixture.figures:
-        (fixture.got if found_in_log(fig, events, fixture.statuses) else
-         fixture.missed).append(fig)
+        (fixture.got if found_in_log(fig, events, fixture) else fixture.missed).append(fig)
 
 
 def tally(fixtures: list[Fixture]) -> None:
@@ -221,8 +242,8 @@ def report(fixtures: list[Fixture]) -> str:
     formats: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
         formats.setdefault(fixture.format, []).append(fixture)
-    lines = ["| format | fixtures (sources) | figures a user wants | figures read |"
-             " failed runs filed as failed |", "| --- | --- | --- | --- | --- |"]
+    lines = [("| format | fixtures (sources) | figures a user wants | figures read |"
+              " failed runs filed as failed |"), "| --- | --- | --- | --- | --- |"]
     for name, group in formats.items():
         wanted = sum(len(f.figures) for f in group)
         got = sum(len(f.got) for f in group)
@@ -270,9 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", type=Path, help="also write the tally to this file")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from real_figures_list import FIXTURES
+    from real_figures_list import listed
 
-    fixtures = FIXTURES()
+    fixtures = listed()
     tally(fixtures)
     out = report(fixtures)
     print(out, end="")

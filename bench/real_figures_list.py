@@ -14,6 +14,8 @@ from real_figures import (
     Fixture,
     acc,
     diag,
+    duration,
+    exit_code,
     loss,
     phase,
     rate,
@@ -145,12 +147,13 @@ def _tqdm(name: str, *figures) -> Fixture:
     return Fixture(f"generic/{name}", "tqdm bars with postfix fields", list(figures))
 
 
-def _slurm_log(name: str, code: str) -> Fixture:
+def _slurm_log(name: str, code: str, *more) -> Fixture:
     return Fixture(f"slurm/{name}", "Slurm lines in a job's output",
-                   [diag(code), status("failed")])
+                   [diag(code), status("failed"), *more])
 
 
-def FIXTURES() -> list[Fixture]:  # noqa: N802 - a table, built when asked
+def listed() -> list[Fixture]:
+    """Every real fixture with its figures."""
     return [
         # --- AWS Neuron ---------------------------------------------------------------
         _nxd("nxd_llama3_70b_hyperpod.log", [1, 5],
@@ -169,7 +172,8 @@ def FIXTURES() -> list[Fixture]:  # noqa: N802 - a table, built when asked
         Fixture("trainium/npc_llama3_70b_hyperpod.log", "neuron_parallel_compile", [
             phase("compiling"), secs(195.32730412483215), secs(225.76303887367249),
             value(2, "graphs"), value(8, "graphs"), value(0, "failed compilations"),
-            value(34, "cache items done of 34")]),
+            value(34, "cache items done of 34"),
+            duration("2025-01-17 01:16:07", "2025-01-17 01:16:38")]),
         Fixture("trainium/optimum_tinyllama_npc_nan.log", "optimum-neuron / HF Trainer", [
             secs(36.3738), rate(175.951), value(0.275, "steps/s"), diag("loss_not_finite"),
             step(10), total(10), phase("compiling"), value(2.0000000000000003e-06, "lr"),
@@ -205,33 +209,41 @@ def FIXTURES() -> list[Fixture]:  # noqa: N802 - a table, built when asked
         _cerebras("xla_r18_bert_indented.log", 1000, 7.90234, 7454.38, 6493.27, 1024000,
                   229.65675950050354, status("done")),
         _cerebras("csx_r20_bert.log", 1000, 7.125, 4071.60, 4047.95, 1024000, 336.373620536,
-                  status("done")),
+                  status("done"), duration("2023-11-29 20:07:49", "2023-11-29 20:13:25")),
         _cerebras("csx_r20_gptj.log", 200, 8.125, 43.67, 43.67, 24000, 910.883781998,
-                  status("done")),
+                  status("done"), duration("2023-11-29 20:59:19", "2023-11-29 21:14:30")),
         _cerebras("csx_r23_esm2.log", 400, 4.12672, 583.08, 585.88, 819200, 2716.994790088,
-                  total(400), phase("compiling"), status("done")),
+                  total(400), phase("compiling"), status("done"),
+                  duration("2024-08-02 20:53:25", "2024-08-02 21:38:42")),
         _cerebras("csx_r23_llama_7b.log", 1600, 5.85938, 20.44, 20.45, 0, 0,
-                  phase("queued"), phase("compiling")),
+                  phase("queued"), phase("compiling"),
+                  duration("2024-03-21 14:40:57", "2024-03-21 17:50:50")),
         _cerebras("csx_r24_vit.log", 200, 6.72398, 686.73, 657.44, 570000, 8507.781435492,
-                  phase("queued"), phase("compiling"), status("done")),
+                  phase("queued"), phase("compiling"), status("done"),
+                  duration("2025-07-11 16:03:20", "2025-07-11 18:25:27")),
         _cerebras("csx_r25_llama2_7b.log", 200, 6.09834, 31.97, 31.99, 204800,
-                  7303.586917439, total(200), status("done")),
+                  7303.586917439, total(200), status("done"),
+                  duration("2025-10-13 14:47:37", "2025-10-13 16:48:01")),
         _cerebras("csx_r25_gptj.log", 200, 8.01509, 44.77, 44.75, 24000, 1443.67300221,
-                  total(200), status("done")),
+                  total(200), status("done"),
+                  duration("2025-10-10 20:03:38", "2025-10-10 20:21:14")),
         _cerebras("csx_r25_vit.log", 200, 6.72418, 3690.48, 776.21, 570000, 5447.945427605,
-                  total(200), status("done")),
+                  total(200), status("done"),
+                  duration("2025-10-13 15:06:45", "2025-10-13 16:25:08")),
         _cerebras("csx_r25_dit_indented.log", 400, 0.18182, 896.97, 875.31, 467200,
                   4754.503176912, total(400), status("done")),
         Fixture("cerebras/csx_r24_llama2_7b_failed.log", "Cerebras R2.x failed run", [
             diag("cerebras_job_failed"), diag("cerebras_exception"), phase("compiling"),
             phase("running"), value(11264, "samples"), secs(9567.159426912),
-            status("failed")]),
+            status("failed"), duration("2025-07-11 15:24:55", "2025-07-11 18:04:23")]),
         Fixture("cerebras/csx_r25_bert_eval.log", "Cerebras R2.5 evaluation", [
             step(1000), loss(6.981118208711798), value(0.13364547491073608, "mlm accuracy"),
-            value(701.6852416992188, "perplexity"), rate(6014.04), status("done")]),
+            value(701.6852416992188, "perplexity"), rate(6014.04), status("done"),
+            duration("2025-10-09 18:43:37", "2025-10-09 18:44:08")]),
         Fixture("cerebras/cszoo_fit_llama3_8b.log", "Cerebras R2.5 cszoo fit", [
             step(5), total(10), loss(12.59109), rate(19.42), value(19.37, "GlobalRate"),
-            phase("compiling"), phase("running")]),
+            phase("compiling"), phase("running"),
+            duration("2025-10-08 04:09:18", "2025-10-08 04:21:34")]),
         Fixture("cerebras/tf_fc_mnist_html.log", "Cerebras TensorFlow era", [
             step(99900), loss(0.00904083251953125), rate(358417.08), secs(71.425),
             value(1400.25, "steps/s"), value(25600000, "samples"), status("done")]),
@@ -302,7 +314,8 @@ def FIXTURES() -> list[Fixture]:  # noqa: N802 - a table, built when asked
         Fixture("sambanova/bert_large_min_throughput_assertion.log", "SambaNova BERT-Large", [
             step(504), total(2549), loss(8.308523178100586), secs(457.0915858745575),
             rate(289619.6825559826), diag("sambanova_min_throughput"),
-            diag("slurm_task_exit"), status("failed")]),
+            diag("slurm_task_exit"), status("failed"), exit_code(1),
+            duration("2024-04-03 09:39:54", "2024-04-03 09:39:57")]),
         Fixture("sambanova/ffn_mnist_output.log", "SambaFlow starter apps", [
             phase("compiling"), step(60000), total(60000), loss(0.3028), acc(94.50),
             loss(0.1905)]),
@@ -388,9 +401,9 @@ def FIXTURES() -> list[Fixture]:  # noqa: N802 - a table, built when asked
         _slurm_log("time_limit_desitarget.log", "slurm_timeout"),
         _slurm_log("time_limit_zetta.log", "slurm_timeout"),
         _slurm_log("time_limit_ufs.log", "slurm_timeout"),
-        _slurm_log("requeue_submitit.log", "slurm_requeued"),
+        _slurm_log("requeue_submitit.log", "slurm_requeued", exit_code(1)),
         _slurm_log("sbatch_invalid_account.log", "slurm_submit_failed"),
-        _slurm_log("srun_exit_private.log", "slurm_task_exit"),
+        _slurm_log("srun_exit_private.log", "slurm_task_exit", exit_code(7)),
         Fixture("slurm/sacct_parsable2_cluster_utils.txt", "sacct --parsable2", [
             rows(16), text("CANCELLED"), value(10, "signal"), text("239023.0")],
             _sacct_parsable),

@@ -121,3 +121,27 @@ def test_sntilestat_idle_table():
     rdus = read_table(body("sambanova", "sntilestat_idle.txt"))
     assert list(rdus) == [f"/XRDU_{x}/RDU_{r}" for x in range(4) for r in range(2)]
     assert sum(r.idle for r in rdus.values()) == 32
+
+
+def test_snconfig_listing_names_the_node():
+    from accelbench.engine.systems.sambanova.inventory import Node, read_snconfig
+
+    node = read_snconfig(body("sambanova", "snconfig_sn10_8.txt"))
+    assert node == Node("DataScale SN10-8", 4, 2, 4)
+    assert node.rdus == 8
+    assert read_snconfig(body("sambanova", "sntilestat_idle.txt")) is None
+
+
+def test_detection_reads_snconfig(monkeypatch, tmp_path):
+    from accelbench.engine.systems.sambanova.inventory import detect
+
+    listing = tmp_path / "listing.txt"
+    listing.write_text(body("sambanova", "snconfig_sn10_8.txt"))
+    tool = tmp_path / "snconfig"
+    tool.write_text(f"#!/bin/sh\nexec /bin/cat '{listing}'\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    found = detect()
+    assert found.available
+    assert found.detail == ("DataScale SN10-8: 8 RDU(s) (4 XRDU × 2), 4 tiles each"
+                            " (snconfig)")

@@ -52,6 +52,12 @@ def test_neuron_parallel_compile_report_and_totals(tmp_path):
     assert found["compile.cache_failed"] == [0, 0, 0]
 
 
+def test_neuron_parallel_compile_lasts_what_its_stamps_span(store, tmp_path):
+    info, _ = imported(store, tmp_path, "npc_llama3_70b_hyperpod.log")
+    # 2025-01-17 01:16:07.000970 to 01:16:38.000177, the stamps' fraction as written
+    assert info.summary.duration_s == pytest.approx(31 + 0.000177 - 0.000970, abs=1e-3)
+
+
 def test_nxd_step_lines(tmp_path):
     section = parsed(tmp_path, "nxd_llama3_70b_hyperpod.log")
     assert section.dialects == ["nxd_training"]

@@ -8,9 +8,9 @@ from typing import Any
 
 from accelbench.engine import site
 from accelbench.engine.params import Param
-from accelbench.engine.probe import finder
 from accelbench.engine.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova
+from accelbench.engine.systems.sambanova.inventory import detect
 from accelbench.engine.systems.sambanova.sambatune import SambaTune
 from accelbench.engine.systems.sambanova.telemetry import SambaNovaSampler
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
@@ -38,7 +38,7 @@ BERT_LARGE = Workload(
 
 SYSTEM = System(
     name="sambanova", order=50, title="SambaNova RDU", device="rdu",
-    detect=finder("/dev/rdu*", ("snconfig", "sntilestat")),
+    detect=detect,
     site_keys=(Param("bert_large_script", str, "", "path of BertLarge_run.sh"),),
     gres=("rdu",),
     samplers=(SambaNovaSampler,),

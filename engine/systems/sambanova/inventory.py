@@ -3,13 +3,17 @@
 The listing names the platform (``Platform Name: DataScale SN10-8``), then nests its parts:
 ``Number of XRDUS: 4``, under each XRDU ``Number of RDUS: 2``, under each RDU ``Number of
 TILES: 4`` (then PCIe links, DDR channels and DIMMs). The first count of each kind is read:
-every XRDU and RDU of a node is alike.
+every XRDU and RDU of a node is alike. Detection names the node it lists.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import dataclass
+
+from accelbench.engine.probe import finder, tools
+from accelbench.engine.system import Availability
 
 _COUNT = re.compile(r"^\s*Number of (XRDUS|RDUS|TILES)\s*:\s*(\d+)\s*$")
 _PLATFORM = re.compile(r"^\s*Platform Name\s*:\s*(.*\S)\s*$")
@@ -35,7 +39,7 @@ class Node:
 
 def read_snconfig(text: str) -> Node | None:
     """The node an ``snconfig`` listing describes, or None where it is not one."""
-    platform, counts = "", {}
+    platform, counts = "", dict[str, int]()
     for line in text.splitlines():
         if m := _COUNT.match(line):
             counts.setdefault(m[1], int(m[2]))
@@ -44,3 +48,21 @@ def read_snconfig(text: str) -> Node | None:
     if not platform or "XRDUS" not in counts or "RDUS" not in counts:
         return None
     return Node(platform, counts["XRDUS"], counts["RDUS"], counts.get("TILES", 0))
+
+
+_find = finder("/dev/rdu*", ("snconfig", "sntilestat"))
+
+
+def detect() -> Availability:
+    """SambaNova here: the node ``snconfig show Node static`` lists, else device files or
+    tools."""
+    here = _find()
+    if not here.available or not tools("snconfig"):
+        return here
+    try:
+        out = subprocess.run(["snconfig", "show", "Node", "static"], capture_output=True,
+                             text=True, timeout=10, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return here
+    node = read_snconfig(out)
+    return Availability(True, detail=node.described()) if node else here

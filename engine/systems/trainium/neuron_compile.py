@@ -7,12 +7,16 @@ in its compiling phase. ``neuron_parallel_compile`` ends with ``Total graphs: N`
 ``Total successful compilations: N`` and ``Total failed compilations: N``, after its JSON
 report, whose ``"compilation_time"`` (seconds) line is read on its own. Its cache's
 ``Current remaining items are R, locked are L, failed are F, done are D, total is T``
-lines give the graphs done, failed and in all so far.
+lines give the graphs done, failed and in all so far. Lines stamped
+``2025-01-17 01:16:07.000970:`` carry their own time (local time); the report's lines
+take the last stamp.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import time
 
 from accelbench.engine.events import Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
@@ -26,8 +30,15 @@ _NAMES = {"graphs": "compile.graphs", "successful compilations": "compile.graphs
 _CACHE = re.compile(r"NEURON_CACHE\|\|: Current remaining items are \d+, locked are \d+, "
                     r"failed are (\d+), done are (\d+), total is (\d+)")
 _TIME = re.compile(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
 _SNIFF = re.compile(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
                     r"Compiler status (?:PASS|FAIL)")
+
+
+@functools.lru_cache(maxsize=256)
+def _seconds(stamp: str) -> float:
+    """Epoch seconds of a ``Y-M-D H:M:S`` stamp read as local time (cached)."""
+    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
 
 
 class NeuronCompile(Dialect):
@@ -40,8 +51,12 @@ class NeuronCompile(Dialect):
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._compiling = False
+        self._stamp = 0.0
 
     def feed(self, line: str, ts: float) -> list[Event]:
+        if m := _STAMP.match(line):
+            self._stamp = _seconds(m[1]) + float("0." + m[2])
+        ts = self._stamp or ts
         if m := _TIME.match(line):
             return [Metric(self.run_id, ts, "compile.time_s", float(m[1]))]
         if not any(text in line for text in _COMPILING):
@@ -54,7 +69,8 @@ class NeuronCompile(Dialect):
             events.append(Metric(self.run_id, ts, _NAMES[m[1]], int(m[2])))
         elif m := _CACHE.search(line):
             events += [Metric(self.run_id, ts, f"compile.cache_{name}", int(count))
-                       for name, count in zip(("failed", "done", "total"), m.groups())]
+                       for name, count in zip(("failed", "done", "total"), m.groups(),
+                                                  strict=True)]
         return events
 
     @classmethod
