@@ -172,8 +172,15 @@ def listed() -> list[Fixture]:
         Fixture("trainium/npc_llama3_70b_hyperpod.log", "neuron_parallel_compile", [
             phase("compiling"), secs(195.32730412483215), secs(225.76303887367249),
             value(2, "graphs"), value(8, "graphs"), value(0, "failed compilations"),
-            value(34, "cache items done of 34"),
+            value(34, "cache items done of 34"), status("done"),
             duration("2025-01-17 01:16:07", "2025-01-17 01:16:38")]),
+        Fixture("trainium/npc_docs_summary.log", "neuron_parallel_compile", [
+            phase("compiling"), value(2, "graphs"), value(0, "failed compilations"),
+            status("done")]),
+        Fixture("trainium/npc_docs_cache_progress.log", "neuron_parallel_compile", [
+            phase("compiling"), value(5, "cache items done of 5"), value(0, "cache failed")]),
+        Fixture("trainium/npc_llama3_70b_nxdt_docs.log", "neuron_parallel_compile", [
+            value(36, "graphs"), value(0, "failed compilations"), status("done")]),
         Fixture("trainium/optimum_tinyllama_npc_nan.log", "optimum-neuron / HF Trainer", [
             secs(36.3738), rate(175.951), value(0.275, "steps/s"), diag("loss_not_finite"),
             step(10), total(10), phase("compiling"), value(2.0000000000000003e-06, "lr"),

@@ -52,6 +52,32 @@ def test_neuron_parallel_compile_report_and_totals(tmp_path):
     assert found["compile.cache_failed"] == [0, 0, 0]
 
 
+@pytest.mark.parametrize(("name", "graphs"), [
+    ("npc_docs_summary.log", 2), ("npc_llama3_70b_nxdt_docs.log", 36)])
+def test_neuron_parallel_compile_totals_end_a_compile_job(store, tmp_path, name, graphs):
+    section = parsed(tmp_path, name)
+    found = metrics(section.events)
+    assert (found["compile.graphs"], found["compile.graphs_compiled"],
+            found["compile.graphs_failed"]) == ([graphs], [graphs], [0])
+    info, _ = imported(store, tmp_path, name)
+    assert info.status == "done"  # every graph compiled: the job succeeded
+
+
+def test_neuron_parallel_compile_cache_statistics(tmp_path):
+    found = metrics(parsed(tmp_path, "npc_docs_cache_progress.log").events)
+    assert found["compile.cache_done"] == [0, 5] and found["compile.cache_total"] == [5, 5]
+
+
+def test_failed_compilations_make_a_failed_compile_job():
+    from accelbench.engine.systems.trainium.neuron_compile import NeuronCompile
+
+    line = body("trainium", "npc_llama3_70b_nxdt_docs.log").splitlines()[2].replace(
+        "compilations: 0", "compilations: 3")  # the same line with 3 failures
+    (metric, diagnosis) = NeuronCompile("r").feed(line, 0.0)[1:]
+    assert metric.value == 3 and diagnosis.code == "neuron_compile_failed"
+    assert diagnosis.message == "neuron_parallel_compile: 3 graph(s) failed to compile"
+
+
 def test_neuron_parallel_compile_lasts_what_its_stamps_span(store, tmp_path):
     info, _ = imported(store, tmp_path, "npc_llama3_70b_hyperpod.log")
     # 2025-01-17 01:16:07.000970 to 01:16:38.000177, the stamps' fraction as written

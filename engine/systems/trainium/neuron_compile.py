@@ -7,9 +7,10 @@ in its compiling phase. ``neuron_parallel_compile`` ends with ``Total graphs: N`
 ``Total successful compilations: N`` and ``Total failed compilations: N``, after its JSON
 report, whose ``"compilation_time"`` (seconds) line is read on its own. Its cache's
 ``Current remaining items are R, locked are L, failed are F, done are D, total is T``
-lines give the graphs done, failed and in all so far. Lines stamped
-``2025-01-17 01:16:07.000970:`` carry their own time (local time); the report's lines
-take the last stamp.
+lines give the graphs done, failed and in all so far. Its totals end the job: with no
+failed compilation it succeeded, with some it failed. Lines stamped ``2025-01-17
+01:16:07.000970:`` (after ``INFO:`` in the docs' form) carry their own time (local time);
+the report's lines take the last stamp.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import functools
 import re
 import time
 
-from accelbench.engine.events import Event, Metric, Phase
+from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 
 _COMPILING = ("||NEURON_CC_WRAPPER||", "||NEURON_CACHE||", "PARALLEL_COMPILE||",
@@ -30,7 +31,7 @@ _NAMES = {"graphs": "compile.graphs", "successful compilations": "compile.graphs
 _CACHE = re.compile(r"NEURON_CACHE\|\|: Current remaining items are \d+, locked are \d+, "
                     r"failed are (\d+), done are (\d+), total is (\d+)")
 _TIME = re.compile(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
-_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
+_STAMP = re.compile(r"^(?:INFO:\s+)?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
 _SNIFF = re.compile(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
                     r"Compiler status (?:PASS|FAIL)")
 
@@ -47,6 +48,7 @@ class NeuronCompile(Dialect):
     name = "neuron_compile"
     title = "Neuron compiler and neuron_parallel_compile"
     needs = (*_COMPILING, '"compilation_time"')
+    success = frozenset({"compile.graphs_compiled"})  # the totals of a finished job
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -67,6 +69,12 @@ class NeuronCompile(Dialect):
             events.append(Phase(self.run_id, ts, "compiling", "Neuron compiler"))
         if m := _TOTALS.search(line):
             events.append(Metric(self.run_id, ts, _NAMES[m[1]], int(m[2])))
+            if m[1] == "failed compilations" and int(m[2]):
+                events.append(Diagnosis(
+                    self.run_id, ts, "neuron_compile_failed",
+                    f"neuron_parallel_compile: {m[2]} graph(s) failed to compile",
+                    "read each failed graph's compiler log (its compilation_report entry);"
+                    " --retry_failed_compilation in NEURON_CC_FLAGS compiles them again"))
         elif m := _CACHE.search(line):
             events += [Metric(self.run_id, ts, f"compile.cache_{name}", int(count))
                        for name, count in zip(("failed", "done", "total"), m.groups(),
