@@ -333,10 +333,18 @@ def listed() -> list[Fixture]:
             step(60000), loss(0.1712), acc(98.06), loss(0.0628)]),
         Fixture("sambanova/logreg_output.log", "SambaFlow starter apps", [
             step(60000), loss(0.3524), acc(90.07), loss(0.3361)]),
+        Fixture("sambanova/gpt15b_summary_sn30.log", "SambaNova BERT-Large", [
+            secs(2179.2292835712433), rate(192467.31088004305), loss(4.781678199768066),
+            step(247), total(3247), status("done")]),
+        Fixture("sambanova/unet_data_parallel_sn30.log", "SambaNova UNet data parallel", [
+            rate(563.9653143065), rate(808.442427336472), secs(36.314290046691895),
+            step(10)]),
         Fixture("sambanova/sambatune_uno_failed_ccle.log", "SambaTune", [
             phase("compiling"), diag("sambatune_step_failed"), status("failed")]),
         Fixture("sambanova/sntilestat_busy_wrapped.txt", "sntilestat", [
             rows(8), value(7.0, "%exec"), value(4.7, "%exec")], _tiles),
+        Fixture("sambanova/sntilestat_gpt15b_sn30.txt", "sntilestat", [
+            rows(8), value(91.6, "%exec"), value(89.9, "%exec"), value(92.0, "%exec")], _tiles),
         Fixture("sambanova/sntilestat_idle.txt", "sntilestat", [rows(8), value(4, "idle")],
                 _tiles),
         Fixture("sambanova/snconfig_sn10_8.txt", "snconfig", [

@@ -108,6 +108,33 @@ def test_sambatune_failed_steps_make_a_failed_run(tmp_path):
     assert "sambatune_step_failed" in info.summary.diagnoses
 
 
+def test_gpt_summary_dict_ends_a_finished_run(tmp_path):
+    events, log = _events(tmp_path, "gpt15b_summary_sn30.log")
+    assert (_metrics(events, "e2e_train_time"), _metrics(events, "final_loss")) == (
+        [2179.2292835712433], [4.781678199768066])
+    assert _metrics(events, "training_sequences_per_second") == [192467.31088004305]
+    (info,) = import_file(Store(tmp_path / "home"), log)
+    assert info.status == "done"  # the summary is printed once training is over
+
+
+def test_unet_data_parallel_instances(tmp_path):
+    events, log = _events(tmp_path, "unet_data_parallel_sn30.log")
+    rates = [e.samples_per_s for e in events if isinstance(e, Throughput)]
+    assert len(rates) == 8 and rates[0] == 563.9653143065 and rates[-1] == 808.442427336472
+    assert _metrics(events, "train_loop_time_s")[0] == 36.314290046691895
+    assert {e.step for e in events if isinstance(e, Throughput)} == {10}
+    (info,) = import_file(Store(tmp_path / "home"), log)
+    assert info.summary.samples_per_s == pytest.approx(sum(rates) / 8)
+
+
+def test_sntilestat_of_a_busy_sn30():
+    rdus = read_table(body("sambanova", "sntilestat_gpt15b_sn30.txt"))
+    assert list(rdus) == [f"/XRDU_{x}/RDU_{r}" for x in range(4) for r in range(2)]
+    assert all(len(r.exec_percent) == 8 and r.idle == 0 for r in rdus.values())
+    assert rdus["/XRDU_0/RDU_0"].exec_percent[0] == 91.6
+    assert rdus["/XRDU_3/RDU_1"].exec_percent[-1] == 92.0
+
+
 def test_sntilestat_busy_table_with_wrapped_commands():
     rdus = read_table(body("sambanova", "sntilestat_busy_wrapped.txt"))
     assert len(rdus) == 8

@@ -10,9 +10,12 @@ dict, ``{'e2e_train_time': 457.09, 'training_sequences_per_second': ..., 'final_
 SambaFlow's starter apps (ALCF's ``ffn_mnist.py`` logs) print ``[info] Compilation
 succeeded.`` (``... for partition ...`` in later releases), ``Epoch [1/1], Step
 [10000/60000], Loss: 0.5563``, ``Test Accuracy: 94.50 Loss: 0.1905`` and
-``e2e_throughput: 1898.65 samples/s``. An app's ``AssertionError: ...`` is the run's
-failure. Lines stamped ``2024-04-03 09:39:54,427 -`` or ``2021-6-10 14:54:47 :`` carry
-their own time (local time, as Python's logging writes it).
+``e2e_throughput: 1898.65 samples/s``; the UNet data-parallel app, one line per instance,
+``inner train loop time : 36.31 for 10 epochs, number of global steps: 10, e2e
+samples_per_sec: 563.97``. A summary's ``e2e_train_time`` ends a run. An app's
+``AssertionError: ...`` is the run's failure. Lines stamped ``2024-04-03 09:39:54,427 -``
+or ``2021-6-10 14:54:47 :`` carry their own time (local time, as Python's logging writes
+it).
 """
 
 from __future__ import annotations
@@ -40,9 +43,12 @@ _COMPILED = re.compile(r"Compilation succeeded(?: for partition[ _]?(\S+))?")
 _EPOCH_STEP = re.compile(rf"Epoch \[(\d+)/(\d+)\], Step \[(\d+)/(\d+)\], Loss: ({_NUMBER})")
 _TEST = re.compile(rf"Test Accuracy: ({_NUMBER}) Loss: ({_NUMBER})")
 _E2E = re.compile(rf"e2e_throughput: ({_NUMBER}) samples/s")
+_INNER = re.compile(rf"inner train loop time : ({_NUMBER}) for (\d+) epochs, number of global"
+                    rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
 _ASSERTION = re.compile(r"^AssertionError: (.*\S)")
 _STAMP = re.compile(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
-_SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector")
+_SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector|"
+                    r"inner train loop time : ")
 
 
 @functools.lru_cache(maxsize=256)
@@ -62,12 +68,14 @@ class SambaNova(Dialect):
 
     name = "sambanova"
     run_end = frozenset({"training_samples_per_second"})
+    success = frozenset({"e2e_train_time"})  # the summary a finished run prints
     title = "SambaNova SambaFlow"
     needs = ("e2e_train_time", "training_sequences_per_second", "final_loss",
              "training_samples_per_second", "|global_step:", "Iteration:", "COMPILE START AT",
              "RUN", "NLP app finished", "Expected throughput", ".pef does not exist",
              "Compilation succeeded", "Epoch [", "Test Accuracy: ", "e2e_throughput: ",
-             "AssertionError: ", "SambaConnector", " - info ", " - warning ")
+             "inner train loop time : ", "AssertionError: ", "SambaConnector", " - info ",
+             " - warning ")
     needs_nocase = ("error",)  # _BAD_CONFIG is case-insensitive
 
     def __init__(self, run_id: str) -> None:
@@ -109,6 +117,10 @@ class SambaNova(Dialect):
         if m := _TEST.search(line):
             return [Metric(run, ts, "accuracy", float(m[1])),
                     Metric(run, ts, "test_loss", float(m[2]))]
+        if m := _INNER.search(line):  # one instance's loop: its time and throughput
+            return [*self._enter(ts, "running"),
+                    Metric(run, ts, "train_loop_time_s", float(m[1]), int(m[3])),
+                    Throughput(run, ts, float(m[4]), int(m[3]))]
         if m := _E2E.search(line):
             return [Throughput(run, ts, float(m[1]))]
         if _COMPILE.match(line):
@@ -132,7 +144,8 @@ class SambaNova(Dialect):
                               "the app's own check failed: read the assertion above it")]
         return []
 
-    sniff_needs = ("training_sequences_per_second", "e2e_train_time", "[SAMBA]", "SambaConnector")
+    sniff_needs = ("training_sequences_per_second", "e2e_train_time", "[SAMBA]", "SambaConnector",
+                   "inner train loop time : ")
 
     @classmethod
     def sniff(cls, text: str) -> bool:
