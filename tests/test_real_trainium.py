@@ -155,6 +155,16 @@ def test_nxd_step_lines_live_feed():
     assert kinds == ["Phase", "Progress", "Throughput", "Metric", "Metric", "Metric"]
 
 
+def test_nxd_later_form_live_feed():
+    dialect = NxDTraining("r")
+    first, second = body("trainium", "nxd_llama3_70b_nan_notes.log").splitlines()[:2]
+    events = dialect.feed(first, 5.0)
+    assert [type(e).__name__ for e in events] == [
+        "Phase", "Progress", "Throughput", "Metric", "Diagnosis", "Metric"]
+    assert [e.kind for e in dialect.feed(second, 6.0)] == [  # the diagnosis once
+        "progress", "throughput", "metric", "metric"]
+
+
 def test_optimum_neuron_nan_losses_keep_the_final_figures(tmp_path):
     section = parsed(tmp_path, "optimum_tinyllama_npc_nan.log")
     assert set(section.dialects) == {"hf_trainer", "neuron_runtime", "neuron_compile"}
