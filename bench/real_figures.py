@@ -40,7 +40,8 @@ class Figure:
     key: str = ""
 
     def label(self) -> str:
-        return f"{self.kind}{'[' + self.key + ']' if self.key else ''}={self.value}"
+        key = self.key.split("|", 1)[0]
+        return f"{self.kind}{'[' + key + ']' if key else ''}={self.value}"
 
 
 def step(n: int) -> Figure:
@@ -67,8 +68,10 @@ def secs(v: float) -> Figure:
     return Figure("secs", v)
 
 
-def value(v: float, what: str = "") -> Figure:
-    return Figure("value", v, what)
+def value(v: float, what: str = "", metric: str = "") -> Figure:
+    """A figure ``what``; in a log, held by a metric whose name has ``metric`` in it, where
+    given (for small counts, which other metrics could hold by chance)."""
+    return Figure("value", v, f"{what}|{metric}" if metric else what)
 
 
 def phase(name: str) -> Figure:
@@ -158,6 +161,9 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
     if kind == "acc":
         return any(_metric(events, lambda n: "acc" in n or "spearman" in n, x)
                    for x in (v, round(v * 100, 10)))
+    if kind == "value" and "|" in fig.key:
+        part = fig.key.split("|", 1)[1]
+        return _metric(events, lambda n: part in n, v)
     if kind in ("secs", "value"):
         return _metric(events, lambda n: True, v) or any(
             e.kind == "utilization" and (close(e.percent, v) or close(e.value, v))

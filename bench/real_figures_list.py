@@ -171,18 +171,22 @@ def listed() -> list[Fixture]:
                  111.64248824174051, 3.98522e-06),
         Fixture("trainium/npc_llama3_70b_hyperpod.log", "neuron_parallel_compile", [
             phase("compiling"), secs(195.32730412483215), secs(225.76303887367249),
-            value(2, "graphs"), value(8, "graphs"), value(0, "failed compilations"),
-            value(34, "cache items done of 34"), status("done"),
+            value(2, "graphs", "graphs"), value(8, "graphs", "graphs"),
+            value(0, "failed compilations", "graphs_failed"),
+            value(34, "cache items done of 34", "cache_done"), status("done"),
             duration("2025-01-17 01:16:07", "2025-01-17 01:16:38")]),
         Fixture("trainium/npc_docs_summary.log", "neuron_parallel_compile", [
-            phase("compiling"), value(2, "graphs"), value(0, "failed compilations"),
-            status("done")]),
+            phase("compiling"), value(2, "graphs", "graphs"),
+            value(0, "failed compilations", "graphs_failed"), status("done")]),
         Fixture("trainium/npc_docs_cache_progress.log", "neuron_parallel_compile", [
-            phase("compiling"), value(5, "cache items done of 5"), value(0, "cache failed")]),
+            phase("compiling"), value(5, "cache items done of 5", "cache_done"),
+            value(0, "cache failed", "cache_failed")]),
         Fixture("trainium/npc_llama3_70b_nxdt_docs.log", "neuron_parallel_compile", [
-            value(36, "graphs"), value(0, "failed compilations"), status("done")]),
+            value(36, "graphs", "graphs"), value(0, "failed compilations", "graphs_failed"),
+            status("done")]),
         Fixture("trainium/optimum_tinyllama_npc_nan.log", "optimum-neuron / HF Trainer", [
-            secs(36.3738), rate(175.951), value(0.275, "steps/s"), diag("loss_not_finite"),
+            secs(36.3738), rate(175.951), value(0.275, "steps/s", "steps_per_second"),
+            diag("loss_not_finite"),
             step(10), total(10), phase("compiling"), value(2.0000000000000003e-06, "lr"),
             status("done")]),
         Fixture("trainium/optimum_llama3_nan_issue658.log", "optimum-neuron / HF Trainer", [
@@ -199,7 +203,8 @@ def listed() -> list[Fixture]:
         Fixture("trainium/neuron_monitor_trn1_app_wandb.jsonl", "neuron-monitor JSON reports",
                 [util("nc0", 1.3631567613356375), util("nc1", 0.0),
                  util("nc0", 1.3128372400154966), value(97.6, "device MiB"),
-                 value(260, "executions completed"), util("host mem", 33.92)]),
+                 value(260, "executions completed", "executions_completed"),
+                 util("host mem", 33.92)]),
         Fixture("trainium/neuron_ls_trn1_2xlarge.json", "neuron-ls",
                 [rows(1), value(2, "cores"), value(34359738368, "bytes")], _neuron_ls),
         Fixture("trainium/neuron_ls_trn1_2xlarge.txt", "neuron-ls",
@@ -253,17 +258,19 @@ def listed() -> list[Fixture]:
             duration("2025-10-08 04:09:18", "2025-10-08 04:21:34")]),
         Fixture("cerebras/tf_fc_mnist_html.log", "Cerebras TensorFlow era", [
             step(99900), loss(0.00904083251953125), rate(358417.08), secs(71.425),
-            value(1400.25, "steps/s"), value(25600000, "samples"), status("done")]),
+            value(1400.25, "steps/s", "steps_per_s"), value(25600000, "samples"),
+            status("done")]),
         Fixture("cerebras/tf_r11_fc_mnist.log", "Cerebras TensorFlow era", [
             rate(479188.55), secs(53.424), value(25600000, "samples"), loss(0.0),
             status("done")]),
         Fixture("cerebras/tf_r17_bert.log", "Cerebras TensorFlow era", [
-            step(1000), loss(7.6171875), value(6.22, "steps/s"), value(1024000, "samples"),
+            step(1000), loss(7.6171875), value(6.22, "steps/s", "steps_per_s"),
+            value(1024000, "samples"),
             secs(160.75317454338074), status("done")]),
         # --- Graphcore ----------------------------------------------------------------
         Fixture("ipu/bert_pretraining_demo_tiny_srun.log", "Graphcore BERT pre-training", [
             step(150), total(150), loss(7.389), rate(749.6), secs(3.297),
-            secs(97.88873339025304), secs(9.856430063955486), value(0.875, "nsp acc"),
+            secs(97.88873339025304), secs(9.856430063955486), value(0.875, "nsp acc", "nsp_acc"),
             phase("queued"), phase("compiling"), phase("running")]),
         Fixture("ipu/bert_pretraining_ipujob_pod4.log", "Graphcore BERT pre-training", [
             step(1), loss(10.817), rate(4035.0), secs(16.245), secs(500.756152929971),
@@ -291,7 +298,8 @@ def listed() -> list[Fixture]:
             step(10), total(10), acc(98.16), secs(111.0), secs(21.0), secs(15.0),
             phase("queued")]),
         Fixture("ipu/mnist_failed_to_acquire_poptorch_issue3.log", "PopTorch MNIST example", [
-            value(90.0, "training accuracy"), diag("ipu_unavailable"), status("failed")]),
+            value(90.0, "training accuracy", "accuracy"), diag("ipu_unavailable"),
+            status("failed")]),
         _epoch_bars("epoch_bars_fashion_mnist_matilda.log", 3750, 1.02, 374.72, 39.0),
         _epoch_bars("epoch_bars_resnet50_matilda.log", 6250, 1.42, 110.47, 228.0),
         _epoch_bars("epoch_bars_resnet50_two_replicas_matilda.log", 3125, 0.809, 63.76,
