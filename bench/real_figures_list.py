@@ -248,10 +248,15 @@ def listed() -> list[Fixture]:
             diag("cerebras_job_failed"), diag("cerebras_exception"), phase("compiling"),
             phase("running"), value(11264, "samples"), secs(9567.159426912),
             status("failed"), duration("2025-07-11 15:24:55", "2025-07-11 18:04:23")]),
-        Fixture("cerebras/csx_r25_bert_eval.log", "Cerebras R2.5 evaluation", [
+        Fixture("cerebras/csx_r25_bert_eval.log", "Cerebras R2.5+ evaluation", [
             step(1000), loss(6.981118208711798), value(0.13364547491073608, "mlm accuracy"),
             value(701.6852416992188, "perplexity"), rate(6014.04), status("done"),
             duration("2025-10-09 18:43:37", "2025-10-09 18:44:08")]),
+        Fixture("cerebras/csx_r210_gpt3_eval.log", "Cerebras R2.5+ evaluation", [
+            step(400), loss(5.928174624443054), value(375.4686584472656, "perplexity"),
+            acc(0.16977091133594513), rate(1172.36), value(48000, "samples"),
+            secs(820.575766695), status("done"),
+            duration("2025-10-09 18:19:52", "2025-10-09 18:20:23")]),
         Fixture("cerebras/cszoo_fit_llama3_8b.log", "Cerebras R2.5 cszoo fit", [
             step(5), total(10), loss(12.59109), rate(19.42), value(19.37, "GlobalRate"),
             phase("compiling"), phase("running"),

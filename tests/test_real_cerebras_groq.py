@@ -140,6 +140,19 @@ def test_validation_run_figures():
     assert rates[-1] == (1000, 6014.04)
 
 
+def test_r210_validation_after_training():
+    events = feed(Cerebras, "cerebras", "csx_r210_gpt3_eval.log")
+    assert ("evaluating", "evaluating at step 400") in phases(events)
+    rates = [(e.step, e.value) for e in events if isinstance(e, Metric) and e.name == "eval_rate"]
+    assert rates[0] == (400, 1163.27) and rates[-1] == (400, 1172.36)
+    assert last(events, "eval_loss") == 5.928174624443054
+    assert last(events, "eval/lm_perplexity") == 375.4686584472656
+    assert last(events, "eval/accuracy") == 0.16977091133594513
+    assert (last(events, "samples_processed"), last(events, "train_runtime")) == (
+        48000, 820.575766695)
+    assert phases(events)[-1] == ("completing", "evaluation completed")
+
+
 def test_r23_llama_queue_and_batch():
     events = feed(Cerebras, "cerebras", "csx_r23_llama_7b.log")
     assert last(events, "batch_size") == 99
