@@ -261,6 +261,13 @@ def listed() -> list[Fixture]:
             step(5), total(10), loss(12.59109), rate(19.42), value(19.37, "GlobalRate"),
             phase("compiling"), phase("running"),
             duration("2025-10-08 04:09:18", "2025-10-08 04:21:34")]),
+        Fixture("cerebras/cszoo_fit_llama2_7b_bs128_start.log", "Cerebras R2.5 cszoo fit", [
+            value(200, "planned steps", "planned"), phase("compiling")]),
+        Fixture("cerebras/cszoo_fit_llama2_7b_bs128_end.log", "Cerebras R2.5 cszoo fit", [
+            value(34.1, "compile estimate", "estimated"), step(200), total(200),
+            loss(6.44260), rate(33.24), value(32.44, "GlobalRate"), value(25600, "samples"),
+            secs(5389.258144948), status("done"),
+            duration("2025-12-06 02:45:42", "2025-12-06 03:23:04")]),
         Fixture("cerebras/tf_fc_mnist_html.log", "Cerebras TensorFlow era", [
             step(99900), loss(0.00904083251953125), rate(358417.08), secs(71.425),
             value(1400.25, "steps/s", "steps_per_s"), value(25600000, "samples"),

@@ -140,6 +140,24 @@ def test_validation_run_figures():
     assert rates[-1] == (1000, 6014.04)
 
 
+def test_cszoo_fit_summary_of_one_loop_plans_the_steps():
+    """The summary's "Trainer will run 1 train loop." form: 200 steps planned, before any
+    Train line (the log cut at the compile job)."""
+    events = feed(Cerebras, "cerebras", "cszoo_fit_llama2_7b_bs128_start.log")
+    assert last(events, "planned_steps") == 200
+    assert phases(events)[-1] == ("compiling", "compile job wsjob-5nga78gwbdvznmjwqbfbhn")
+
+
+def test_cszoo_fit_compile_estimate_and_completion():
+    events = feed(Cerebras, "cerebras", "cszoo_fit_llama2_7b_bs128_end.log")
+    assert last(events, "compile_estimated_samples_per_s") == 34.1
+    assert [e.samples_per_s for e in events if isinstance(e, Throughput)] == [
+        32.52, 32.76, 32.64, 33.24]
+    assert progress(events)[-1] == (200, 200)
+    assert totals(events) == (25600, 5389.258144948, 6.4426)
+    assert phases(events)[-1] == ("completing", "training completed")
+
+
 def test_r210_validation_after_training():
     events = feed(Cerebras, "cerebras", "csx_r210_gpt3_eval.log")
     assert ("evaluating", "evaluating at step 400") in phases(events)
@@ -215,7 +233,7 @@ def test_a_failed_appliance_run_imports_as_failed(tmp_path):
                             " while receiving tensor output_model_wise_params_norm for runtime"
                             " iteration 10")
     assert info.summary.duration_s == pytest.approx(  # first figure to the last line's stamp
-        local("2025-07-11 18:04:23") + 0.132 - local("2025-07-11 15:24:57") - 0.096)
+        local("2025-07-11 18:04:23") + 0.132 - local("2025-07-11 15:24:55") - 0.975)
 
 
 # --- Groq ----------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 _PROCESSED = re.compile(r"(?:Processed|Completed) (\d+) (?:\w+ )?sample\(s\) in ([\d.]+) seconds")
 _TOTAL = re.compile(r"for a total of (\d+) train steps"
                     r"|Starting train(?:ing)? loop \d+(?: of \d+)?, from global step \d+ to (\d+)")
+_ESTIMATE = re.compile(r"Compile estimated performance: ([\d.]+) samples/sec")
 _TF_STEP = re.compile(r"global step (\d+): loss = ([-+\w.]+) \(([\d.]+) steps/sec\)")
 _TF_FINISHED = re.compile(r"Training finished with (\d+) samples in ([\d.]+) seconds, "
                           r"([\d.]+) samples/second")
@@ -90,7 +91,8 @@ class Cerebras(Dialect):
              "Job id: ", "Initiating a new ", "current job status: ", "ERROR:",
              "Traceback (most recent call last)", "Error: ", "Exception: ", "Eval Device=",
              "Avg Eval Loss", "eval/", " train steps", " loop ", "global step ",
-             "Training finished with", "Loss for final step", *_STEPS)
+             "Training finished with", "Loss for final step", "Compile estimated performance",
+             *_STEPS)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -201,8 +203,11 @@ class Cerebras(Dialect):
         if m := _BATCH.search(text):
             return [Metric(run, ts, "batch_size", float(m[1]))]
         if m := _TOTAL.search(text):
-            self._total = int(m[1] or m[2])
-            return []
+            total, self._total = self._total, int(m[1] or m[2])
+            return [] if total == self._total else [Metric(run, ts, "planned_steps",
+                                                           self._total)]
+        if m := _ESTIMATE.search(text):
+            return [Metric(run, ts, "compile_estimated_samples_per_s", float(m[1]))]
         if self._done and ("checkpoint" in text):
             return []
         if m := _SAVING.search(text):
