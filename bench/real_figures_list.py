@@ -380,6 +380,9 @@ def listed() -> list[Fixture]:
         Fixture("groq/resnet50_indented.log", "GroqFlow result table", [
             acc(84.51), rate(2515.15), value(0.40, "ms"), value(2985.40, "on-chip IPS"),
             value(84.54, "CPU accuracy")]),
+        Fixture("groq/bert_tiny_full_build.log", "GroqFlow result table", [
+            acc(77.47), rate(17147.76), value(0.06, "ms"), value(32358.97, "on-chip IPS"),
+            value(436.88, "CPU IPS"), phase("compiling"), status("done")]),
         Fixture("groq/bert_tiny_seq128_seq512.md", "GroqFlow result table", [
             rate(16788.58), rate(7515.17), acc(77.47), value(0.13, "ms"),
             value(10953.97, "on-chip IPS")]),

@@ -271,6 +271,21 @@ def test_groqflow_minilm_spearman_and_indented_resnet50():
     assert groq_figures(events, "cpu")["accuracy"] == 84.54
 
 
+def test_groqflow_full_build_between_numpy_warnings(tmp_path):
+    events = feed(GroqFlow, "groq", "bert_tiny_full_build.log")
+    assert [d for n, d in phases(events) if n == "compiling"] == [
+        "Exporting PyTorch to ONNX", "Optimizing ONNX file", "Checking for Op support",
+        "Converting to FP16", "Compiling model", "Assembling model"]
+    assert groq_figures(events, "groq") == {
+        "accuracy": 77.47, "e2e_latency_ms": 0.06, "ips": 17147.76,
+        "on_chip_latency_ms": 0.03, "on_chip_ips": 32358.97}
+    log = tmp_path / "bert.log"
+    log.write_text(body("groq", "bert_tiny_full_build.log"))
+    [run] = import_file(Store(tmp_path / "home"), log)
+    assert (run.status, run.summary.samples_per_s, run.summary.accuracy) == (
+        "done", 17147.76, 77.47)
+
+
 def test_two_result_tables_are_two_runs_with_canonical_figures(tmp_path):
     notes = tmp_path / "notes.md"
     notes.write_text(body("groq", "bert_tiny_seq128_seq512.md"))
