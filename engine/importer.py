@@ -59,8 +59,8 @@ class _Importer(Reader):
         assert self._file is not None
         self._file.close()
         try:
-            if self._events:
-                self._keep(title, outcome, Path(self._file.name))
+            if self._events and outcome.status not in ("queued", "running"):  # a job still
+                self._keep(title, outcome, Path(self._file.name))  # in a Slurm table: not yet
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._file.name)
