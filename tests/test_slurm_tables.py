@@ -85,6 +85,22 @@ def test_sacct_default_tables():
         [], ["slurm_job_failed"], ["slurm_job_failed"], []]
 
 
+def test_sacct_tables_cut_to_ten_characters_give_out_of_memory_and_time_limit():
+    """``OUT_OF_ME+`` is OUT_OF_MEMORY, ``3764934.bat+`` a step; a table quoted with a margin
+    (JHPCE's) reads as well; an array task is a job of its own."""
+    assert _runs("sacct_text_oom_fasrc.txt") == [
+        ("job 3764934 mem_test: OUT_OF_MEMORY", "failed", -125, 0.0)]  # ExitCode 0:125
+    [oom] = [e for e in parse_file(SLURM / "sacct_text_oom_fasrc.txt")[0].events
+             if isinstance(e, Diagnosis)]
+    assert (oom.code, oom.message) == (
+        "slurm_oom", "the job ran out of memory (Slurm job 3764934: OUT_OF_MEMORY)")
+    assert "--mem" in oom.hint
+    assert _runs("sacct_text_timeout_jhpce.txt") == [
+        ("job 1980474_1 script1: COMPLETED", "done", 0, 0.0),
+        ("job 1980474_2 script1: TIMEOUT", "failed", 0, 0.0)]
+    assert _codes("sacct_text_timeout_jhpce.txt") == [[], ["slurm_timeout"]]
+
+
 def test_sacct_json_of_slurm_22_05():
     runs = _runs("sacct_json_private.json")
     assert [r[1] for r in runs] == PRIVATE_STATUS

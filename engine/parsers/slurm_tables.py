@@ -17,6 +17,7 @@ from __future__ import annotations
 import calendar
 import json
 import re
+import textwrap
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -45,8 +46,11 @@ _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
 _EXIT = re.compile(r"^\d+:\d+$")
 _RSS = re.compile(r"^([\d.]+)([KMGT]?)$")
 _STATUS = {"COMPLETED": "done", "CANCELLED": "cancelled"}  # other final states: failed
-_HEAD = re.compile(r"(?:(?:#[^\n]*)?\n)*(\{|(?i:jobid(?:raw)?)\||(?i:jobid(?:raw)?) [^\n]*\n----"
-                   r"| *JOBID [^\n]*\bST(?:ATE)?\b|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|[^\n]*\|?)")
+# The first line of a table, after comments: JSON, a --parsable2 header, a fixed-width header
+# over its dashes, squeue's header, a --noheader row
+_HEAD = re.compile(r"(?:(?:#[^\n]*)?\n)* *(\{|(?i:jobid(?:raw)?)\||(?i:jobid(?:raw)?) [^\n]*\n"
+                   r" *----|JOBID [^\n]*\bST(?:ATE)?\b|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
+_STATES = (*FINAL_STATES, *PENDING_STATES, "RUNNING")
 
 
 @dataclass
@@ -94,10 +98,18 @@ def _row_job(row: dict[str, str]) -> Job | None:
     if record is None:
         return None
     state = fields.get("state", "")
-    return Job(record.job_id, record.state, record.name, record.reason, record.exit_code,
-               record.signal, record.elapsed_s, _epoch(fields.get("start", "")),
+    return Job(record.job_id, full_state(record.state, state), record.name, record.reason,
+               record.exit_code, record.signal, record.elapsed_s, _epoch(fields.get("start", "")),
                _epoch(fields.get("end", "")), record.nodes, _mib(fields.get("maxrss", "")),
                state.split(" by ", 1)[1] if " by " in state else "")
+
+
+def full_state(name: str, shown: str) -> str:
+    """The state ``name`` whose column (``shown``) a table cut to ten characters with a
+    ``+`` (``OUT_OF_ME+``): the state that starts so (``CANCELLED+`` is CANCELLED)."""
+    if name in _STATES or not shown.endswith("+"):
+        return name
+    return next((state for state in _STATES if state.startswith(name)), name)
 
 
 def _guessed(line: str) -> Job | None:
@@ -108,7 +120,7 @@ def _guessed(line: str) -> Job | None:
     job = Job(cells[0])
     stamps = []
     for cell in cells[1:]:
-        if not job.state and state_name(cell) in FINAL_STATES | PENDING_STATES | {"RUNNING"}:
+        if not job.state and state_name(cell) in _STATES:
             job.state, job.by = state_name(cell), cell.partition(" by ")[2]
         elif job.exit_code is None and _EXIT.match(cell):
             job.exit_code, job.signal = exit_status(cell)
@@ -179,6 +191,7 @@ def read_table(text: str) -> Table | None:
     lines = text.split("\n")
     while lines and (lines[0].startswith("#") or not lines[0].strip()):
         lines.pop(0)
+    lines = textwrap.dedent("\n".join(lines)).split("\n")  # a table quoted with a margin
     if not lines:
         return None
     first = lines[0]
