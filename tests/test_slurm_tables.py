@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from real_logs import REAL
 
+from accelbench.engine.errors import UserError
 from accelbench.engine.events import Diagnosis, Metric, Phase
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
@@ -127,6 +128,28 @@ def test_squeue_tables_give_pending_reasons_and_running_time():
 def test_sstat_gives_a_running_step_memory(name):
     assert _runs(name) == [("job 3.batch: RUNNING, MaxRSS 3.043 MiB", "running", None, 0.0)]
     assert _metric(name, "max_rss_mib") == [3.043]
+
+
+def test_sinfo_gives_each_partition_its_nodes_by_state():
+    nodes = "24 nodes, 6 down*, 6 mix, 5 alloc, 6 idle, 1 down"
+    assert _runs("sinfo_siena.txt") == [
+        (f"partition short (default): {nodes}; time limit 4:00:00", "up", None, 0.0),
+        (f"partition normal: {nodes}; time limit infinite", "up", None, 0.0),
+        ("partition high: 4 nodes, 3 alloc, 1 idle; time limit infinite", "up", None, 0.0)]
+    busy = [[(e.engine, e.percent, e.value, e.unit) for e in s.events]
+            for s in parse_file(SLURM / "sinfo_siena.txt")]
+    assert busy == [[("short nodes", 45.83, 11, "nodes")], [("normal nodes", 45.83, 11, "nodes")],
+                    [("high nodes", 75.0, 3, "nodes")]]
+    assert [s.title for s in parse_file(SLURM / "sinfo_nebari.txt")] == [
+        "partition general (default): 3 nodes, 1 mix, 2 idle; time limit infinite"]
+    [idle] = parse_file(SLURM / "sinfo_wonyoungcho.txt")
+    assert idle.title == "partition all (default): 2 nodes, 2 idle; time limit infinite"
+    assert [e.percent for e in idle.events] == [0.0]
+
+
+def test_a_partition_is_no_run_to_import(store):
+    with pytest.raises(UserError, match="no section holds a log"):
+        import_file(store, SLURM / "sinfo_siena.txt")
 
 
 def test_import_files_finished_jobs_with_their_status_exit_code_and_duration(store):

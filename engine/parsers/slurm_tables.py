@@ -1,5 +1,6 @@
 """Slurm's tables read as runs: ``sacct`` (its default table, ``--parsable2`` with or
-without a header, ``--json``), ``squeue`` (its default table, ``--json``) and ``sstat``.
+without a header, ``--json``), ``squeue`` (its default table, ``--json``), ``sstat``, and
+``sinfo`` (a run per partition: ``parsers.slurm_sinfo``).
 
 ``accelbench parse`` and ``import`` read such a file as one run per job
 (:func:`job_tables`): each run's text is the table's header and the job's own rows (its
@@ -19,6 +20,7 @@ import json
 import re
 import textwrap
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,8 @@ from accelbench.engine.launchers.slurm_commands import (
 )
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.slurm_log import state_diagnosis
+from accelbench.engine.parsers.slurm_sinfo import Partition, merged
+from accelbench.engine.parsers.slurm_sinfo import row as sinfo_row
 
 _JOB_ID = re.compile(r"^\d+(?:[_+]\d+)?(?:\.[\w-]+)?$")
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
@@ -49,7 +53,8 @@ _STATUS = {"COMPLETED": "done", "CANCELLED": "cancelled"}  # other final states:
 # The first line of a table, after comments: JSON, a --parsable2 header, a fixed-width header
 # over its dashes, squeue's header, a --noheader row
 _HEAD = re.compile(r"(?:(?:#[^\n]*)?\n)* *(\{|(?i:jobid(?:raw)?)\||(?i:jobid(?:raw)?) [^\n]*\n"
-                   r" *----|JOBID [^\n]*\bST(?:ATE)?\b|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
+                   r" *----|JOBID [^\n]*\bST(?:ATE)?\b|PARTITION +AVAIL +TIMELIMIT +NODES"
+                   r" +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
 _STATES = (*FINAL_STATES, *PENDING_STATES, "RUNNING")
 
 
@@ -180,10 +185,10 @@ def _stamp(value: Any) -> float | None:
 
 @dataclass
 class Table:
-    """A Slurm table: its header's lines, and each row's job with its text."""
+    """A Slurm table: its header's lines, and each row's job (or partition) with its text."""
 
     head: str
-    rows: list[tuple[Job, str]]
+    rows: list[tuple[Job | Partition, str]]
 
 
 def read_table(text: str) -> Table | None:
@@ -211,10 +216,14 @@ def read_table(text: str) -> Table | None:
     if header[:1] == ["JOBID"] and ("ST" in header or "STATE" in header):
         return _rows(first, lines[1:], [_squeue_row(header, line) for line in lines[1:]
                                          if line.strip()])
+    if header[:1] == ["PARTITION"]:
+        return _rows(first, lines[1:], [sinfo_row(header, line) for line in lines[1:]
+                                         if line.strip()])
     return None
 
 
-def _rows(head: str, lines: list[str], jobs: list[Job | None]) -> Table | None:
+def _rows(head: str, lines: list[str], jobs: Sequence[Job | Partition | None]
+          ) -> Table | None:
     """The table of ``jobs``, one per non-blank line of ``lines``; None if any is none."""
     lines = [line for line in lines if line.strip()]
     if not jobs or any(job is None for job in jobs) or len(jobs) != len(lines):
@@ -242,12 +251,20 @@ def job_tables(text: str) -> list[tuple[str, str]] | None:
     table = read_table(text)
     if table is None:
         return None
-    groups: dict[str, list[tuple[Job, str]]] = {}
+    groups: dict[str, list[tuple[Job | Partition, str]]] = {}
     for job, line in table.rows:
         groups.setdefault(job.base, []).append((job, line))
-    return [(title(rows[0][0]), "\n".join([table.head] * bool(table.head)
-                                          + [line for _, line in rows]))
-            for rows in groups.values()]
+    return [(_title([job for job, _ in rows]), "\n".join(
+        [table.head] * bool(table.head) + [line for _, line in rows]))
+        for rows in groups.values()]
+
+
+def _title(rows: list[Job | Partition]) -> str:
+    """The title of a job's rows (its first), or of a partition's."""
+    first = rows[0]
+    if isinstance(first, Job):
+        return title(first)
+    return merged([row for row in rows if isinstance(row, Partition)]).title()
 
 
 def title(job: Job) -> str:
@@ -281,7 +298,7 @@ class SlurmTable(Dialect):
     elapsed time, memory and why it failed. Read at its end (a JSON record spans lines)."""
 
     name = "slurm_table"
-    title = "Slurm tables (sacct, squeue, sstat)"
+    title = "Slurm tables (sacct, squeue, sstat, sinfo)"
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -296,7 +313,12 @@ class SlurmTable(Dialect):
         self._lines = []
         if table is None or not table.rows:
             return []
-        jobs = [job for job, _ in table.rows]
+        partitions = [p for p, _ in table.rows if isinstance(p, Partition)]
+        if partitions:
+            partition = merged(partitions)
+            self.status = partition.avail
+            return partition.events(self.run_id, ts)
+        jobs = [job for job, _ in table.rows if isinstance(job, Job)]
         job = next((j for j in jobs if j.job_id == j.base), jobs[0])
         steps = [j.max_rss_mib for j in jobs if j.max_rss_mib is not None]
         return self._events(job, ts, max(steps) if steps else None)
