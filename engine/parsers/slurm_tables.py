@@ -56,6 +56,7 @@ _HEAD = re.compile(r"(?:(?:#[^\n]*)?\n)* *(\{|(?i:jobid(?:raw)?)\||(?i:jobid(?:r
                    r" *----|JOBID [^\n]*\bST(?:ATE)?\b|PARTITION +AVAIL +TIMELIMIT +NODES"
                    r" +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
 _STATES = (*FINAL_STATES, *PENDING_STATES, "RUNNING")
+MAX_TABLE = 64 * 1024 * 1024  # characters of a table kept to read at its end (one job's)
 
 
 @dataclass
@@ -303,9 +304,12 @@ class SlurmTable(Dialect):
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._lines: list[str] = []
+        self._size = 0
 
     def feed(self, line: str, ts: float) -> list[Event]:
-        self._lines.append(line)
+        if self._size < MAX_TABLE:
+            self._lines.append(line)
+            self._size += len(line)
         return []
 
     def finish(self, ts: float) -> list[Event]:
@@ -365,4 +369,11 @@ class SlurmTable(Dialect):
         """Whether ``text`` starts as a Slurm table (its first line after comments): only
         its start is looked at (:func:`read_table` reads it)."""
         m = _HEAD.match(text)
-        return m is not None and (m[1] != "{" or '"jobs"' in text[:65536])
+        if m is None:
+            return False
+        if m[1] == "{":
+            return '"jobs"' in text[:65536]
+        if m[1][-1] == "|" and not m[1].lower().startswith("jobid"):  # a --noheader row
+            end = text.find("\n", m.start(1))
+            return _guessed(text[m.start(1):None if end < 0 else end]) is not None
+        return True
