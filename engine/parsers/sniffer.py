@@ -4,9 +4,12 @@ A run of the user's own command names no dialect; its output is sniffed as ``acc
 parse`` sniffs a log, for the generic dialects (a tqdm bar, Keras, the Hugging Face
 Trainer, Slurm's lines). Every dialect sniffed here recognises a single line, so a
 dialect is taken at the first line it recognises, whatever the batches the output came
-in: a run followed live and one read later take it at the same line. The lines before
-that one holding what the dialect reads (the last ``REPLAY`` characters of them) are fed
-to it first, so that it knows what came before (Keras' ``Epoch 1/10`` before its bars).
+in: a run followed live and one read later take it at the same line. The last ``WINDOW``
+lines before that one (``REPLAY`` characters at most) are fed to it first, those holding
+what it reads, so that it knows what came just before (Keras' ``Epoch 1/10``).
+
+A batch costs one ``sniff`` per dialect not yet found, over the whole batch; only a batch
+a dialect recognises is looked at line by line.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 from collections import deque
 
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
+from accelbench.engine.parsers.prefilter import line_starts, nocase_of
 
-REPLAY = 256 * 1024  # characters of earlier lines kept for a dialect found later
+WINDOW = 1000  # lines before the one a dialect is found at, fed to it first
+REPLAY = 256 * 1024  # ... at most this many characters of them
 
 
 def _holds(line: str, needs: tuple[str, ...] | None, nocase: tuple[str, ...]) -> bool:
@@ -34,16 +38,8 @@ class Sniffer:
     def __init__(self, candidates: list[type[Dialect]]) -> None:
         self.candidates = list(candidates)
         self.found: list[type[Dialect]] = []  # recognised at the line :meth:`scan` stopped at
-        self._seen = 0  # lines scanned before this batch
-        self._kept: deque[tuple[int, str]] = deque()  # (index, line) of lines they may read
-        self._size = 0
-        self._update()
-
-    def _update(self) -> None:
-        classes = self.candidates
-        self._needs, self._nocase = needs_of(classes), nocase_of(classes)
-        self._sniffs = tuple(sorted({t.lower() for cls in classes
-                                     for t in (cls.sniff_needs or cls.needs or ())}))
+        self._window: deque[str] = deque(maxlen=WINDOW)  # the last lines scanned
+        self._gap = False  # lines went by before the window
 
     def scan(self, lines: list[str]) -> int | None:
         """The index in ``lines`` of the first line a candidate recognises (those are then
@@ -51,52 +47,74 @@ class Sniffer:
         if not self.candidates:
             return None
         text = "\n".join(lines)
-        sniffed = set(line_starts(text, (), self._sniffs))
-        starts = sorted(sniffed.union(() if self._needs is None
-                                      else line_starts(text, self._needs, self._nocase)))
-        index, previous = 0, 0
-        for i in starts if self._needs is not None else _all(text):
-            index += text.count("\n", previous, i)
-            previous = i
-            line = lines[index]
-            if i in sniffed or self._needs is None:
-                self.found = [cls for cls in self.candidates if cls.sniff(line)]
-                if self.found:
-                    self.candidates = [c for c in self.candidates if c not in self.found]
-                    self._update()
-                    self._seen += index
-                    return index
-            self._keep(self._seen + index, line)
-        self._seen += len(lines)
-        return None
+        lowered = text.lower() if text.isascii() else None
+        hits: dict[type[Dialect], int] = {}
+        limit = len(lines)  # a later candidate is looked for up to the first line found
+        for cls in self.candidates:
+            if (at := _first_line(cls, lines, text, lowered, limit)) is not None:
+                hits[cls], limit = at, at + 1
+        first = min(hits.values(), default=None)
+        self.found = [cls for cls, at in hits.items() if at == first]
+        self.candidates = [cls for cls in self.candidates if cls not in self.found]
+        self._keep(lines if first is None else lines[:first])
+        return first
 
-    def _keep(self, index: int, line: str) -> None:
-        self._kept.append((index, line))
-        self._size += len(line)
-        while self._size > REPLAY:
-            self._size -= len(self._kept.popleft()[1])
+    def _keep(self, lines: list[str]) -> None:
+        if len(lines) + len(self._window) > WINDOW:
+            self._gap = True
+        self._window.extend(lines[-WINDOW:])
 
     def replay(self, dialect: type[Dialect]) -> list[str | None]:
         """The kept lines ``dialect`` reads, in order, None where lines it does not read
-        went by (before, between and after them, up to the line scanning stopped at)."""
+        went by (before, between and after them)."""
         out: list[str | None] = []
-        after = 0  # the index after the last line given
+        gap, size = self._gap, 0
         nocase = nocase_of([dialect])
-        for index, line in self._kept:
+        kept = []
+        for line in reversed(self._window):
+            size += len(line)
+            if size > REPLAY:
+                gap = True
+                break
+            kept.append(line)
+        for line in reversed(kept):
             if _holds(line, dialect.needs, nocase):
-                if index > after:
+                if gap:
                     out.append(None)
                 out.append(line)
-                after = index + 1
-        if after < self._seen:
+                gap = False
+            else:
+                gap = True
+        if gap and out:
             out.append(None)
         return out
 
 
-def _all(text: str) -> list[int]:
-    """The start of every line of ``text``."""
-    starts, i = [0], text.find("\n")
-    while i >= 0:
-        starts.append(i + 1)
-        i = text.find("\n", i + 1)
-    return starts
+def _first_line(cls: type[Dialect], lines: list[str], text: str, lowered: str | None,
+                before: int) -> int | None:
+    """The index of the first of ``lines`` (``text`` joined; ``lowered``, its lower case
+    where ASCII) before index ``before`` that ``cls`` recognises: its sniff reads the lines
+    holding what it looks for (``sniff_needs``, else ``needs``), all at once, then one by
+    one only where it recognises them."""
+    sniffs = tuple(sorted({t.lower() for t in (cls.sniff_needs or cls.needs or ())}))
+    if not sniffs:
+        return next((i for i, line in enumerate(lines[:before]) if cls.sniff(line)), None)
+    starts = line_starts(text, (), sniffs, lowered)
+    if not starts:
+        return None
+    if not cls.sniff("\n".join(text[start:_end(text, start)] for start in starts)):
+        return None
+    index, previous = 0, 0
+    for start in starts:
+        index += text.count("\n", previous, start)
+        previous = start
+        if index >= before:
+            return None
+        if cls.sniff(lines[index]):
+            return index
+    return None
+
+
+def _end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
