@@ -30,7 +30,7 @@ from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
-from accelbench.engine.parsers.slurm_tables import SlurmTable, job_tables
+from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable, job_tables
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -471,8 +471,11 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
 def _tables(path: Path, reader: Reader) -> bool:
     """Give ``reader`` each job of a Slurm table (``parsers.slurm_tables``) as a run read
     with the ``slurm_table`` dialect; False if the file holds none (nothing is given)."""
-    if not SlurmTable.sniff(next(_blocks(path), "")):
-        return False
+    try:
+        if path.stat().st_size > MAX_TABLE or not SlurmTable.sniff(next(_blocks(path), "")):
+            return False  # (a larger one is read as any log)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
     jobs = job_tables("".join(_blocks(path)))
     if jobs is None:
         return False
