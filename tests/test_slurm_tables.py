@@ -82,6 +82,7 @@ def test_sacct_default_tables():
     assert [r[1] for r in _runs("sacct_text_soperator.txt")] == [
         "done", "failed", "failed", "done"]
     assert _metric("sacct_text_soperator.txt", "max_rss_mib") == [5.898, 5.734, 5.73, 5.895]
+    assert _metric("sacct_text_soperator.txt", "cpu_time_s") == [0.004] * 4  # TotalCPU 00:00.004
     assert _codes("sacct_text_soperator.txt") == [
         [], ["slurm_job_failed"], ["slurm_job_failed"], []]
 
@@ -128,6 +129,7 @@ def test_squeue_tables_give_pending_reasons_and_running_time():
 def test_sstat_gives_a_running_step_memory(name):
     assert _runs(name) == [("job 3.batch: RUNNING, MaxRSS 3.043 MiB", "running", None, 0.0)]
     assert _metric(name, "max_rss_mib") == [3.043]
+    assert (_metric(name, "cpu_time_s"), _metric(name, "tasks")) == ([0.0], [1])  # AveCPU, NTasks
 
 
 def test_sinfo_gives_each_partition_its_nodes_by_state():

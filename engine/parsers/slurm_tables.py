@@ -75,6 +75,8 @@ class Job:
     nodes: str = ""
     max_rss_mib: float | None = None
     by: str = ""  # who cancelled it (``CANCELLED by 1001``)
+    cpu_s: float | None = None  # TotalCPU (sacct), AveCPU (sstat)
+    tasks: int | None = None  # NTasks
 
     @property
     def base(self) -> str:
@@ -107,7 +109,9 @@ def _row_job(row: dict[str, str]) -> Job | None:
     return Job(record.job_id, full_state(record.state, state), record.name, record.reason,
                record.exit_code, record.signal, record.elapsed_s, _epoch(fields.get("start", "")),
                _epoch(fields.get("end", "")), record.nodes, _mib(fields.get("maxrss", "")),
-               state.split(" by ", 1)[1] if " by " in state else "")
+               state.split(" by ", 1)[1] if " by " in state else "",
+               elapsed_seconds(fields.get("totalcpu") or fields.get("avecpu") or ""),
+               int(tasks) if (tasks := fields.get("ntasks", "")).isdigit() else None)
 
 
 def full_state(name: str, shown: str) -> str:
@@ -324,10 +328,11 @@ class SlurmTable(Dialect):
             return partition.events(self.run_id, ts)
         jobs = [job for job, _ in table.rows if isinstance(job, Job)]
         job = next((j for j in jobs if j.job_id == j.base), jobs[0])
-        steps = [j.max_rss_mib for j in jobs if j.max_rss_mib is not None]
-        return self._events(job, ts, max(steps) if steps else None)
+        return self._events(job, ts, jobs)
 
-    def _events(self, job: Job, ts: float, max_rss: float | None) -> list[Event]:
+    def _events(self, job: Job, ts: float, rows: list[Job]) -> list[Event]:
+        """The events of ``job``, its figures its own row's, else its steps' (``rows``):
+        the largest MaxRSS, the first CPU time and task count shown."""
         self.status = status(job.state)
         if job.state in FINAL_STATES:  # (a live job's exit code is no exit code yet)
             self.exit_code = -job.signal if job.signal and not job.exit_code else job.exit_code
@@ -340,8 +345,13 @@ class SlurmTable(Dialect):
         events: list[Event] = [Phase(self.run_id, start, self.status, detail)]
         if job.elapsed_s is not None and self.status != "queued":
             events.append(Metric(self.run_id, end, "elapsed_s", job.elapsed_s))
-        if max_rss is not None:
-            events.append(Metric(self.run_id, end, "max_rss_mib", max_rss))
+        figures = {"max_rss_mib": max((r.max_rss_mib for r in rows
+                                       if r.max_rss_mib is not None), default=None),
+                   "cpu_time_s": next((r.cpu_s for r in [job, *rows] if r.cpu_s is not None),
+                                      None),
+                   "tasks": next((r.tasks for r in [job, *rows] if r.tasks is not None), None)}
+        events += [Metric(self.run_id, end, name, value) for name, value in figures.items()
+                   if value is not None]
         if (diagnosis := self._diagnosis(job, end)) is not None:
             events.append(diagnosis)
         return events
