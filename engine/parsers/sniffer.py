@@ -14,6 +14,7 @@ a dialect recognises is looked at line by line.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 
 from accelbench.engine.parsers import Dialect
@@ -21,6 +22,7 @@ from accelbench.engine.parsers.prefilter import line_starts, nocase_of
 
 WINDOW = 1000  # lines before the one a dialect is found at, fed to it first
 REPLAY = 256 * 1024  # ... at most this many characters of them
+SHORT = 8192  # characters of a batch searched with one expression (a longer one: str.find)
 
 
 def _holds(line: str, needs: tuple[str, ...] | None, nocase: tuple[str, ...]) -> bool:
@@ -37,6 +39,13 @@ class Sniffer:
 
     def __init__(self, candidates: list[type[Dialect]]) -> None:
         self.candidates = list(candidates)
+        self._texts = {cls: _sniffed(cls) for cls in candidates}  # what their lines hold
+        needs = tuple(sorted({t for needs, _ in self._texts.values() for t in needs}))
+        nocase = tuple(sorted({t for _, nocase in self._texts.values() for t in nocase}))
+        self._every = any(texts == ((), ()) for texts in self._texts.values())  # any line
+        self._needs = needs, nocase
+        self._any = re.compile("|".join([*map(re.escape, needs),
+                                         *(f"(?i:{re.escape(t)})" for t in nocase)]))
         self.found: list[type[Dialect]] = []  # recognised at the line :meth:`scan` stopped at
         self._window: deque[str] = deque(maxlen=WINDOW)  # the last lines scanned
         self._gap = False  # lines went by before the window
@@ -47,11 +56,15 @@ class Sniffer:
         if not self.candidates:
             return None
         text = "\n".join(lines)
-        lowered = text.lower() if text.isascii() else None
+        if not self._every and not (self._any.search(text) if len(text) < SHORT
+                                    else line_starts(text, *self._needs)):
+            # no line holds what any of them looks for: the usual case
+            self._keep(lines)
+            return None
         hits: dict[type[Dialect], int] = {}
         limit = len(lines)  # a later candidate is looked for up to the first line found
         for cls in self.candidates:
-            if (at := _first_line(cls, lines, text, lowered, limit)) is not None:
+            if (at := _first_line(cls, self._texts[cls], lines, text, limit)) is not None:
                 hits[cls], limit = at, at + 1
         first = min(hits.values(), default=None)
         self.found = [cls for cls, at in hits.items() if at == first]
@@ -90,16 +103,25 @@ class Sniffer:
         return out
 
 
-def _first_line(cls: type[Dialect], lines: list[str], text: str, lowered: str | None,
-                before: int) -> int | None:
-    """The index of the first of ``lines`` (``text`` joined; ``lowered``, its lower case
-    where ASCII) before index ``before`` that ``cls`` recognises: its sniff reads the lines
-    holding what it looks for (``sniff_needs``, else ``needs``), all at once, then one by
-    one only where it recognises them."""
-    sniffs = tuple(sorted({t.lower() for t in (cls.sniff_needs or cls.needs or ())}))
-    if not sniffs:
+def _sniffed(cls: type[Dialect]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The texts a line ``cls`` sniff recognises holds: with case, and in any case (lower
+    case); a text without letters is the same in any case."""
+    if cls.sniff_needs is None:
+        return cls.needs or (), nocase_of([cls])
+    texts = {text.lower() for text in cls.sniff_needs}
+    plain = tuple(sorted(t for t in texts if t == t.upper()))
+    return plain, tuple(sorted(texts.difference(plain)))
+
+
+def _first_line(cls: type[Dialect], texts: tuple[tuple[str, ...], tuple[str, ...]],
+                lines: list[str], text: str, before: int) -> int | None:
+    """The index of the first of ``lines`` (``text`` joined) before index ``before`` that
+    ``cls`` recognises: its sniff reads the lines holding its ``texts`` (``_sniffed``), all
+    at once, then one by one only where it recognises them."""
+    needs, nocase = texts
+    if not needs and not nocase:
         return next((i for i, line in enumerate(lines[:before]) if cls.sniff(line)), None)
-    starts = line_starts(text, (), sniffs, lowered)
+    starts = line_starts(text, needs, nocase)
     if not starts:
         return None
     if not cls.sniff("\n".join(text[start:_end(text, start)] for start in starts)):
