@@ -8,8 +8,9 @@ in: a run followed live and one read later take it at the same line. The last ``
 lines before that one (``REPLAY`` characters at most) are fed to it first, those holding
 what it reads, so that it knows what came just before (Keras' ``Epoch 1/10``).
 
-A batch costs one ``sniff`` per dialect not yet found, over the whole batch; only a batch
-a dialect recognises is looked at line by line.
+A batch costs one search for what the dialects not yet found look for (their
+``sniff_needs``, else ``needs``); a batch holding some is sniffed for each, over the lines
+holding its texts at once, and looked at line by line only where one recognises them.
 """
 
 from __future__ import annotations
