@@ -112,6 +112,18 @@ def test_the_dialect_is_taken_at_the_same_line_whatever_the_batches(chunk):
     assert _figures(events) == _parsed("generic", "keras_16906.txt")
 
 
+def test_a_dialect_found_late_reads_the_lines_just_before_it():
+    """After 1,500 other lines (more than the sniffer keeps), Keras still reads the
+    ``Epoch 1/200`` just before its first bar."""
+    lines = [f"loading shard {i} x=1 <ok>" for i in range(1500)]
+    lines += body("generic", "keras_16906.txt").split("\n")
+    deriver = Deriver("r", 0.0, logs=False, sniff=["hf_trainer", "slurm", "tqdm", "keras"])
+    events = []
+    for i in range(0, len(lines), 64):
+        events += deriver.output(lines[i:i + 64])
+    assert _figures(events) == _parsed("generic", "keras_16906.txt")
+
+
 def test_output_without_a_known_format_takes_no_dialect():
     deriver = Deriver("r", 0.0, sniff=["hf_trainer", "slurm", "tqdm", "keras"])
     events = deriver.output(["epoch 1 loss=0.5", "a <b> c", "x = 1", "done"])
