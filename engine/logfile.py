@@ -30,7 +30,8 @@ from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
-from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable, job_tables
+from accelbench.engine.parsers.slurm_rows import job_tables
+from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are

@@ -11,7 +11,8 @@ from accelbench.engine.errors import UserError
 from accelbench.engine.events import Diagnosis, Metric, Phase
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
-from accelbench.engine.parsers.slurm_tables import SlurmTable, read_table
+from accelbench.engine.parsers.slurm_rows import read_table
+from accelbench.engine.parsers.slurm_tables import SlurmTable
 from accelbench.engine.runner import RunHandle
 from tests.conftest import accelbench
 
