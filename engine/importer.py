@@ -14,7 +14,7 @@ from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError
-from accelbench.engine.events import Event
+from accelbench.engine.events import FINAL_STATUSES, Event
 from accelbench.engine.logfile import Outcome, Reader, read_file
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
@@ -59,8 +59,8 @@ class _Importer(Reader):
         assert self._file is not None
         self._file.close()
         try:
-            if self._events:
-                self._keep(title, outcome, Path(self._file.name))
+            if self._events and outcome.status in FINAL_STATUSES:  # (not a Slurm table's
+                self._keep(title, outcome, Path(self._file.name))  # live job, nor partition)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._file.name)

@@ -30,6 +30,8 @@ from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
+from accelbench.engine.parsers.slurm_rows import job_tables
+from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -42,8 +44,8 @@ MARKDOWN_SUFFIXES = (".md", ".markdown")
 @dataclass
 class Outcome:
     """How a run's log says it ended: ``failed`` (with the ``failure``), ``done`` or
-    ``ended`` (neither shown), the exit code it reports, and the seconds its own
-    timestamps span."""
+    ``ended`` (neither shown), or the status a table of jobs gives (``Dialect.status``);
+    the exit code it reports, and the seconds its own timestamps span (or it reports)."""
 
     status: str = "ended"
     exit_code: int | None = None
@@ -365,10 +367,12 @@ class _Runs:
     def _end(self, title: str) -> None:
         self.batch += [e for parser in self.parsers for e in parser.finish(0.0)]
         self._give()
-        status = "failed" if self.failure else "done" if self.succeeded else "ended"
+        status = next((p.status for p in self.parsers if p.status), None) or (
+            "failed" if self.failure else "done" if self.succeeded else "ended")
         code = next((p.exit_code for p in self.parsers if p.exit_code is not None), None)
-        self.reader.end(title, Outcome(status, code, self.failure,
-                                       round(self.last - self.first, 3)))
+        span = next((p.elapsed for p in self.parsers if p.elapsed is not None),
+                    self.last - self.first)
+        self.reader.end(title, Outcome(status, code, self.failure, round(span, 3)))
 
     def _numbered(self) -> str:
         return f"{self.title} ({self.runs})" if self.title else f"({self.runs})"
@@ -440,7 +444,10 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    spans, whole, large = _scan(_blocks(path), _is_markdown(path))
+    markdown = _is_markdown(path)
+    if dialect in ("auto", SlurmTable.name) and not markdown and _tables(path, reader):
+        return
+    spans, whole, large = _scan(_blocks(path), markdown)
     names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
@@ -460,6 +467,24 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
                 break
             runs, i = None, i + 1
         offset = stop
+
+
+def _tables(path: Path, reader: Reader) -> bool:
+    """Give ``reader`` each job of a Slurm table (``parsers.slurm_tables``) as a run read
+    with the ``slurm_table`` dialect; False if the file holds none (nothing is given)."""
+    try:
+        if path.stat().st_size > MAX_TABLE or not SlurmTable.sniff(next(_blocks(path), "")):
+            return False  # (a larger one is read as any log)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    jobs = job_tables("".join(_blocks(path)))
+    if jobs is None:
+        return False
+    reader.file([])
+    run_ids = (f"{path.stem}#{n}" for n in range(1, len(jobs) + 1))
+    for title, text in jobs:
+        _Runs(reader, [SlurmTable.name], title, run_ids).piece(text, True)
+    return True
 
 
 class _Sections(Reader):

@@ -17,7 +17,7 @@ from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.generic import GENERIC_DIALECTS
+from accelbench.engine.parsers.generic import GENERIC_DIALECTS, TABLE_DIALECTS
 from accelbench.engine.probe import through_gres
 from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
 from accelbench.engine.system import BETTER, Availability, Column, System
@@ -67,8 +67,9 @@ def detect_all() -> dict[str, Availability]:
 
 @functools.cache
 def dialects() -> dict[str, type[Dialect]]:
-    """Every log dialect by name: the generic ones (read on any system), then the systems'."""
-    return {**{d.name: d for d in GENERIC_DIALECTS},
+    """Every log dialect by name: the generic ones (read on any system) and the tables', then
+    the systems'."""
+    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS)},
             **{d.name: d for system in systems().values() for d in system.dialects}}
 
 

@@ -36,6 +36,7 @@ from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.parsers import Dialect, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
+from accelbench.engine.parsers.sniffer import Sniffer
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
@@ -65,34 +66,43 @@ FOLD_CHUNK = 256 * 1024  # bytes per file per step of a streaming pass: bounds i
 MAX_STDERR_PENDING = 10_000  # stderr lines waiting to be met in output.log
 BAD_LINE_SHOWN = 200  # characters of a damaged machine line quoted in its diagnosis
 REDRAW_EVERY = 0.25  # seconds between two Redraw events of a run
-DIALECT_LINE = 4096  # characters of a line the dialects see: their figures sit in short
-# lines, and this bounds the work of their regular expressions on whatever a job prints
 
 
 
 class Deriver:
     """Turns a run's file contents into events, keeping the run's state.
 
-    The dialects are fed only the lines holding what they need (``parsers.prefilter``);
+    The dialects are fed only the lines holding what they need (``parsers.prefilter``),
+    whole: a line is at most ``tail.MAX_LINE`` bytes (the tail cuts longer ones, saying so
+    in the line), and the dialects' expressions take time linear in a line's length;
     with ``logs`` false (a reader of the state only) plain lines make no ``Log`` event:
     the state takes them in bulk, and :meth:`output` returns the other events.
     """
 
     def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
-                 logs: bool = True) -> None:
+                 logs: bool = True, sniff: Iterable[str] = ()) -> None:
         self.run_id = run_id
         self.ts = created
         self.state = RunState(run_id)
         self.started = False
         classes = [registry.get_dialect(name) for name in dialects]
-        self.dialects = [cls(run_id) for cls in classes]
-        self.needs, self.nocase = needs_of(classes), nocase_of(classes)
-        self._skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
+        self.dialects: list[Dialect] = []
+        self._take(classes)
+        self.sniffer = _sniffer(classes, sniff)
         self.logs = logs
         self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
         self.bad_lines = 0  # machine lines that could not be read
         self._next_redraw = 0.0  # time.monotonic() before which no Redraw is given
         self._gap = False  # lines went by unfed since the dialects were last fed
+
+    def _take(self, classes: list[type[Dialect]]) -> list[Dialect]:
+        """Read the output with ``classes`` too, from now on; their new dialects."""
+        taken = [cls(self.run_id) for cls in classes]
+        self.dialects += taken
+        classes = [type(d) for d in self.dialects]
+        self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self._skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
+        return taken
 
     def _keep(self, events: list[Event]) -> list[Event]:
         self.state.feed_all(events)
@@ -125,7 +135,24 @@ class Deriver:
     def output(self, lines: list[str]) -> list[Event]:
         """Events of job output lines: machine lines become their events, others logs
         (a damaged machine line too, with one ``bad_machine_line`` diagnosis per run);
-        the states a line was redrawn through (``Redrawn``) go to the dialects only."""
+        the states a line was redrawn through (``Redrawn``) go to the dialects only. A
+        dialect sniffed (``sniff``) reads the output from the first line it recognises,
+        after the earlier lines it reads (``parsers.sniffer``)."""
+        if not lines:
+            return []
+        sniffer = self.sniffer
+        at = sniffer.scan(lines) if sniffer else None
+        if sniffer is None or at is None:
+            return self._output(lines)
+        events = self._output(lines[:at])
+        for dialect in self._take(sniffer.found):
+            for line in sniffer.replay(type(dialect)):
+                events += self._keep(dialect.skipped(self.ts) if line is None
+                                     else dialect.feed(line, self.ts))
+        return events + self.output(lines[at:])
+
+    def _output(self, lines: list[str]) -> list[Event]:
+        """:meth:`output` with the dialects taken so far."""
         if not lines:
             return []
         text = "\n".join(lines) if self.dialects or not self.logs else ""
@@ -205,8 +232,8 @@ class Deriver:
             self._gap = False
             assert line is not None
             if len(self.dialects) == 1:
-                return self.dialects[0].feed(line[:DIALECT_LINE], self.ts)
-            events = [e for d in self.dialects for e in d.feed(line[:DIALECT_LINE], self.ts)]
+                return self.dialects[0].feed(line, self.ts)
+            events = [e for d in self.dialects for e in d.feed(line, self.ts)]
         elif self._gap or not self._skips:
             self._gap, events = True, []
         else:
@@ -288,6 +315,17 @@ class Deriver:
         return [*events, *self._keep([Finished(run_id, ts, status, summary.to_dict())])]
 
 
+def _sniffer(classes: list[type[Dialect]], names: Iterable[str]) -> Sniffer | None:
+    """What sniffs the dialects called ``names`` that a run read with ``classes`` does not
+    read yet: not a generic format's (``fallback``) where a system's own dialect reads it,
+    as in ``accelbench parse``."""
+    systems = registry.dialect_systems()
+    own = any(cls.name in systems for cls in classes)
+    candidates = [cls for cls in map(registry.get_dialect, names)
+                  if cls not in classes and not (own and cls.fallback)]
+    return Sniffer(candidates) if candidates else None
+
+
 def _disk_full(run_id: str, ts: float, filesystem: dict[str, Any]) -> Diagnosis:
     """The diagnosis of a run that met a full disk (``filesystem``: ``engine.fs.filesystem``)."""
     mount = filesystem.get("mount", "?")
@@ -317,9 +355,10 @@ class RunHandle:
     def _sources(self, logs: bool = True) -> tuple[Deriver, list[FileTail]]:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
-        dialects = launch.get("dialects", [])
-        return Deriver(self.id, meta["created"], dialects, logs), [
-            FileTail(self.info.path(name), redraws=name == OUTPUT_FILE and bool(dialects))
+        dialects, sniff = launch.get("dialects", []), launch.get("sniff", [])
+        return Deriver(self.id, meta["created"], dialects, logs, sniff), [
+            FileTail(self.info.path(name),
+                     redraws=name == OUTPUT_FILE and bool(dialects or sniff))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 
     def _exit_record(self, check_alive: bool) -> ExitRecord | None:
@@ -564,6 +603,7 @@ class Runner:
                 "argv": plan.argv, "env": env, "cwd": str(info.dir),
                 "telemetry_interval": spec.telemetry_interval,
                 "samplers": registry.sampler_refs(spec.accelerator), "dialects": plan.dialects,
+                "sniff": plan.sniff,
                 "job_id_env": launcher.job_id_env,
                 "verdict": launcher.name if launcher.verdict else ""})
             launcher.start(info, spec)

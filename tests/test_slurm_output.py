@@ -18,7 +18,7 @@ from accelbench.engine.launchers.slurm_accounting import (
     parse_table,
     table_rows,
 )
-from accelbench.engine.launchers.slurm_commands import _from_json, parse_squeue
+from accelbench.engine.launchers.slurm_commands import parse_squeue, squeue_job
 from accelbench.engine.logfile import parse_file
 from tests.conftest import FIXTURES, accelbench
 
@@ -170,7 +170,7 @@ def test_sacct_json_of_slurm_22_05():
 
 
 def test_squeue_json_and_table_give_states_reasons_and_exit_codes():
-    jobs = [_from_json(j) for j in json.loads(body("slurm", "squeue_json_private.json"))["jobs"]]
+    jobs = [squeue_job(j) for j in json.loads(body("slurm", "squeue_json_private.json"))["jobs"]]
     assert [(j.job_id, j.name, j.state, j.reason, j.exit_code) for j in jobs] == [
         (1, "ok", "COMPLETED", "", 0), (2, "fail3", "FAILED", "NonZeroExitCode", 3),
         (3, "hold", "RUNNING", "", 0), (4, "waits", "PENDING", "Resources", 0)]

@@ -61,7 +61,7 @@ def exit_status(text: str) -> tuple[int | None, int | None]:
     return (int(code) if code.isdigit() else None, int(signal) if signal.isdigit() else None)
 
 
-def _record(row: dict[str, str]) -> AccountedJob | None:
+def row_record(row: dict[str, str]) -> AccountedJob | None:
     """A record of a row by field name (any case: ``--format=JobIdRaw`` works too)."""
     fields = {name.lower(): value for name, value in row.items()}
     job_id = fields.get("jobidraw") or fields.get("jobid") or ""
@@ -103,12 +103,12 @@ def table_rows(text: str) -> list[dict[str, str]]:
 
 def parse_parsable(text: str, names: tuple[str, ...] | None = None) -> list[AccountedJob]:
     """Records of ``sacct --parsable2`` output (``names``: see :func:`parsable_rows`)."""
-    return [r for r in map(_record, parsable_rows(text, names)) if r is not None]
+    return [r for r in map(row_record, parsable_rows(text, names)) if r is not None]
 
 
 def parse_table(text: str) -> list[AccountedJob]:
     """Records of ``sacct``'s default fixed-width table."""
-    return [r for r in map(_record, table_rows(text)) if r is not None]
+    return [r for r in map(row_record, table_rows(text)) if r is not None]
 
 
 def _number(value: Any) -> int | None:
@@ -125,7 +125,8 @@ def _first(value: Any) -> str:
     return str(value or "")
 
 
-def _from_json(data: dict[str, Any], job_id: str) -> AccountedJob:
+def json_record(data: dict[str, Any], job_id: str) -> AccountedJob:
+    """The record of a job or step of ``sacct --json``."""
     state = data.get("state", {})
     if not isinstance(state, dict):  # a step's (22.05): the state alone
         state = {"current": state}
@@ -145,10 +146,10 @@ def parse_json(text: str) -> list[AccountedJob]:
     """Records of ``sacct --json``: each job, then its steps."""
     records = []
     for job in json.loads(text).get("jobs", []):
-        records.append(_from_json(job, str(job["job_id"])))
+        records.append(json_record(job, str(job["job_id"])))
         for step in job.get("steps", []):
             step_id = step.get("step", {}).get("id", "")  # 22.05: "batch", 0
-            records.append(_from_json(step, f"{job['job_id']}.{step_id}"))
+            records.append(json_record(step, f"{job['job_id']}.{step_id}"))
     return records
 
 

@@ -41,7 +41,7 @@ _FLAGS = {"partition": "--partition", "nodes": "--nodes", "ntasks": "--ntasks",
           "qos": "--qos"}
 FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL",
                 "PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"}
-_PENDING_STATES = {"PENDING", "CONFIGURING", "REQUEUED", "RESIZING", "SUSPENDED"}
+PENDING_STATES = {"PENDING", "CONFIGURING", "REQUEUED", "RESIZING", "SUSPENDED"}
 
 
 def job_name(run_id: str) -> str:
@@ -154,7 +154,7 @@ class SlurmJob:
 
     @property
     def pending(self) -> bool:
-        return self.state in _PENDING_STATES
+        return self.state in PENDING_STATES
 
 
 class ControllerDown(Exception):
@@ -232,7 +232,7 @@ class SlurmQueue:
             out = self._call([squeue, "--me", "--json"])
             if out.returncode == 0:
                 self._json = True
-                return {j.job_id: j for j in map(_from_json, json.loads(out.stdout)["jobs"])}
+                return {j.job_id: j for j in map(squeue_job, json.loads(out.stdout)["jobs"])}
             if self._json is None and "unrecognized option" in out.stderr + out.stdout:
                 self._json = False
             else:
@@ -259,7 +259,7 @@ def _reason(text: str) -> str:
 
 
 # squeue's compact state codes (its default output) → the states
-_SHORT_STATES = {"PD": "PENDING", "R": "RUNNING", "CG": "COMPLETING", "CD": "COMPLETED",
+SHORT_STATES = {"PD": "PENDING", "R": "RUNNING", "CG": "COMPLETING", "CD": "COMPLETED",
                  "CF": "CONFIGURING", "F": "FAILED", "TO": "TIMEOUT", "CA": "CANCELLED",
                  "NF": "NODE_FAIL", "OOM": "OUT_OF_MEMORY", "PR": "PREEMPTED",
                  "S": "SUSPENDED", "RQ": "REQUEUED", "BF": "BOOT_FAIL", "DL": "DEADLINE"}
@@ -276,12 +276,13 @@ def parse_squeue(text: str) -> list[SlurmJob]:
         where = " ".join(cells[7:])
         pending = where.startswith("(") and where.endswith(")")
         jobs.append(SlurmJob(int(cells[0].split("_")[0]), cells[2],
-                             _SHORT_STATES.get(cells[4], cells[4]),
+                             SHORT_STATES.get(cells[4], cells[4]),
                              _reason(where[1:-1]) if pending else "", "" if pending else where))
     return jobs
 
 
-def _from_json(data: dict[str, Any]) -> SlurmJob:
+def squeue_job(data: dict[str, Any]) -> SlurmJob:
+    """A job of ``squeue --json``."""
     state = data.get("job_state", "")
     if isinstance(state, list):  # newer Slurm: a list of flags
         state = state[0] if state else ""

@@ -32,7 +32,10 @@ class Dialect:
 
     A log shows its run succeeded when one of the metrics in ``run_end`` or ``success``
     comes, and failed when a dialect gives a ``Diagnosis`` (but those whose codes are in
-    its ``warnings``); ``exit_code`` is the exit code the log itself reports, if any.
+    its ``warnings``); ``exit_code`` is the exit code the log itself reports, if any,
+    ``status`` the run status it reports (a table of jobs: ``done``, ``failed``,
+    ``cancelled``, ``queued``, ``running``), overriding those, and ``elapsed`` the seconds
+    it reports the run took, where its lines' timestamps do not span them.
 
     ``fallback``: a generic format that a system's own dialect may also read (progress
     bars); a log is read with it only where no system's dialect recognises the log.
@@ -51,6 +54,8 @@ class Dialect:
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         self.exit_code: int | None = None
+        self.status: str | None = None
+        self.elapsed: float | None = None
 
     def feed(self, line: str, ts: float) -> list[Event]:
         """Events recognised in ``line`` (seen at ``ts``)."""

@@ -50,7 +50,8 @@ _STATES = {"TIMEOUT": _CAUSES["TIME LIMIT"], "NODE_FAIL": _CAUSES["NODE FAILURE"
            "OUT_OF_MEMORY": ("slurm_oom", "the job ran out of memory", _OOM_HINT)}
 
 
-def state_diagnosis(run_id: str, ts: float, state: str, job_id: int) -> Diagnosis | None:
+def state_diagnosis(run_id: str, ts: float, state: str, job_id: int | str
+                    ) -> Diagnosis | None:
     """The diagnosis of a job that Slurm ended in ``state``, if the state says why."""
     if state not in _STATES:
         return None

@@ -18,6 +18,7 @@ from typing import Any
 
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.params import Param
+from accelbench.engine.parsers.generic import GENERIC_DIALECTS
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
 
@@ -35,12 +36,14 @@ class Context:
 @dataclass
 class Plan:
     """How to run a job: argv (no shell), extra environment, files to write into the run
-    directory first, and the log dialects its output is read with."""
+    directory first, the log dialects its output is read with, and those it is read with
+    once it shows them (``parsers.sniffer``)."""
 
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     dialects: list[str] = field(default_factory=list)
+    sniff: list[str] = field(default_factory=list)
 
 
 Recipe = Callable[["Workload", dict[str, Any], Context], Plan]
@@ -125,7 +128,7 @@ class Workload:
             argv = shlex.split(params["command"])
             if not argv:
                 raise UserError("params.command: expected a command to run, got ''")
-            return Plan(argv)
+            return Plan(argv, sniff=[dialect.name for dialect in GENERIC_DIALECTS])
         return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *self.flags(params)])
 
     def flags(self, params: dict[str, Any]) -> list[str]:
