@@ -84,8 +84,8 @@ def _sacct_json(body: str) -> Any:
 
 
 def _squeue_json(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_commands import _from_json
-    return [_from_json(job) for job in json.loads(body)["jobs"]]
+    from accelbench.engine.launchers.slurm_commands import squeue_job
+    return [squeue_job(job) for job in json.loads(body)["jobs"]]
 
 
 def _squeue_table(body: str) -> Any:
@@ -461,6 +461,14 @@ def listed() -> list[Fixture]:
             rows(7), text("FAILED"), text("20.0")], _sacct_table),
         Fixture("slurm/sacct_text_private.txt", "sacct table", [
             value(3, "exit"), value(7, "exit"), text("CANCELLED")], _sacct_table),
+        Fixture("slurm/sacct_text_oom_fasrc.txt", "sacct table (through parse and import)", [
+            status("failed"), diag("slurm_oom")]),
+        Fixture("slurm/sacct_text_timeout_jhpce.txt", "sacct table (through parse and import)", [
+            status("done"), status("failed"), diag("slurm_timeout")]),
+        Fixture("slurm/sinfo_siena.txt", "sinfo", [
+            util("short nodes", 45.83), util("normal nodes", 45.83), util("high nodes", 75.0)]),
+        Fixture("slurm/sinfo_nebari.txt", "sinfo", [util("general nodes", 33.33)]),
+        Fixture("slurm/sinfo_wonyoungcho.txt", "sinfo", [util("all nodes", 0.0)]),
         Fixture("slurm/sacct_json_private.json", "sacct --json", [
             rows(12), value(25.0, "elapsed"), text("FAILED"), text("None assigned")],
             _sacct_json),
