@@ -128,7 +128,8 @@ def render_experiment(exp: Experiment, states: dict[str, RunState],
     head = present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses)
     rows = [present.entry_cells(e, state) for e, state in zip(entries, found, strict=True)]
     grid = table(present.experiment_heads(), rows, columns)
-    return Group(head, ProgressBar(total=len(entries), completed=present.ended_count(statuses),
+    return Group(head, ProgressBar(total=len(entries),
+                                   completed=present.progress_count(statuses),
                                    width=min(40, columns)), grid)
 
 

@@ -231,11 +231,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from accelbench.engine.presets import find_preset
     from accelbench.engine.spec import load_preset
 
-    spec = load_preset(find_preset(args.preset), args.overrides)
+    path = find_preset(args.preset)
+    spec = load_preset(path, args.overrides)
     if spec.sweep:
         from accelbench.engine import experiment
 
-        exp = experiment.start(_runner(), spec)
+        exp = experiment.start(_runner(), spec, path.stem)
         if args.detach:
             print(exp.id)
             return 0

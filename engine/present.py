@@ -228,6 +228,15 @@ def ended_count(statuses: Iterable[str]) -> int:
     return sum(1 for s in statuses if s in ENDED)
 
 
+RAN = ("done", "failed", "ended")  # a variant whose run went to its end
+
+
+def progress_count(statuses: Iterable[str]) -> int:
+    """An experiment's progress: how many variants ran to their end (a cancelled or skipped
+    one did not: a cancelled experiment never shows 100%)."""
+    return sum(1 for s in statuses if s in RAN)
+
+
 # comparisons ------------------------------------------------------------------
 BEST_MARK = "★"
 BEST_STYLE = "bold green"
