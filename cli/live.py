@@ -28,13 +28,18 @@ if TYPE_CHECKING:  # the listings need neither (nor what they import)
 PIPED_WIDTH = 80  # the width of what is not printed to a terminal, unless COLUMNS says
 
 
+def _given() -> int | None:
+    """The width ``COLUMNS`` gives, if it gives one."""
+    given = os.environ.get("COLUMNS", "").strip()
+    return int(given) if given.isdigit() and int(given) > 0 else None
+
+
 def width(stream: TextIO | None = None) -> int:
     """The width to print to ``stream`` (stdout) in: ``COLUMNS`` when set, else the terminal's
     when it is one, else ``PIPED_WIDTH``."""
     stream = stream or sys.stdout
-    given = os.environ.get("COLUMNS", "").strip()
-    if given.isdigit() and int(given) > 0:
-        return int(given)
+    if given := _given():
+        return given
     try:
         if stream.isatty():
             return os.get_terminal_size(stream.fileno()).columns or PIPED_WIDTH
@@ -48,7 +53,7 @@ def console(stderr: bool = False) -> Console:
     log lines print as they are; styles come from ``Text`` and ``style=``. Its width is
     ``width()``'s: a terminal's is read again as it is resized, unless ``COLUMNS`` is set."""
     stream = sys.stderr if stderr else sys.stdout
-    follows = stream.isatty() and not os.environ.get("COLUMNS", "").strip().isdigit()
+    follows = stream.isatty() and _given() is None
     return Console(markup=False, emoji=False, stderr=stderr,
                    width=None if follows else width(stream))
 
@@ -77,7 +82,7 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
     if state.utilization:
         parts.append(Text("  ".join(f"{u.engine} {present.utilization_figure(u)}"
                                     for u in state.utilization.values()),
-                          style="dim", overflow="ellipsis", no_wrap=True))
+                          style="dim"))  # figures: wrapped, never cut
     for diag in state.diagnoses:
         parts.append(Text.assemble("! ", present.diagnosis_line(diag), style="yellow"))
     lines = [*state.log_tail, state.redraw] if state.redraw else list(state.log_tail)
@@ -103,14 +108,13 @@ def summary_table(state: RunState, name: str, columns: int) -> Table:
                  title=f"{name} ({state.run_id}): {state.phase}")
 
 
-def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "",
-          **options) -> Table:
+def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "") -> Table:
     """A Rich table of the presentation model's heads and cells in ``columns`` cells at most:
     the columns ``engine.layout`` chooses, none cut (``whole`` ones never wrap)."""
     shape = layout.fit(heads, rows, columns)
     out = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
                 pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True,
-                min_width=min(columns, layout.text_width(title)), **options)
+                min_width=min(columns, layout.text_width(title)))
     for head, size in zip(shape.heads(heads), shape.widths, strict=True):
         out.add_column(head.rich(), justify=head.justify, width=size,
                        no_wrap=head.fit == "whole", overflow="fold")

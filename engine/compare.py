@@ -174,9 +174,10 @@ def compare(runs: list[RunInfo]) -> Comparison:
 
 
 def label(comparison: Comparison, row: int) -> str:
-    """A run in the words of the parameters that differ (its id when none do)."""
+    """A run in the words of the parameters that differ, their values as set (not rounded:
+    a learning rate of 1e-05 is no 0.0), or its id when none differ."""
     values = comparison.values[row]
-    return " ".join(f"{p}={plain(values[p])}" for p in comparison.params) or comparison.runs[row].id
+    return " ".join(f"{p}={values[p]}" for p in comparison.params) or comparison.runs[row].id
 
 
 def throughput(comparison: Comparison) -> list[tuple[str, float | None]]:

@@ -120,10 +120,12 @@ def test_a_shown_suffix_names_its_run(ids, capsys, monkeypatch):
 def test_compare_fits_and_turns_runs_into_columns_when_narrow(ids, capsys, monkeypatch,
                                                               columns):
     out = shown(capsys, columns, "compare", "--experiment", "bert-padding-sweep-on-trainium",
-                monkeypatch=monkeypatch)
+                "--plot", monkeypatch=monkeypatch)
     assert_fits(out, columns)
     assert {"1235", "308.6", "0.4938", "91.23", "94.23"} <= words(out)
     assert {"max_seq_length", "batch_size", "learning_rate"} <= words(out)
+    # the bars' labels: the knobs as set, whole
+    assert {"max_seq_length=128", "batch_size=32", "learning_rate=4e-05"} <= words(out)
     heading = next(line for line in out.splitlines() if line.startswith("run"))
     transposed = "2" in heading.split()  # the runs' numbers head the columns
     assert transposed == (columns == 80)
