@@ -131,10 +131,10 @@ def render_experiment(exp: Experiment, states: dict[str, RunState],
     statuses = [present.entry_status(e, state) for e, state in zip(entries, found, strict=True)]
     head = present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses)
     rows = [present.entry_cells(e, state) for e, state in zip(entries, found, strict=True)]
-    grid = table(present.experiment_heads(), rows, columns)
-    return Group(head, ProgressBar(total=len(entries),
-                                   completed=present.progress_count(statuses),
-                                   width=min(40, columns)), grid)
+    bar = Table.grid()  # a line of its own: a bare ProgressBar ends with no newline
+    bar.add_row(ProgressBar(total=len(entries), completed=present.progress_count(statuses),
+                            width=min(40, columns)))
+    return Group(head, bar, table(present.experiment_heads(), rows, columns))
 
 
 def comparison_table(cmp: Comparison, title: str, columns: int) -> RenderableType:

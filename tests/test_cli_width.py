@@ -196,13 +196,15 @@ def test_the_live_sweep_table_fits_with_labels_and_ids_whole():
 
     states = {rid: RunState(rid) for rid in run_ids}
     for rid, state in states.items():
-        state.feed(Phase(rid, 1.0, "running"))
+        state.feed(Phase(rid, 1.0, "running" if rid == run_ids[1] else "done"))
     for columns in (80, 160):
         console = Console(width=columns, record=True, color_system=None)
         console.print(render_experiment(Exp(), states, columns))
         text = console.export_text()
         assert_fits(text, columns)
         assert {"max_seq_length=16", "max_seq_length=64", "batch_size=8"} <= words(text)
+        heads = next(line for line in text.splitlines() if line.startswith("#"))
+        assert heads.split()[:3] == ["#", "variant", "status"]  # not on the bar's line
         assert all(named(rid, text) for rid in run_ids)
 
 
@@ -221,7 +223,7 @@ def test_a_cancelled_sweep_is_not_shown_complete():
 
     state = RunState("r1")
     state.feed(Phase("r1", 1.0, "cancelled"))
-    bar = render_experiment(Exp(), {"r1": state}, 80).renderables[1]
+    [bar] = render_experiment(Exp(), {"r1": state}, 80).renderables[1].columns[0].cells
     assert (bar.completed, bar.total) == (0, 2)
     assert present.progress_count(["done", "failed", "cancelled", "skipped", "lost"]) == 2
 
