@@ -14,6 +14,7 @@ longest word. A table whose ``whole`` columns alone are wider than the width sta
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,12 +50,19 @@ def form_of(cell: Cell, k: int) -> Cell:
     """``cell`` in its ``k``-th shorter form (its last one if it has fewer; 0: as it is)."""
     if k == 0 or not cell.shorter:
         return cell
-    return Cell(cell.shorter[min(k, len(cell.shorter)) - 1], cell.style, cell.justify)
+    return Cell(text_of(cell, k), cell.style, cell.justify)
+
+
+def text_of(cell: Cell, k: int) -> str:
+    """The text of ``cell``'s ``k``-th shorter form."""
+    return cell.shorter[min(k, len(cell.shorter)) - 1] if k and cell.shorter else cell.text
 
 
 def text_width(text: str) -> int:
     """The widest line of ``text``, in terminal cells."""
-    return max((cell_len(line) for line in text.split("\n")), default=0)
+    if "\n" not in text:
+        return cell_len(text)
+    return max(cell_len(line) for line in text.split("\n"))
 
 
 def longest_word(text: str) -> int:
@@ -63,15 +71,17 @@ def longest_word(text: str) -> int:
 
 def fit(heads: Sequence[Head], rows: Sequence[Sequence[Cell]], width: int) -> Layout:
     """The columns of ``heads``/``rows`` to show in ``width`` cells, and how wide."""
+    @functools.cache  # each column's widths are read once, however many steps it takes
     def natural(i: int, k: int) -> int:
         return max([text_width(heads[i].title)]
-                   + [text_width(form_of(row[i], k).text) for row in rows])
+                   + [text_width(text_of(row[i], k)) for row in rows])
 
+    @functools.cache
     def narrowest(i: int, k: int) -> int:
         if heads[i].fit != "wrap":
             return natural(i, k)
         words = max([longest_word(heads[i].title)]
-                    + [longest_word(form_of(row[i], k).text) for row in rows])
+                    + [longest_word(text_of(row[i], k)) for row in rows])
         return max(words, min(natural(i, k), WRAP_MIN))
 
     shown = list(range(len(heads)))
