@@ -108,13 +108,14 @@ def summary_table(state: RunState, name: str, columns: int) -> Table:
                  title=f"{name} ({state.run_id}): {state.phase}")
 
 
-def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "") -> Table:
+def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "",
+          shape: layout.Layout | None = None) -> Table:
     """A Rich table of the presentation model's heads and cells in ``columns`` cells at most:
-    the columns ``engine.layout`` chooses, none cut (``whole`` ones never wrap)."""
-    shape = layout.fit(heads, rows, columns)
+    the columns ``engine.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
+    never wrap)."""
+    shape = shape or layout.fit(heads, rows, columns)
     out = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True,
-                min_width=min(columns, layout.text_width(title)))
+                pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True)
     for head, size in zip(shape.heads(heads), shape.widths, strict=True):
         out.add_column(head.rich(), justify=head.justify, width=size,
                        no_wrap=head.fit == "whole", overflow="fold")

@@ -379,15 +379,18 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                          indent=1))
         return 0
     from accelbench.cli.live import console, table
-    from accelbench.engine import present
+    from accelbench.engine import layout, present
 
-    total = len(infos) if limit is None or len(infos) < limit else runner.store.count(query)
-    title = (f"{len(infos)} runs (ids start with the date and time)" if total == len(infos)
-             else f"{len(infos)} of {total:,} runs; --all for every one, --limit N for more")
     out = console()
-    out.print(table(present.run_heads(),
-                    [present.run_cells(present.run_values(i)) for i in infos], out.width,
-                    title=title))
+    heads, rows = present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos]
+    shape = layout.fit(heads, rows, out.width)
+    shortened = shape.forms[shape.columns.index(present.RUN_COLUMNS.index("run"))]
+    total = len(infos) if limit is None or len(infos) < limit else runner.store.count(query)
+    ids = ("each run by an end of its id, which names it too" if shortened
+           else "ids start with the date and time")
+    title = (f"{len(infos)} runs ({ids})" if total == len(infos)
+             else f"{len(infos)} of {total:,} runs; --all for every one, --limit N for more")
+    out.print(table(heads, rows, out.width, title=title, shape=shape))
     for i in infos:
         if i.reason:
             out.print(f"{i.id} is {i.status}: {i.reason}")

@@ -94,13 +94,20 @@ def fit(heads: Sequence[Head], rows: Sequence[Sequence[Cell]], width: int) -> La
     def need() -> int:
         return sum(narrowest(i, forms[i]) for i in shown) + GAP * (len(shown) - 1)
 
-    for _, column, form in steps:
+    dropped = []
+    for priority, column, form in steps:
         if need() <= width:
             break
         if form is None:
             shown.remove(column)
+            dropped.append((priority, column))
         elif column in shown:
             forms[column] = form
+    for _, column in sorted(dropped):  # a later step may have made room for an earlier drop
+        shown.append(column)
+        shown.sort()
+        if need() > width:
+            shown.remove(column)
     extra = max(width - need(), 0)
     widths = []
     for i in shown:

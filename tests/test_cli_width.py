@@ -238,6 +238,8 @@ def test_layout_drops_the_least_important_column_and_shortens_ids_first():
     narrow = layout.fit(heads, [row], 40)
     assert narrow.columns == (0, 1, 3)  # b (60) goes first, then the id shortens (50)
     assert narrow.row(row)[0].text == "abcdef" and narrow.width <= 40
+    back = layout.fit(heads, [row], 46)  # the shorter id made room for b again
+    assert back.columns == (0, 1, 2, 3) and back.forms[0] == 1 and back.width <= 46
     assert layout.fit(heads, [row], 10).columns == (0,)  # priority 0 stays, however wide
 
 
