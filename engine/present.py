@@ -136,13 +136,13 @@ def diagnosis_line(diag: Diagnosis) -> Text:
 RUN_COLUMNS = ("status", "run", "workload", "accel", "params", "samples/s", "loss", "acc %",
                "started")
 _NUMERIC = ("samples/s", "loss", "acc %")
-# what each column is sorted by in the index (``store.SORTS``)
-# at 80 columns: the id without its date and time (the started column's) first, then the
-# least telling columns, then the id's random end alone; status, id and samples/s stay
+# narrower: the id without its date and time (the started column's) first, then the least
+# telling columns, then the id's random end alone; status, id and samples/s always stay
 RUN_NARROW: dict[str, dict[str, Any]] = {
     "run": {"shorten": (70, 20)}, "started": {"priority": 60}, "workload": {"priority": 50},
     "accel": {"priority": 40}, "params": {"priority": 30, "fit": "wrap"},
     "acc %": {"priority": 15}, "loss": {"priority": 10}}
+# what each column is sorted by in the index (``store.SORTS``)
 RUN_SORTS = dict(zip(RUN_COLUMNS, ("status", "id", "workload", "accelerator", "knobs",
                                    "samples_per_s", "final_loss", "accuracy", "created"),
                      strict=True))
