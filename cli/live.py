@@ -93,6 +93,8 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
 
 SUMMARY_COLUMNS = ("samples/s", "train time", "final loss", "test accuracy", "steps",
                    "duration")
+SUMMARY_NARROW = {"steps": {"priority": 50}, "duration": {"priority": 40},
+                  "train time": {"priority": 30}}
 
 
 def summary_table(state: RunState, name: str, columns: int) -> Table:
@@ -103,7 +105,7 @@ def summary_table(state: RunState, name: str, columns: int) -> Table:
            fmt.number(summary.final_loss), "-" if accuracy is None else f"{fmt.fixed(accuracy)}%",
            "/".join("-" if n is None else str(n) for n in (summary.steps, summary.total_steps)),
            fmt.duration(summary.duration_s)]
-    return table(present.heads(SUMMARY_COLUMNS, SUMMARY_COLUMNS),
+    return table(present.heads(SUMMARY_COLUMNS, SUMMARY_COLUMNS, SUMMARY_NARROW),
                  [[Cell(text, justify="right") for text in row]], columns,
                  title=f"{name} ({state.run_id}): {state.phase}")
 
