@@ -70,8 +70,8 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
     now = time.time()
     head = Text.assemble((f"● {state.phase}", present.phase_style(state.phase)),
                          (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
-                         f"  {name}  ", (state.run_id, "dim"),
-                         f"  {present.phase_clock(state, now)}")
+                         f"  {name}  {present.phase_clock(state, now)}  ",
+                         (state.run_id, "dim"))  # last: a narrow terminal wraps the id alone
     bar = Table.grid(padding=(0, 1))
     bar.add_row(ProgressBar(total=state.total or None, completed=state.step, width=40),
                 Text(f"{state.step}/{state.total or '?'} steps"),
