@@ -35,6 +35,7 @@ class Layout:
     forms: tuple[int, ...]  # per shown column: 0 its full cells, k its k-th shorter form
 
     def heads(self, heads: Sequence[Head]) -> list[Head]:
+        """The shown columns' heads."""
         return [heads[i] for i in self.columns]
 
     def row(self, row: Sequence[Cell]) -> list[Cell]:
@@ -43,6 +44,7 @@ class Layout:
 
     @property
     def width(self) -> int:
+        """The table's width in cells."""
         return sum(self.widths) + GAP * max(len(self.widths) - 1, 0)
 
 
@@ -66,6 +68,7 @@ def text_width(text: str) -> int:
 
 
 def longest_word(text: str) -> int:
+    """The widest word of ``text``: the narrowest a wrapping column can be."""
     return max((cell_len(word) for word in text.split()), default=0)
 
 
@@ -102,7 +105,7 @@ def fit(heads: Sequence[Head], rows: Sequence[Sequence[Cell]], width: int) -> La
             shown.remove(column)
             dropped.append((priority, column))
         elif column in shown:
-            forms[column] = form
+            forms[column] = max(forms[column], form)  # never back to a longer form
     for _, column in sorted(dropped):  # a later step may have made room for an earlier drop
         shown.append(column)
         shown.sort()
