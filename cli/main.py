@@ -612,11 +612,10 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     run through Slurm, or be edited and saved), with where to read why."""
     from accelbench.cli.live import console, table
     from accelbench.engine import present
-    from accelbench.engine.presets import list_presets
+    from accelbench.engine.presets import detected_here, list_presets
 
     entries = list_presets()
-    here = {name: registry.detect(registry.get_accelerator(name)).available
-            for name in {e.spec.accelerator for e in entries if e.spec}}
+    here = detected_here(entries)
     out = console()
     out.print(table(present.preset_heads(),
                     [present.preset_cells(e, bool(e.spec and here[e.spec.accelerator]))
