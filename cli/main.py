@@ -23,14 +23,24 @@ def main(argv: list[str] | None = None) -> int:
         _NOTICES.show()
         return args.func(args)
     except UserError as exc:
-        print(f"accelbench: error: {exc.message}", file=sys.stderr)
+        _complain(f"accelbench: error: {exc.message}")
         if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
+            _complain(f"hint: {exc.hint}")
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `accelbench runs | head`
         return 0
+
+
+def _complain(line: str) -> None:
+    """An error, a hint or a notice on stderr: one line for scripts and logs; on a terminal,
+    wrapped at its spaces to the terminal's width (a name or a path stays whole)."""
+    if sys.stderr.isatty():
+        from accelbench.cli.live import width, wrapped
+
+        line = wrapped(line, width(sys.stderr), "  ")
+    print(line, file=sys.stderr)
 
 
 class _Notices(logging.Handler):
@@ -53,7 +63,7 @@ class _Notices(logging.Handler):
         text = " ".join(record.getMessage().split())
         if not self.muted and text not in self.shown:
             self.shown.add(text)
-            print(f"accelbench: {text}", file=sys.stderr)
+            _complain(f"accelbench: {text}")
 
 
 _NOTICES = _Notices()

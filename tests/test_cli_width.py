@@ -296,3 +296,36 @@ def test_workload_hints_name_what_accelbench_takes():
         assert hints and not [h for h in hints if re.search(r"(^|\s)--[a-z]", h)], hints
         for key in re.findall(r"\bset (\w+)=", " ".join(hints)):
             get_workload(workload).param(key)
+
+
+def test_errors_and_hints_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(home, monkeypatch):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+    name = "no-such-preset-named-at-some-length"
+    proc = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "run", name],
+                          stdout=subprocess.PIPE, stderr=follower, cwd=ROOT, check=False)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end is closed: all is read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    lines = shown.decode().replace("\r\n", "\n").splitlines()
+    assert proc.returncode == 2 and len(lines) > 2
+    assert all(len(line) <= 40 for line in lines if " " in line.strip()), lines
+    assert " ".join(shown.decode().split()) == (
+        f"accelbench: error: {name}: no such preset file or preset name"
+        " hint: run `accelbench presets` to list the presets")
+    assert name in shown.decode()  # whole
+    assert len(accelbench("run", name).stderr.splitlines()) == 2  # piped: a line each
