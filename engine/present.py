@@ -70,7 +70,9 @@ def heads(titles: Iterable[str], numeric: Iterable[str] = (),
           narrow: Mapping[str, Mapping[str, Any]] | None = None) -> list[Head]:
     """Column heads; those in ``numeric`` right-justified; ``narrow``: by title, the
     ``priority``, ``shorten`` and ``fit`` a narrow table uses (``engine.layout``)."""
-    right, how = set(numeric), narrow or {}
+    titles, right, how = list(titles), set(numeric), narrow or {}
+    if stray := set(how) - set(titles):  # a renamed column must keep how it narrows
+        raise ValueError(f"narrowing given for no column: {sorted(stray)}")
     return [Head(t, "right" if t in right else "left", **how.get(t, {})) for t in titles]
 
 
