@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 from rich import box
+from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
@@ -65,24 +66,35 @@ def wrapped(text: str, columns: int, indent: str = "") -> str:
                          break_on_hyphens=False)
 
 
-def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
-    """Phase, progress bar with step/epoch/samples/s/loss/ETA, engines, last log lines."""
+BAR_WIDTH = 40  # the progress bar's cells, where the width allows
+MIN_BAR = 10  # narrower than this, the bar takes a line of its own above the figures
+
+
+def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> RenderableType:
+    """Phase, progress bar with step/epoch/samples/s/loss/ETA, engines, last log lines, in
+    ``columns`` cells: the figures whole (on a line of their own when narrow)."""
     now = time.time()
     head = Text.assemble((f"● {state.phase}", present.phase_style(state.phase)),
                          (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
                          f"  {name}  {present.phase_clock(state, now)}  ",
                          (state.run_id, "dim"))  # last: a narrow terminal wraps the id alone
+    figures = [Text(f"{state.step}/{state.total or '?'} steps"),
+               *([Text(f"epoch {state.epoch:g}/{state.epochs:g}")] if state.epochs else []),
+               Text(f"{fmt.number(state.samples_per_s())} samples/s", style="bold"),
+               Text(f"loss {fmt.number(state.metrics.get('loss'))}")]
+    room = columns - sum(figure.cell_len + 1 for figure in figures)
     bar = Table.grid(padding=(0, 1))
-    bar.add_row(ProgressBar(total=state.total or None, completed=state.step, width=40),
-                Text(f"{state.step}/{state.total or '?'} steps"),
-                Text(f"epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""),
-                Text(f"{fmt.number(state.samples_per_s())} samples/s", style="bold"),
-                Text(f"loss {fmt.number(state.metrics.get('loss'))}"))
-    parts: list[RenderableType] = [head, bar]
+    if room >= MIN_BAR:
+        bar.add_row(ProgressBar(total=state.total or None, completed=state.step,
+                                width=min(BAR_WIDTH, room)), *figures)
+        parts: list[RenderableType] = [head, bar]
+    else:
+        bar.add_row(ProgressBar(total=state.total or None, completed=state.step,
+                                width=min(BAR_WIDTH, columns)))
+        parts = [head, bar, Columns(figures, padding=(0, 1))]
     if state.utilization:
-        parts.append(Text("  ".join(f"{u.engine} {present.utilization_figure(u)}"
-                                    for u in state.utilization.values()),
-                          style="dim"))  # figures: wrapped, never cut
+        parts.append(Columns([Text(f"{u.engine} {present.utilization_figure(u)}", style="dim")
+                              for u in state.utilization.values()], padding=(0, 2)))
     for diag in state.diagnoses:
         parts.append(Text.assemble("! ", present.diagnosis_line(diag), style="yellow"))
     lines = [*state.log_tail, state.redraw] if state.redraw else list(state.log_tail)

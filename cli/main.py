@@ -312,7 +312,7 @@ def _follow(handle, name: str, as_json: bool) -> int:
     state = RunState(handle.id)
     batches = handle.batches() if as_json else handle.batches(poll=1 / LIVE_HZ)
     interrupted = _watch(batches, state.feed, handle.cancel, f"run {handle.id}",
-                         as_json, out, lambda: render(state, name))
+                         as_json, out, lambda: render(state, name, out.width))
     if not as_json:
         out.print(summary_table(state, name, out.width))
     if interrupted:

@@ -341,3 +341,21 @@ def test_how_a_column_narrows_is_given_for_its_title_only():
         assert any(h.priority or h.shorten for h in heads)
     with pytest.raises(ValueError, match="final_loss"):  # a renamed column: caught at once
         present.heads(("final loss",), (), {"final_loss": {"priority": 10}})
+
+
+@pytest.mark.parametrize("columns", [40, 80, 160])
+def test_the_live_run_view_keeps_its_figures_whole(columns):
+    from accelbench.cli.live import render
+    from accelbench.engine.events import Metric, Progress, Utilization
+
+    state = RunState(f"20260101-000000-{NAME}-abcdef")
+    state.feed(Phase(state.run_id, 1.0, "running"))
+    state.feed(Progress(state.run_id, 2.0, 1234, 18750, 1.5, 10))
+    state.feed(Metric(state.run_id, 2.0, "loss", 0.123456))
+    for engine in ("tensor", "vector", "scalar", "gpsimd", "dma", "sync", "collectives"):
+        state.feed(Utilization(state.run_id, 2.0, engine, 21.25))
+    console = Console(width=columns, record=True, color_system=None)
+    console.print(render(state, NAME, columns))
+    text = console.export_text()
+    assert_fits(text, columns)
+    assert {"1234/18750", "1.5/10", "0.1235", "collectives", "21.2%"} <= words(text)
