@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
@@ -23,9 +23,9 @@ def main(argv: list[str] | None = None) -> int:
         _NOTICES.show()
         return args.func(args)
     except UserError as exc:
-        _complain(f"accelbench: error: {exc.message}")
+        _say(f"accelbench: error: {exc.message}", sys.stderr)
         if exc.hint:
-            _complain(f"hint: {exc.hint}")
+            _say(f"hint: {exc.hint}", sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -33,14 +33,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _complain(line: str) -> None:
-    """An error, a hint or a notice on stderr: one line for scripts and logs; on a terminal,
-    wrapped at its spaces to the terminal's width (a name or a path stays whole)."""
-    if sys.stderr.isatty():
+def _say(line: str, stream: TextIO | None = None) -> None:
+    """A line of a report, an error, a hint or a notice: one line for scripts and logs; on a
+    terminal, wrapped at its spaces to its width (a name or a path stays whole)."""
+    stream = stream or sys.stdout
+    if stream.isatty():
         from accelbench.cli.live import width, wrapped
 
-        line = wrapped(line, width(sys.stderr), "  ")
-    print(line, file=sys.stderr)
+        line = wrapped(line, width(stream), "  ")
+    print(line, file=stream)
 
 
 class _Notices(logging.Handler):
@@ -63,7 +64,7 @@ class _Notices(logging.Handler):
         text = " ".join(record.getMessage().split())
         if not self.muted and text not in self.shown:
             self.shown.add(text)
-            _complain(f"accelbench: {text}")
+            _say(f"accelbench: {text}", sys.stderr)
 
 
 _NOTICES = _Notices()
@@ -663,7 +664,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=1))
         return 0 if report.healthy else 1
     for finding in report.findings:
-        print(f"{'fixed' if finding.fixed else 'found'}: {finding.target}: {finding.detail}")
+        _say(f"{'fixed' if finding.fixed else 'found'}: {finding.target}: {finding.detail}")
     fixed = sum(f.fixed for f in report.findings)
     if not report.findings:
         print(f"{report.home}: healthy")

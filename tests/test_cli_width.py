@@ -308,8 +308,10 @@ def test_errors_and_hints_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(home, m
     leader, follower = os.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
     name = "no-such-preset-named-at-some-length"
+    # os.environ, not the process's own environment, which readline may have given COLUMNS
     proc = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "run", name],
-                          stdout=subprocess.PIPE, stderr=follower, cwd=ROOT, check=False)
+                          stdout=subprocess.PIPE, stderr=follower, cwd=ROOT, check=False,
+                          env=os.environ.copy())
     os.close(follower)
     shown = b""
     while True:
