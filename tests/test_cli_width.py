@@ -361,3 +361,11 @@ def test_the_live_run_view_keeps_its_figures_whole(columns):
     text = console.export_text()
     assert_fits(text, columns)
     assert {"1234/18750", "1.5/10", "0.1235", "collectives", "21.2%"} <= words(text)
+
+
+def test_knob_values_are_never_rounded_in_exports(ids, capsys, monkeypatch):
+    """A learning rate of 1e-05 is no 0.0 (the bars' labels: the compare test above)."""
+    for form in ("csv", "markdown"):
+        out = shown(capsys, 160, "compare", "--experiment", "bert-padding-sweep-on-trainium",
+                    "--format", form, monkeypatch=monkeypatch)
+        assert {"1e-05", "4e-05"} <= set(out.replace(",", " ").replace("|", " ").split()), out
