@@ -125,7 +125,8 @@ def transpose(heads: Sequence[Head], rows: Sequence[Sequence[Cell]]) -> tuple[li
                                                                              list[list[Cell]]]:
     """Rows as columns: the first column's cells become the heads, each other column a row
     led by its title (a comparison with its runs as columns)."""
-    new_heads = [Head(heads[0].title), *(Head(row[0].text, "right") for row in rows)]
+    new_heads = [Head(heads[0].title),
+                 *(Head(row[0].text, "right", style=row[0].style) for row in rows)]
     new_rows = [[Cell(head.title, "bold"), *(row[j] for row in rows)]
                 for j, head in enumerate(heads) if j]
     return new_heads, new_rows

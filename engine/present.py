@@ -51,19 +51,21 @@ class Cell:
 
 @dataclass(frozen=True)
 class Head:
-    """A column's title and justification, and how a narrow table treats it (``engine.layout``):
-    ``priority`` 0 never dropped, higher dropped sooner; ``shorten`` the priority of each
-    shorter form of its cells; ``fit`` whether its cells stay ``whole`` or may ``wrap``."""
+    """A column's title, justification and style, and how a narrow table treats it
+    (``engine.layout``): ``priority`` 0 never dropped, higher dropped sooner; ``shorten`` the
+    priority of each shorter form of its cells; ``fit`` whether its cells stay ``whole`` or
+    may ``wrap``."""
 
     title: str
     justify: Justify = "left"
     priority: int = 0
     fit: Fit = "whole"
     shorten: tuple[int, ...] = ()
+    style: str = ""
 
     def rich(self) -> Text:
         """The title as Rich ``Text`` (titles may be the runs' own knob names)."""
-        return Text(self.title)
+        return Text(self.title, style=self.style)
 
 
 def heads(titles: Iterable[str], numeric: Iterable[str] = (),

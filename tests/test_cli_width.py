@@ -131,6 +131,16 @@ def test_compare_fits_and_turns_runs_into_columns_when_narrow(ids, capsys, monke
     assert transposed == (columns == 80)
 
 
+def test_a_transposed_comparison_keeps_each_runs_style():
+    heads = [present.Head("run"), present.Head("samples/s", "right")]
+    rows = [[present.Cell("1 aa11", "dim"), present.Cell("100 ★", "bold green", "right")],
+            [present.Cell("2 bb22", "red"), present.Cell("50", justify="right")]]
+    new_heads, new_rows = layout.transpose(heads, rows)
+    assert [(h.title, h.style) for h in new_heads] == [("run", ""), ("1 aa11", "dim"),
+                                                       ("2 bb22", "red")]
+    assert new_rows == [[present.Cell("samples/s", "bold"), rows[0][1], rows[1][1]]]
+
+
 def test_a_comparison_too_wide_for_its_runs_side_by_side_comes_in_parts(ids):
     cmp = compare(Store().list())
     console = Console(width=40, record=True, color_system=None)
