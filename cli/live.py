@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import textwrap
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
+from rich import box
+from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
 from accelbench.engine import format as fmt
-from accelbench.engine import present
+from accelbench.engine import layout, present
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
 from accelbench.engine.summary import RunSummary
@@ -21,30 +26,75 @@ if TYPE_CHECKING:  # the listings need neither (nor what they import)
     from accelbench.engine.experiment import Experiment
 
 
-def console(**options) -> Console:
+PIPED_WIDTH = 80  # the width of what is not printed to a terminal, unless COLUMNS says
+
+
+def _given() -> int | None:
+    """The width ``COLUMNS`` gives, if it gives one."""
+    given = os.environ.get("COLUMNS", "").strip()
+    return int(given) if given.isdigit() and int(given) > 0 else None
+
+
+def width(stream: TextIO | None = None) -> int:
+    """The width to print to ``stream`` (stdout) in: ``COLUMNS`` when set, else the terminal's
+    when it is one, else ``PIPED_WIDTH``."""
+    stream = stream or sys.stdout
+    if given := _given():
+        return given
+    try:
+        if stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns or PIPED_WIDTH
+    except (AttributeError, OSError, ValueError):  # a stream with no file behind it
+        pass
+    return PIPED_WIDTH
+
+
+def console(stderr: bool = False) -> Console:
     """A console that never reads a string as markup or emoji codes: run names, metrics and
-    log lines print as they are; styles come from ``Text`` and ``style=``."""
-    return Console(markup=False, emoji=False, **options)
+    log lines print as they are; styles come from ``Text`` and ``style=``. Its width is
+    ``width()``'s: a terminal's is read again as it is resized, unless ``COLUMNS`` is set."""
+    stream = sys.stderr if stderr else sys.stdout
+    follows = stream.isatty() and _given() is None
+    return Console(markup=False, emoji=False, stderr=stderr,
+                   width=None if follows else width(stream))
 
 
-def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
-    """Phase, progress bar with step/epoch/samples/s/loss/ETA, engines, last log lines."""
+def wrapped(text: str, columns: int, indent: str = "") -> str:
+    """``text`` wrapped to ``columns`` at spaces only (names, ids and paths stay whole), each
+    line after the first indented by ``indent``."""
+    return textwrap.fill(text, columns, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+BAR_WIDTH = 40  # the progress bar's cells, where the width allows
+MIN_BAR = 10  # narrower than this, the bar takes a line of its own above the figures
+
+
+def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> RenderableType:
+    """Phase, progress bar with step/epoch/samples/s/loss/ETA, engines, last log lines, in
+    ``columns`` cells: the figures whole (on a line of their own when narrow)."""
     now = time.time()
     head = Text.assemble((f"● {state.phase}", present.phase_style(state.phase)),
                          (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
-                         f"  {name}  ", (state.run_id, "dim"),
-                         f"  {present.phase_clock(state, now)}")
+                         f"  {name}  {present.phase_clock(state, now)}  ",
+                         (state.run_id, "dim"))  # last: a narrow terminal wraps the id alone
+    figures = [Text(f"{state.step}/{state.total or '?'} steps"),
+               *([Text(f"epoch {state.epoch:g}/{state.epochs:g}")] if state.epochs else []),
+               Text(f"{fmt.number(state.samples_per_s())} samples/s", style="bold"),
+               Text(f"loss {fmt.number(state.metrics.get('loss'))}")]
+    room = columns - sum(figure.cell_len + 1 for figure in figures)
     bar = Table.grid(padding=(0, 1))
-    bar.add_row(ProgressBar(total=state.total or None, completed=state.step, width=40),
-                Text(f"{state.step}/{state.total or '?'} steps"),
-                Text(f"epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""),
-                Text(f"{fmt.number(state.samples_per_s())} samples/s", style="bold"),
-                Text(f"loss {fmt.number(state.metrics.get('loss'))}"))
-    parts: list[RenderableType] = [head, bar]
+    if room >= MIN_BAR:
+        bar.add_row(ProgressBar(total=state.total or None, completed=state.step,
+                                width=min(BAR_WIDTH, room)), *figures)
+        parts: list[RenderableType] = [head, bar]
+    else:
+        bar.add_row(ProgressBar(total=state.total or None, completed=state.step,
+                                width=min(BAR_WIDTH, columns)))
+        parts = [head, bar, Columns(figures, padding=(0, 1))]
     if state.utilization:
-        parts.append(Text("  ".join(f"{u.engine} {present.utilization_figure(u)}"
-                                    for u in state.utilization.values()),
-                          style="dim", overflow="ellipsis", no_wrap=True))
+        parts.append(Columns([Text(f"{u.engine} {present.utilization_figure(u)}", style="dim")
+                              for u in state.utilization.values()], padding=(0, 2)))
     for diag in state.diagnoses:
         parts.append(Text.assemble("! ", present.diagnosis_line(diag), style="yellow"))
     lines = [*state.log_tail, state.redraw] if state.redraw else list(state.log_tail)
@@ -53,51 +103,63 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
     return Group(*parts)
 
 
-def summary_table(state: RunState, name: str) -> Table:
+SUMMARY_COLUMNS = ("samples/s", "train time", "final loss", "test accuracy", "steps",
+                   "duration")
+SUMMARY_NARROW = {"steps": {"priority": 50}, "duration": {"priority": 40},
+                  "train time": {"priority": 30}}
+
+
+def summary_table(state: RunState, name: str, columns: int) -> Table:
     """The figures of a finished run, as the seed notes tabulate them."""
     summary = RunSummary.from_dict(state.finished.summary) if state.finished else state.summary()
-    table = Table(title=f"{name} ({state.run_id}): {state.phase}", title_justify="left")
-    for column in ("samples/s", "train time", "final loss", "test accuracy", "steps", "duration"):
-        table.add_column(column, justify="right")
     accuracy = summary.accuracy
-    table.add_row(fmt.number(summary.samples_per_s),
-                  fmt.duration(summary.train_time_s),
-                  fmt.number(summary.final_loss),
-                  "-" if accuracy is None else f"{fmt.fixed(accuracy)}%",
-                  "/".join("-" if n is None else str(n)
-                           for n in (summary.steps, summary.total_steps)),
-                  fmt.duration(summary.duration_s))
-    return table
+    row = [fmt.number(summary.samples_per_s), fmt.duration(summary.train_time_s),
+           fmt.number(summary.final_loss), "-" if accuracy is None else f"{fmt.fixed(accuracy)}%",
+           "/".join("-" if n is None else str(n) for n in (summary.steps, summary.total_steps)),
+           fmt.duration(summary.duration_s)]
+    return table(present.heads(SUMMARY_COLUMNS, SUMMARY_COLUMNS, SUMMARY_NARROW),
+                 [[Cell(text, justify="right") for text in row]], columns,
+                 title=f"{name} ({state.run_id}): {state.phase}")
 
 
-def table(heads: list[Head], rows: list[list[Cell]], **options) -> Table:
-    """A Rich table of the presentation model's heads and cells."""
-    out = Table(**options)
-    for head in heads:
-        out.add_column(head.rich(), justify=head.justify)
+def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "",
+          shape: layout.Layout | None = None) -> Table:
+    """A Rich table of the presentation model's heads and cells in ``columns`` cells at most:
+    the columns ``engine.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
+    never wrap)."""
+    shape = shape or layout.fit(heads, rows, columns)
+    out = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True)
+    for head, size in zip(shape.heads(heads), shape.widths, strict=True):
+        out.add_column(head.rich(), justify=head.justify, width=size,
+                       no_wrap=head.fit == "whole", overflow="fold")
     for row in rows:
-        out.add_row(*(cell.rich() for cell in row))
+        out.add_row(*(cell.rich() for cell in shape.row(row)))
     return out
 
 
-def render_experiment(exp: Experiment, states: dict[str, RunState]) -> RenderableType:
+def render_experiment(exp: Experiment, states: dict[str, RunState],
+                      columns: int) -> RenderableType:
     """An experiment live: its progress as a whole, then one row per variant."""
     entries = exp.entries()
     found = [states.get(e.run_id) if e.run_id else None for e in entries]
     statuses = [present.entry_status(e, state) for e, state in zip(entries, found, strict=True)]
     head = present.experiment_banner(exp.info.name, exp.id, exp.status(), statuses)
     rows = [present.entry_cells(e, state) for e, state in zip(entries, found, strict=True)]
-    grid = table(present.experiment_heads(), rows, box=None, pad_edge=False)
-    for column in grid.columns:
-        column.no_wrap = True
-    return Group(head, ProgressBar(total=len(entries), completed=present.ended_count(statuses),
-                                   width=40), grid)
+    bar = Table.grid()  # a line of its own: a bare ProgressBar ends with no newline
+    bar.add_row(ProgressBar(total=len(entries), completed=present.progress_count(statuses),
+                            width=min(40, columns)))
+    return Group(head, bar, table(present.experiment_heads(), rows, columns))
 
 
-def comparison_table(cmp: Comparison, title: str) -> Table:
-    """A ``Comparison`` as the seed notes tabulate runs; the best value per column marked."""
-    out = table(present.comparison_heads(cmp), present.comparison_rows(cmp),
-                title=f"{title}: {len(cmp.runs)} runs ({present.BEST_MARK} best)",
-                title_justify="left")
-    out.columns[0].no_wrap = True
-    return out
+def comparison_table(cmp: Comparison, title: str, columns: int) -> RenderableType:
+    """A ``Comparison`` as the seed notes tabulate runs, the best value per column marked: a
+    row per run, or where that is too wide, a column per run (in as many tables as needed)."""
+    heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
+    title = f"{title}: {len(cmp.runs)} runs ({present.BEST_MARK} best)"
+    if layout.fit(heads, rows, columns).width <= columns:
+        return table(heads, rows, columns, title=title)
+    heads, rows = layout.transpose(heads, rows)
+    parts = layout.split(heads, rows, columns)
+    return Group(*(table(part_heads, part_rows, columns, title=title if not i else "")
+                   for i, (part_heads, part_rows) in enumerate(parts)))

@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
@@ -23,14 +23,25 @@ def main(argv: list[str] | None = None) -> int:
         _NOTICES.show()
         return args.func(args)
     except UserError as exc:
-        print(f"accelbench: error: {exc.message}", file=sys.stderr)
+        _say(f"accelbench: error: {exc.message}", sys.stderr)
         if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
+            _say(f"hint: {exc.hint}", sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `accelbench runs | head`
         return 0
+
+
+def _say(line: str, stream: TextIO | None = None) -> None:
+    """A line of a report, an error, a hint or a notice: one line for scripts and logs; on a
+    terminal, wrapped at its spaces to its width (a name or a path stays whole)."""
+    stream = stream or sys.stdout
+    if stream.isatty():
+        from accelbench.cli.live import width, wrapped
+
+        line = wrapped(line, width(stream), "  ")
+    print(line, file=stream)
 
 
 class _Notices(logging.Handler):
@@ -53,7 +64,7 @@ class _Notices(logging.Handler):
         text = " ".join(record.getMessage().split())
         if not self.muted and text not in self.shown:
             self.shown.add(text)
-            print(f"accelbench: {text}", file=sys.stderr)
+            _say(f"accelbench: {text}", sys.stderr)
 
 
 _NOTICES = _Notices()
@@ -231,11 +242,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from accelbench.engine.presets import find_preset
     from accelbench.engine.spec import load_preset
 
-    spec = load_preset(find_preset(args.preset), args.overrides)
+    path = find_preset(args.preset)
+    spec = load_preset(path, args.overrides)
     if spec.sweep:
         from accelbench.engine import experiment
 
-        exp = experiment.start(_runner(), spec)
+        exp = experiment.start(_runner(), spec, path.stem)
         if args.detach:
             print(exp.id)
             return 0
@@ -282,9 +294,9 @@ def _follow_experiment(exp, as_json: bool) -> int:
         states.setdefault(event.run_id, RunState(event.run_id)).feed(event)
 
     interrupted = _watch(exp.batches(), fold, exp.cancel, f"experiment {exp.id}", as_json,
-                         out, lambda: render_experiment(exp, states))
+                         out, lambda: render_experiment(exp, states, out.width))
     if not as_json:
-        out.print(comparison_table(compare(exp.runs()), exp.info.name))
+        out.print(comparison_table(compare(exp.runs()), exp.info.name, out.width))
     if interrupted:
         return 130
     status = exp.status()
@@ -301,9 +313,9 @@ def _follow(handle, name: str, as_json: bool) -> int:
     state = RunState(handle.id)
     batches = handle.batches() if as_json else handle.batches(poll=1 / LIVE_HZ)
     interrupted = _watch(batches, state.feed, handle.cancel, f"run {handle.id}",
-                         as_json, out, lambda: render(state, name))
+                         as_json, out, lambda: render(state, name, out.width))
     if not as_json:
-        out.print(summary_table(state, name))
+        out.print(summary_table(state, name, out.width))
     if interrupted:
         return 130
     status = state.finished.status if state.finished else "lost"
@@ -344,6 +356,8 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
     else:
         with Live(render(), console=console, refresh_per_second=LIVE_HZ) as live:
             asyncio.run(consume(lambda batch: live.update(render())))
+        if not console.is_terminal:  # Live ends its last frame with a newline only on one
+            console.line()
     if interrupted:
         console.print(f"{what} was cancelled (Ctrl-C)", style="yellow")
     return bool(interrupted)
@@ -375,22 +389,19 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                            **({"reason": i.reason} if i.reason else {})} for i in infos],
                          indent=1))
         return 0
-    from rich import box
-
     from accelbench.cli.live import console, table
-    from accelbench.engine import present
+    from accelbench.engine import layout, present
 
+    out = console()
+    heads, rows = present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos]
+    shape = layout.fit(heads, rows, out.width)
+    shortened = shape.forms[shape.columns.index(present.RUN_COLUMNS.index("run"))]
     total = len(infos) if limit is None or len(infos) < limit else runner.store.count(query)
-    title = (f"{len(infos)} runs (ids start with the date and time)" if total == len(infos)
+    ids = ("each run by an end of its id, which names it too" if shortened
+           else "ids start with the date and time")
+    title = (f"{len(infos)} runs ({ids})" if total == len(infos)
              else f"{len(infos)} of {total:,} runs; --all for every one, --limit N for more")
-    listing = table(present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos],
-                    title=title, box=box.SIMPLE_HEAD, pad_edge=False)
-    for column, name in zip(listing.columns, present.RUN_COLUMNS, strict=True):
-        column.no_wrap = name != "params"  # ids and figures whole; the knobs may wrap
-    run_column = listing.columns[present.RUN_COLUMNS.index("run")]
-    run_column.min_width = max((len(i.id) for i in infos), default=3)
-    out = console(width=None if sys.stdout.isatty() else 160)
-    out.print(listing)
+    out.print(table(heads, rows, out.width, title=title, shape=shape))
     for i in infos:
         if i.reason:
             out.print(f"{i.id} is {i.status}: {i.reason}")
@@ -411,14 +422,16 @@ def _list_experiments(form: str) -> int:
         return 0
     from accelbench.cli.live import console, table
     from accelbench.engine import format as fmt
-    from accelbench.engine.present import Cell, heads, status_cell
+    from accelbench.engine.present import Cell, experiment_list_heads, id_cell, status_cell
 
-    console().print(table(
-        heads(("id", "name", "status", "variants", "runs started", "started")),
-        [[Cell(row["id"]), Cell(row["name"]), status_cell(row["status"]),
-          Cell(str(row["variants"])), Cell(str(sum(1 for r in row["runs"] if r))),
+    out = console()
+    out.print(table(
+        experiment_list_heads(),
+        [[id_cell(row["id"]), Cell(row["name"]), status_cell(row["status"]),
+          Cell(str(row["variants"]), justify="right"),
+          Cell(str(sum(1 for r in row["runs"] if r)), justify="right"),
           Cell(fmt.when(row["created"]))] for row in rows],
-        title=f"{len(rows)} experiments"))
+        out.width, title=f"{len(rows)} experiments"))
     return 0
 
 
@@ -446,8 +459,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.format == "table":
         from accelbench.cli.live import comparison_table, console
 
-        out = console(width=None if sys.stdout.isatty() else 200)
-        out.print(comparison_table(cmp, args.experiment or "comparison"))
+        out = console()
+        out.print(comparison_table(cmp, args.experiment or "comparison", out.width))
         if args.plot:
             _print_plots(out, runner, cmp)
         return 0
@@ -555,7 +568,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if state is None:
         return 0
     out.rule("summary")
-    out.print(summary_table(state, handle.info.name))
+    out.print(summary_table(state, handle.info.name, out.width))
     for diag in state.diagnoses:
         out.print(Text.assemble(f"! {diag.code}: ", diagnosis_line(diag), style="yellow"))
     out.rule("metrics (last value)")
@@ -590,55 +603,54 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from accelbench.cli.live import width, wrapped
     from accelbench.engine import format as fmt
     from accelbench.engine.importer import import_file
 
     if args.accelerator:
         registry.get_accelerator(args.accelerator)
+    columns = width()
     for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
         s = info.summary
-        print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.samples_per_s)}"
-              f"  loss {fmt.number(s.final_loss)}  accuracy {fmt.number(s.accuracy)}")
+        print(wrapped(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.samples_per_s)}"
+                      f"  loss {fmt.number(s.final_loss)}  accuracy {fmt.number(s.accuracy)}",
+                      columns, "  "))
     return 0
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:
-    from rich.table import Table
-    from rich.text import Text
+    """Every preset, those for an accelerator not detected here too (marked: it may still
+    run through Slurm, or be edited and saved), with where to read why."""
+    from accelbench.cli.live import console, table
+    from accelbench.engine import present
+    from accelbench.engine.presets import detected_here, list_presets
 
-    from accelbench.cli.live import console
-    from accelbench.engine.presets import list_presets
-
-    table = Table(title="presets")
-    for column in ("name", "accelerator", "workload", "launcher", "description"):
-        table.add_column(column)
-    for entry in list_presets():
-        if entry.spec is None:
-            table.add_row(entry.name, "", "", "", Text(entry.error, style="red"))
-        else:
-            s = entry.spec
-            table.add_row(entry.name, s.accelerator, s.workload, s.launcher, s.description)
-    console().print(table)
+    entries = list_presets()
+    here = detected_here(entries)
+    out = console()
+    out.print(table(present.preset_heads(),
+                    [present.preset_cells(e, bool(e.spec and here[e.spec.accelerator]))
+                     for e in entries], out.width, title=f"{len(entries)} presets"))
+    missing = sorted(name for name, found in here.items() if not found)
+    if missing:
+        out.print(f"here = no: {', '.join(missing)} not detected on this machine;"
+                  " `accelbench accelerators` tells why")
     return 0
 
 
 def _cmd_accelerators(args: argparse.Namespace) -> int:
-    from rich.table import Table
+    from accelbench.cli.live import console, table
+    from accelbench.engine.present import Cell, accelerator_heads, availability_cell
 
-    from accelbench.cli.live import console
-    from accelbench.engine.present import availability_cell
-
-    table = Table(title="accelerators")
-    for column in ("name", "system", "status", "details", "workloads"):
-        table.add_column(column)
+    rows = []
     for acc in registry.systems().values():
         found = registry.detect(acc)
-        table.add_row(acc.name, acc.title,
-                      availability_cell(found.available).rich(),
-                      found.detail if found.available else found.reason,
-                      ", ".join(w.name for w in registry.workloads().values()
-                                if w.runs_on(acc.name)))
-    console().print(table)
+        rows.append([Cell(acc.name), Cell(acc.title), availability_cell(found.available),
+                     Cell(found.detail if found.available else found.reason),
+                     Cell(", ".join(w.name for w in registry.workloads().values()
+                                    if w.runs_on(acc.name)))])
+    out = console()
+    out.print(table(accelerator_heads(), rows, out.width, title="accelerators"))
     return 0
 
 
@@ -652,7 +664,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=1))
         return 0 if report.healthy else 1
     for finding in report.findings:
-        print(f"{'fixed' if finding.fixed else 'found'}: {finding.target}: {finding.detail}")
+        _say(f"{'fixed' if finding.fixed else 'found'}: {finding.target}: {finding.detail}")
     fixed = sum(f.fixed for f in report.findings)
     if not report.findings:
         print(f"{report.home}: healthy")

@@ -41,24 +41,20 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
     if as_json:
         logfile.read_file(path, _JsonLines(), dialect)
         return 0
-    from rich.markup import escape
-    from rich.table import Table
-
-    from accelbench.cli.live import console
+    from accelbench.cli.live import console, table
+    from accelbench.engine.present import Cell, parse_heads
 
     runs = _Summaries()
     logfile.read_file(path, runs, dialect)
-    table = Table(title=escape(f"{path}: {len(runs.rows)} sections"))
-    for column in ("section", "dialects", "events", "status", "samples/s", "final loss",
-                   "accuracy", "diagnoses"):
-        table.add_column(column)
+    rows = []
     for title, dialects, count, outcome, state in runs.rows:
         summary = state.summary()
         code = "" if outcome.exit_code is None else f" (exit {outcome.exit_code})"
-        table.add_row(escape(title or "(top)"), ", ".join(dialects) or "-", str(count),
-                      outcome.status + code, fmt.number(summary.samples_per_s),
-                      fmt.number(summary.final_loss), fmt.number(summary.accuracy),
-                      escape("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses))
-                      or "-")
-    console().print(table)
+        figures = (summary.samples_per_s, summary.final_loss, summary.accuracy)
+        rows.append([Cell(title or "(top)"), Cell(", ".join(dialects) or "-"),
+                     Cell(str(count), justify="right"), Cell(outcome.status + code),
+                     *(Cell(fmt.number(f), justify="right") for f in figures),
+                     Cell("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses) or "-")])
+    out = console()
+    out.print(table(parse_heads(), rows, out.width, title=f"{path}: {len(runs.rows)} sections"))
     return 0

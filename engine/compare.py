@@ -111,7 +111,7 @@ class Comparison:
                          "best"])
         for record in self.records():
             writer.writerow([record["id"], record["name"], record["status"],
-                             *(plain(v) for v in record["params"].values()),
+                             *(knob(v) for v in record["params"].values()),
                              *(plain(v) for v in record["figures"].values()),
                              ";".join(record["best"])])
         return out.getvalue()
@@ -121,12 +121,18 @@ class Comparison:
         head = ["run", *self.params, *(c.title for c in self.columns)]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for i, (run, values) in enumerate(zip(self.runs, self.values, strict=True)):
-            cells = [run.id, *(plain(values.get(p)) for p in self.params)]
+            cells = [run.id, *(knob(values.get(p)) for p in self.params)]
             for c in self.columns:
                 text = plain(values.get(c.key))
                 cells.append(f"**{text}**" if self.is_best(i, c.key) else text)
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
+
+
+def knob(value: Any) -> str:
+    """A knob's value as it was set (never rounded: a learning rate of 1e-05 is no 0.0);
+    ``-`` if none."""
+    return "-" if value is None else str(value)
 
 
 def plain(value: Any) -> str:
@@ -174,9 +180,10 @@ def compare(runs: list[RunInfo]) -> Comparison:
 
 
 def label(comparison: Comparison, row: int) -> str:
-    """A run in the words of the parameters that differ (its id when none do)."""
+    """A run in the words of the parameters that differ, their values as set, or its id
+    when none differ."""
     values = comparison.values[row]
-    return " ".join(f"{p}={plain(values[p])}" for p in comparison.params) or comparison.runs[row].id
+    return " ".join(f"{p}={knob(values[p])}" for p in comparison.params) or comparison.runs[row].id
 
 
 def throughput(comparison: Comparison) -> list[tuple[str, float | None]]:

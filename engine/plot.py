@@ -13,27 +13,33 @@ from accelbench.engine import format as fmt
 
 COLOURS = ("cyan", "magenta", "yellow", "green", "red", "blue", "bright_white", "bright_red")
 _EIGHTHS = " ▏▎▍▌▋▊▉"
+MIN_BAR = 8  # the fewest cells the longest bar takes
 _DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # braille dot of (row, col)
 
 
 def bars(items: list[tuple[str, float | None]], width: int = 60, unit: str = "") -> Text:
-    """One bar per ``(label, value)``; the longest bar is the largest value."""
+    """One bar per ``(label, value)`` in ``width`` cells; the longest bar is the largest
+    value. Labels are never cut: too long to share a line with a bar, each goes above its own."""
     known = [v for _, v in items if v is not None]
     if not known:
         return Text("(no values to plot)", style="dim")
     top = max(known) or 1.0
-    label_w = min(max(len(label) for label, _ in items), 32)
-    bar_w = max(8, width - label_w - 14)
+    tails = [f" {fmt.number(value)}{' ' + unit if unit else ''}" for _, value in items]
+    tail_w = max(len(tail) for tail, (_, value) in zip(tails, items, strict=True)
+                 if value is not None)
+    label_w = max(len(label) for label, _ in items)
+    above = label_w + 1 + MIN_BAR + tail_w > width
+    bar_w = max(MIN_BAR, width - tail_w - (0 if above else label_w + 1))
     out = Text()
-    for i, (label, value) in enumerate(items):
-        out.append(f"{label[:label_w]:>{label_w}} ", style="bold")
+    for i, ((label, value), tail) in enumerate(zip(items, tails, strict=True)):
+        out.append(f"{label}\n" if above else f"{label:>{label_w}} ", style="bold")
         if value is None:
             out.append("-\n", style="dim")
             continue
         eighths = round(max(0.0, value) / top * bar_w * 8)
         full, part = divmod(eighths, 8)
         out.append("█" * full + (_EIGHTHS[part] if part else ""), style=COLOURS[i % len(COLOURS)])
-        out.append(f" {fmt.number(value)}{' ' + unit if unit else ''}\n")
+        out.append(f"{tail}\n")
     return out
 
 

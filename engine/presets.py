@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from accelbench.engine import registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.spec import JobSpec, load_preset
 
@@ -61,3 +62,10 @@ def find_preset(ref: str) -> Path:
             return candidate
     raise UserError(f"{ref}: no such preset file or preset name",
                     hint="run `accelbench presets` to list the presets")
+
+
+def detected_here(entries: list[PresetEntry]) -> dict[str, bool]:
+    """Whether each accelerator the presets run on is detected here (each probed once). A
+    preset for one that is not is still listed (Slurm may reach it; it can be edited)."""
+    names = {entry.spec.accelerator for entry in entries if entry.spec}
+    return {name: registry.detect(registry.get_accelerator(name)).available for name in names}

@@ -65,7 +65,7 @@ def test_run_cells_format_figures_and_style_the_status():
 def test_the_cli_table_shows_the_model_cells_as_they_are():
     cells = [present.status_cell("cancelled"), present.Cell("[bold]x[/]"),
              present.Cell("1.5", justify="right")]
-    shown = table(present.heads(("status", "name", "n"), ("n",)), [cells])
+    shown = table(present.heads(("status", "name", "n"), ("n",)), [cells], 160)
     texts = [column._cells[0] for column in shown.columns]
     assert [(t.plain, str(t.style), t.justify) for t in texts] == [
         ("cancelled", "bold yellow", None), ("[bold]x[/]", "", None), ("1.5", "", "right")]
@@ -87,7 +87,7 @@ async def test_the_runs_screen_shows_the_same_status_cell_as_the_cli(runner):
         shown = app.screen.query_one(DataTable).get_row_at(0)
     expected = [c.rich() for c in present.run_cells(present.run_values(runner.store.get(done.id)))]
     cli = table(present.run_heads(), [present.run_cells(present.run_values(
-        runner.store.get(done.id)))])
+        runner.store.get(done.id)))], 160)
     for tui_cell, cli_column, model in zip(shown, cli.columns, expected, strict=True):
         assert (tui_cell.plain, tui_cell.style) == (model.plain, model.style)
         assert (cli_column._cells[0].plain, cli_column._cells[0].style) == (
@@ -119,7 +119,7 @@ def test_comparison_rows_mark_the_best_and_number_the_runs():
     assert rows[1][2] == present.Cell("250 ★", "bold green", "right")
     assert rows[0][2] == present.Cell("100", justify="right")  # figures all right-justified
     assert rows[1][1].style == present.PARAM_STYLE
-    text = plain(comparison_table(cmp, "grid"))
+    text = plain(comparison_table(cmp, "grid", 200))
     assert "grid: 2 runs (★ best)" in text and "250 ★" in text and "[/]" in text
 
 
@@ -161,7 +161,7 @@ def test_the_cli_experiment_view_uses_the_rows_and_banner(monkeypatch):
 
     state = RunState("r1")
     state.feed(Phase("r1", 1.0, "failed"))
-    text = plain(render_experiment(Exp(), {"r1": state}))
+    text = plain(render_experiment(Exp(), {"r1": state}, 160))
     assert "grid  running  1/2 ended  (1 failed, 1 pending)  exp-1" in text
     assert "failed" in text and "pending" in text
 

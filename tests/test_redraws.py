@@ -55,9 +55,9 @@ def test_the_live_view_shows_the_line_being_redrawn_until_it_ends():
     state = RunState("r")
     state.feed(Log("r", 1, "stdout", "epoch 1"))
     state.feed(Redraw("r", 2, " 40%|####      | 4/10"))
-    assert "40%|####" in _text(render(state, "bar")) and state.log_lines == 1
+    assert "40%|####" in _text(render(state, "bar", 160)) and state.log_lines == 1
     state.feed(Log("r", 3, "stdout", "100%|##########| 10/10"))
-    assert state.redraw == "" and "40%" not in _text(render(state, "bar"))
+    assert state.redraw == "" and "40%" not in _text(render(state, "bar", 160))
 
 
 def _text(renderable) -> str:

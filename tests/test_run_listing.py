@@ -48,7 +48,8 @@ def make_runs(home):
 
 
 @pytest.fixture
-def runs(home):
+def runs(home, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # wide enough for the whole ids
     return make_runs(home)
 
 

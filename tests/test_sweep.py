@@ -149,8 +149,8 @@ def test_four_run_sweep_compares_and_exports_parse_back(home):
     assert len(finished) == 4 and {e["status"] for e in finished} == {"done"}
     summaries = {e["run_id"]: e["summary"] for e in finished}
 
-    exported = {form: accelbench("compare", "--experiment", "cpu-bert-padding", "--format", form)
-                for form in ("json", "csv", "markdown")}
+    exported = {form: accelbench("compare", "--experiment", "cpu-bert-padding-sweep",
+                                 "--format", form) for form in ("json", "csv", "markdown")}
     assert all(o.returncode == 0 for o in exported.values()), exported
     data = json.loads(exported["json"].stdout)
     assert data["params"] == ["max_seq_length"]

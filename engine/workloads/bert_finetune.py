@@ -111,7 +111,7 @@ def load_data(name: str, seed: int) -> tuple[list, list]:
         say("WARNING: training on SYNTHETIC data (generated sentiment sentences)")
         emit("diagnosis", code="synthetic_data",
              message="training on SYNTHETIC data: figures are not comparable with real data",
-             hint="pass --dataset glue/sst2 or a local .csv/.jsonl for real figures")
+             hint="set dataset=glue/sst2 (or a local .csv/.jsonl) for real figures")
         rng = random.Random(seed)
         return synthetic(512, rng), synthetic(128, rng)
     if name.endswith((".csv", ".jsonl")):
@@ -133,7 +133,7 @@ def load_hub_dataset(name: str) -> tuple[list, list]:
         from datasets import load_dataset
     except ImportError:
         fail("datasets_missing", f"dataset {name!r} needs the 'datasets' package",
-             hint="pip install datasets, or use --dataset synthetic or a local .csv/.jsonl")
+             hint="pip install datasets, or set dataset=synthetic (or a local .csv/.jsonl)")
     try:
         ds = load_dataset(*name.split("/", 1))
     except Exception as e:  # noqa: BLE001 - any loader failure is reported the same way
@@ -176,7 +176,7 @@ def load_model(name: str, texts: list[str], num_labels: int):
         model = AutoModelForSequenceClassification.from_pretrained(name, num_labels=num_labels)
     except Exception as e:  # noqa: BLE001 - network, auth, bad path: all the same to the user
         fail("model_unavailable", f"cannot load model {name!r}: {first_line(e)}",
-             hint="use --model tiny or base offline, or a local path")
+             hint="set model=tiny or model=base (built offline), or a local path")
     return tokenizer, model
 
 
