@@ -14,7 +14,6 @@ from accelbench.engine import format as fmt
 from accelbench.engine import present
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
-from accelbench.engine.summary import RunSummary
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
     from accelbench.engine.compare import Comparison
@@ -38,8 +37,8 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
     bar.add_row(ProgressBar(total=state.total or None, completed=state.step, width=40),
                 Text(f"{state.step}/{state.total or '?'} steps"),
                 Text(f"epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""),
-                Text(f"{fmt.number(state.samples_per_s())} samples/s", style="bold"),
-                Text(f"loss {fmt.number(state.metrics.get('loss'))}"))
+                Text(present.last_rate(state), style="bold"),
+                Text(f"{present.LOSS} {fmt.number(state.summary().final_loss)}"))
     parts: list[RenderableType] = [head, bar]
     if state.utilization:
         parts.append(Text("  ".join(f"{u.engine} {present.utilization_figure(u)}"
@@ -54,19 +53,20 @@ def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:
 
 
 def summary_table(state: RunState, name: str) -> Table:
-    """The figures of a finished run, as the seed notes tabulate them."""
-    summary = RunSummary.from_dict(state.finished.summary) if state.finished else state.summary()
-    table = Table(title=f"{name} ({state.run_id}): {state.phase}", title_justify="left")
-    for column in ("samples/s", "train time", "final loss", "test accuracy", "steps", "duration"):
-        table.add_column(column, justify="right")
-    accuracy = summary.accuracy
-    table.add_row(fmt.number(summary.samples_per_s),
-                  fmt.duration(summary.train_time_s),
-                  fmt.number(summary.final_loss),
-                  "-" if accuracy is None else f"{fmt.fixed(accuracy)}%",
-                  "/".join("-" if n is None else str(n)
-                           for n in (summary.steps, summary.total_steps)),
-                  fmt.duration(summary.duration_s))
+    """The figures of a run (``present.run_summary``), each with where it came from,
+    then its steps and duration."""
+    summary = present.run_summary(state)
+    table = Table(title=f"{name} ({state.run_id}): {state.phase}", title_justify="left",
+                  caption="what each figure is: accelbench show --help", caption_justify="left")
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("from", style="dim")
+    for label, value, source in present.figure_lines(summary):
+        table.add_row(label, value, source)
+    table.add_row("steps", "/".join("-" if n is None else str(n)
+                                    for n in (summary.steps, summary.total_steps)),
+                  "done, of the total reported")
+    table.add_row("duration", fmt.duration(summary.duration_s), "first event to last")
     return table
 
 

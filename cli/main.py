@@ -12,6 +12,10 @@ from typing import Any
 from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine.summary import FIGURES, LAST_RATE
+
+FIGURES_HELP = "figures (the same in every table, view and export): " + "; ".join(
+    f"{f.label} = {f.meaning}" for f in (*FIGURES.values(), LAST_RATE)) + "."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     attach.add_argument("--json", action="store_true", help="print one JSON event per line")
     attach.set_defaults(func=_cmd_attach)
 
-    runs = sub.add_parser("runs", help="list the runs, newest first")
+    runs = sub.add_parser("runs", help="list the runs, newest first", epilog=FIGURES_HELP)
     runs.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help=f"show at most N runs (default: {PAGE} in a table, all in JSON)")
     runs.add_argument("--all", action="store_true", help="show every run")
@@ -101,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     runs.set_defaults(func=_cmd_runs)
 
     compare = sub.add_parser("compare", help="runs side by side: the knobs that differ, the"
-                             " figures, the best marked")
+                             " figures, the best marked", epilog=FIGURES_HELP)
     compare.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique parts)")
     compare.add_argument("--experiment", metavar="NAME", help="every run of this experiment")
     compare.add_argument("--format", choices=("table", "csv", "markdown", "json"),
@@ -124,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     clean.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
     clean.set_defaults(func=_cmd_clean)
 
-    show = sub.add_parser("show", help="a run's spec, summary and metrics")
+    show = sub.add_parser("show", help="a run's spec, summary and metrics", epilog=FIGURES_HELP)
     show.add_argument("run", help="run id or a unique prefix or suffix of it")
     show.add_argument("--log", action="store_true", help="print the whole job output")
     show.set_defaults(func=_cmd_show)
@@ -590,15 +594,13 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from accelbench.engine import format as fmt
     from accelbench.engine.importer import import_file
+    from accelbench.engine.present import figures_inline
 
     if args.accelerator:
         registry.get_accelerator(args.accelerator)
     for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
-        s = info.summary
-        print(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.samples_per_s)}"
-              f"  loss {fmt.number(s.final_loss)}  accuracy {fmt.number(s.accuracy)}")
+        print(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}")
     return 0
 
 

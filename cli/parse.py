@@ -45,19 +45,20 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
     from rich.table import Table
 
     from accelbench.cli.live import console
+    from accelbench.engine.present import ACCURACY, LOSS, RATE
 
     runs = _Summaries()
     logfile.read_file(path, runs, dialect)
     table = Table(title=escape(f"{path}: {len(runs.rows)} sections"))
-    for column in ("section", "dialects", "events", "status", "samples/s", "final loss",
-                   "accuracy", "diagnoses"):
+    for column in ("section", "dialects", "events", "status", RATE, LOSS, ACCURACY,
+                   "diagnoses"):
         table.add_column(column)
     for title, dialects, count, outcome, state in runs.rows:
         summary = state.summary()
         code = "" if outcome.exit_code is None else f" (exit {outcome.exit_code})"
         table.add_row(escape(title or "(top)"), ", ".join(dialects) or "-", str(count),
                       outcome.status + code, fmt.number(summary.samples_per_s),
-                      fmt.number(summary.final_loss), fmt.number(summary.accuracy),
+                      fmt.number(summary.final_loss), fmt.fixed(summary.accuracy),
                       escape("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses))
                       or "-")
     console().print(table)

@@ -34,6 +34,7 @@ from accelbench.engine.events import (
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
+from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers import Dialect, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.spec import JobSpec
@@ -79,9 +80,10 @@ class Deriver:
     """
 
     def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
-                 logs: bool = True) -> None:
+                 logs: bool = True, clock: bool = False) -> None:
         self.run_id = run_id
         self.ts = created
+        self.clock = LogClock(created) if clock else None  # an imported log's own times
         self.state = RunState(run_id)
         self.started = False
         classes = [registry.get_dialect(name) for name in dialects]
@@ -204,6 +206,8 @@ class Deriver:
         if wanted:
             self._gap = False
             assert line is not None
+            if self.clock is not None:
+                return self._clocked(line)
             if len(self.dialects) == 1:
                 return self.dialects[0].feed(line[:DIALECT_LINE], self.ts)
             events = [e for d in self.dialects for e in d.feed(line[:DIALECT_LINE], self.ts)]
@@ -212,6 +216,16 @@ class Deriver:
         else:
             self._gap = True
             events = [e for d in self.dialects for e in d.skipped(self.ts)]
+        return events
+
+    def _clocked(self, line: str) -> list[Event]:
+        """The dialects' events of a line of an imported log, at the time the log's own
+        timestamps give it (``logclock``), whatever time a dialect read."""
+        assert self.clock is not None
+        self.ts = self.clock.at(line)
+        events = [e for d in self.dialects for e in d.feed(line[:DIALECT_LINE], self.ts)]
+        for event in events:
+            event.ts = self.ts
         return events
 
     def _bad_line(self, line: str, reason: str) -> list[Event]:
@@ -318,7 +332,8 @@ class RunHandle:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
         dialects = launch.get("dialects", [])
-        return Deriver(self.id, meta["created"], dialects, logs), [
+        return Deriver(self.id, meta["created"], dialects, logs,
+                       clock=self.info.workload == IMPORTED), [
             FileTail(self.info.path(name), redraws=name == OUTPUT_FILE and bool(dialects))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
 

@@ -1,4 +1,5 @@
-"""The live view of one run: phase, progress, throughput, metrics, engines, log."""
+"""The live view of one run: phase, progress, throughput, figures, every metric (each
+can be opened as a chart), engines, log."""
 
 from __future__ import annotations
 
@@ -17,16 +18,16 @@ from accelbench.engine import present
 from accelbench.engine.follow import Follower
 from accelbench.engine.state import RunState
 from accelbench.tui.messages import CancelRun
+from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.widgets.engine_bars import EngineBars
 from accelbench.tui.widgets.log_pane import LogPane
+from accelbench.tui.widgets.metrics_table import MetricsTable
 from accelbench.tui.widgets.sparkline_panel import SparklinePanel
 
 TICK_S = 0.1  # how often the view looks at its follower
 BUSY_REDRAW_S = 0.25  # while lines pour in: logs every tick, figures this often
 QUIET_REDRAW_S = 1.0  # otherwise everything at once, once a second (one frame, not three)
 BUSY_LINES = 20  # pending log lines that make the run "busy"
-_HEADLINE = ("accuracy", "eval_accuracy", "eval_loss", "test_loss", "final_loss",
-             "train_samples_per_second", "train_runtime")
 
 
 class RunView(Screen):
@@ -39,6 +40,8 @@ class RunView(Screen):
                 tooltip="Keep the log scrolled to its newest line, or not"),
         Binding("slash", "focus_filter", "Filter", id="run.filter",
                 tooltip="Show only the log lines containing a text"),
+        Binding("g", "chart", "Chart", id="run.chart",
+                tooltip="Chart the selected metric (then filter: loss*, *acc*, ...)"),
         Binding("t", "switch_pane", "Log/Overview", id="run.switch_pane",
                 tooltip="On a narrow terminal: switch between the overview and the log"),
         Binding("escape", "app.pop_screen", "Back", id="run.back", tooltip="Back"),
@@ -66,8 +69,10 @@ class RunView(Screen):
         with Horizontal(id="body"):
             with VerticalScroll(id="overview"):
                 yield SparklinePanel("throughput (samples/s)", id="throughput")
-                yield SparklinePanel("loss", id="loss")
-                yield Static(id="metrics")
+                yield Static(id="figures")
+                with Vertical(id="metrics-box") as box:
+                    box.border_title = "metrics (enter: chart)"
+                    yield MetricsTable(id="metrics")
                 with Vertical(id="engines-box") as box:
                     box.border_title = "engines"
                     yield EngineBars(id="engines")
@@ -85,6 +90,7 @@ class RunView(Screen):
         self.follower, self.run_title, self.sub_title = follower, title, title
         self._diagnoses_shown = -1
         self.query_one(LogPane).show(follower)
+        self.query_one(MetricsTable).reset()
         self.refresh_view(force=True)
 
     def refresh_view(self, force: bool = False) -> None:
@@ -139,23 +145,22 @@ class RunView(Screen):
         bar.display = bool(state.total)  # an indeterminate bar animates: costly, and says nothing
         if state.total:
             bar.update(total=state.total, progress=state.step)
-        epoch = f" · epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""
-        text = f"{state.step:,}/{state.total:,} steps{epoch}" if state.total else "no progress yet"
+        text = present.progress_text(state)
         self._set("#progress-text", text, text)
 
     def _draw_charts(self, state: RunState) -> None:
         rates = [v for _, v in state.throughput]
-        figures = (f"now {fmt.number(rates[-1])} · mean {fmt.number(sum(rates) / len(rates))}"
-                   f" · peak {fmt.number(max(rates))}") if rates else "waiting for data…"
+        summary = present.run_summary(state)
+        figures = (f"{present.last_rate(state)} · {present.RATE}"
+                   f" {fmt.number(summary.samples_per_s)} · peak {fmt.number(max(rates))}"
+                   if rates else "none reported" if state.finished else "waiting for data…")
         self.query_one("#throughput", SparklinePanel).show(rates, figures)
-        losses = [v for _, v in state.metric_history.get("loss", [])]
-        self.query_one("#loss", SparklinePanel).show(
-            losses, f"latest {fmt.number(losses[-1])} · min {fmt.number(min(losses))}"
-            if losses else "waiting for data…")
-        shown = [f"{name} {fmt.number(state.metrics[name])}" for name in _HEADLINE
-                 if name in state.metrics]
-        self.query_one("#metrics", Static).display = bool(shown)
-        self._set("#metrics", " · ".join(shown), " · ".join(shown), layout=True)
+        line = " · ".join(f"{label} {value}" for label, value, _ in
+                          present.figure_lines(summary))
+        self.query_one("#figures", Static).display = bool(line)
+        self._set("#figures", line, line, layout=True)
+        self.query_one(MetricsTable).show(state)
+        self.query_one("#metrics-box").display = bool(state.metrics)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """The pane switch exists on narrow terminals only (wide ones show both panes)."""
@@ -174,6 +179,15 @@ class RunView(Screen):
 
     def action_focus_filter(self) -> None:
         self.query_one("#log-filter").focus()
+
+    def on_data_table_row_selected(self, event: MetricsTable.RowSelected) -> None:
+        event.stop()
+        self.action_chart()
+
+    def action_chart(self) -> None:
+        """Open the chart of the selected metric (every metric when none is selected)."""
+        name = self.query_one(MetricsTable).selected
+        self.app.push_screen(ChartScreen(self.follower, name or "*", self.run_title))
 
     def action_cancel_run(self) -> None:
         self.post_message(CancelRun(self.follower.run_id))
