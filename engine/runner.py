@@ -158,6 +158,8 @@ class Deriver:
                     self.ts = event.ts
                     events.append(event)
                     continue
+            if self.clock is not None and (wanted is None or i in wanted):
+                self.ts = self.clock.at(line)  # (as the dialects will see it: the same)
             events.append(Log(run_id, self.ts, self._stream(line) if self.stderr else "stdout",
                               line))
             if bad is not None:

@@ -33,8 +33,9 @@ FIGURES = {f.key: f for f in (
     Figure("train_time_s", "train time (s)", "training time in seconds, as the trainer"
            " reports it", "min"),
     Figure("final_loss", "final loss", "the training loss the run ends with (its own"
-           " final_loss figure, else the last loss it logged; accelbench's workloads report"
-           " the last epoch's mean, as their log prints it)", "min"),
+           " final_loss figure, else its train_loss, else the last loss it logged;"
+           " accelbench's workloads report the last epoch's mean as their log prints it, or"
+           " the Trainer's last logged loss)", "min"),
     Figure("accuracy", "acc %", "accuracy in percent on the evaluation (test) set", "max"),
     Figure("eval_loss", "eval loss", "loss on the evaluation (test) set", "min"),
 )}
@@ -50,8 +51,8 @@ GENERIC_ALIASES: dict[str, str] = {
     "train_samples_per_second": "samples_per_s",
     "train_runtime": "train_time_s",
     "final_loss": "final_loss",
-    "loss": "final_loss",  # the last logged training loss, before the Trainer's mean of
-    "train_loss": "final_loss",  # the whole training (its train_loss)
+    "train_loss": "final_loss",
+    "loss": "final_loss",
     "test_accuracy": "accuracy",  # Keras' evaluate(), then its training names, as percents
     "test_sparse_categorical_accuracy": "accuracy",  # (parsers/keras.py); "accuracy" is an
     "test_categorical_accuracy": "accuracy",  # evaluation's elsewhere
