@@ -328,7 +328,7 @@ def comparison_rows(cmp: Comparison) -> list[list[Cell]]:
         cells += [Cell("-" if values.get(p) is None else str(values[p]), PARAM_STYLE)
                   for p in cmp.params]  # a knob a run does not have: "-"
         for column in cmp.columns:
-            text = fmt.number(values.get(column.key))
+            text = figure_text(column.key, values.get(column.key))
             cells.append(Cell(f"{text} {BEST_MARK}", BEST_STYLE, "right")
                          if cmp.is_best(i, column.key) else Cell(text, justify="right"))
         rows.append(cells)
