@@ -81,8 +81,10 @@ class ChartScreen(Screen):
         parts: list[RenderableType] = []
         for name, points, x_label in curves[:MAX_CHARTS]:
             values = [v for _, v in points]
-            if not values:
-                parts += [Rule(name, style="dim"), Text("(no history kept)", style="dim")]
+            if len(values) < 2:  # nothing to draw a line through
+                value = fmt.number(self.follower.state.metrics[name])
+                parts += [Rule(f"{name}  latest {value}", style="dim"),
+                          Text("reported once: no curve", style="dim")]
                 continue
             parts += [Rule(f"{name}  latest {fmt.number(values[-1])}  min {fmt.number(min(values))}"
                            f"  max {fmt.number(max(values))}", style="dim"),
