@@ -12,10 +12,9 @@ from typing import Any
 from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
-from accelbench.engine.summary import FIGURES, LAST_RATE
+from accelbench.engine.summary import figures_help
 
-FIGURES_HELP = "figures (the same in every table, view and export): " + "; ".join(
-    f"{f.label} = {f.meaning}" for f in (*FIGURES.values(), LAST_RATE)) + "."
+FIGURES_HELP = f"figures (the same in every table, view and export): {figures_help()}."
 
 
 def main(argv: list[str] | None = None) -> int:

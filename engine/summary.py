@@ -45,6 +45,11 @@ CANONICAL = tuple(FIGURES)
 LAST_RATE = Figure("last_samples_per_s", "last samples/s",
                    "throughput over the newest reporting interval (a run's current speed)")
 
+
+def figures_help(separator: str = "; ") -> str:
+    """What each figure label means, as the help texts and tooltips say it."""
+    return separator.join(f"{f.label} = {f.meaning}" for f in (*FIGURES.values(), LAST_RATE))
+
 # raw metric name → canonical field, for the Hugging Face Trainer and accelbench's own
 # workloads (each system adds its own: registry.metric_aliases); the first listed wins
 GENERIC_ALIASES: dict[str, str] = {

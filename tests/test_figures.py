@@ -139,5 +139,6 @@ async def test_the_same_figures_under_the_same_labels_everywhere(runner, monkeyp
         line = app.screen.query_one("#figures", Static)
         await wait_until(pilot, lambda: str(line.content).startswith("samples/s"))
         assert str(line.content) == "samples/s 180 · final loss 1.45 · acc % 91.50"
+        assert f"final loss = {FIGURES['final_loss'].meaning}" in str(line.tooltip)
         panel = str(app.screen.query_one("#throughput .figures", Static).content)
         assert panel == "last samples/s 300 · samples/s 180 · peak 300"

@@ -17,6 +17,7 @@ from accelbench.engine import format as fmt
 from accelbench.engine import present
 from accelbench.engine.follow import Follower
 from accelbench.engine.state import RunState
+from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import CancelRun
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.widgets.engine_bars import EngineBars
@@ -69,7 +70,7 @@ class RunView(Screen):
         with Horizontal(id="body"):
             with VerticalScroll(id="overview"):
                 yield SparklinePanel("throughput (samples/s)", id="throughput")
-                yield Static(id="figures")
+                yield Static(id="figures")  # what each is: its tooltip
                 with Vertical(id="metrics-box") as box:
                     box.border_title = "metrics (enter: chart)"
                     yield MetricsTable(id="metrics")
@@ -81,6 +82,8 @@ class RunView(Screen):
 
     def on_mount(self) -> None:
         self.sub_title = self.run_title
+        for selector in ("#throughput", "#figures"):
+            self.query_one(selector).tooltip = figures_help("\n")
         self.query_one(LogPane).show(self.follower)
         self.refresh_view(force=True)
         self.set_interval(TICK_S, self.refresh_view)
