@@ -531,7 +531,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from accelbench.cli.live import console, summary_table
     from accelbench.engine import digest
     from accelbench.engine import format as fmt
-    from accelbench.engine.present import diagnosis_line, phase_style
+    from accelbench.engine.present import diagnosis_line, metric_rows, phase_style
     from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
 
     handle = _runner().open(args.run)
@@ -561,9 +561,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
     out.print(summary_table(state, handle.info.name))
     for diag in state.diagnoses:
         out.print(Text.assemble(f"! {diag.code}: ", diagnosis_line(diag), style="yellow"))
-    out.rule("metrics (last value)")
-    for name, value in state.metrics.items():
-        out.print(f"  {name:32} {fmt.number(value, 6)}")
+    out.rule("metrics (latest value, history)")
+    for row in metric_rows(state, digits=6):
+        out.print(Text.assemble(f"  {row.name:32} {row.latest:>12}  ", (row.spark, "cyan")))
     out.rule("log (last lines)")
     for line in state.log_tail:
         out.print(line, highlight=False)

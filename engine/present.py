@@ -183,15 +183,17 @@ class MetricRow:
     points: int
 
 
-def metric_rows(state: RunState, pattern: str = "*", width: int = 20) -> list[MetricRow]:
+def metric_rows(state: RunState, pattern: str = "*", width: int = 20, digits: int = 4
+                ) -> list[MetricRow]:
     """Every metric the run reports whose name matches the glob ``pattern`` (any case),
-    in the order first reported; a sparkline for those reported more than once."""
+    in the order first reported, to ``digits`` significant digits; a sparkline
+    ``width`` wide for those reported more than once."""
     rows = []
     for name, value in state.metrics.items():
         if matches(name, pattern):
             history = state.metric_history.get(name, ())
             values = [v for _, v in history] if len(history) > 1 else []
-            rows.append(MetricRow(name, fmt.number(value), plot.spark(values, width),
+            rows.append(MetricRow(name, fmt.number(value, digits), plot.spark(values, width),
                                   len(history)))
     return rows
 

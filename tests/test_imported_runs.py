@@ -16,7 +16,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.widgets.metrics_table import MetricsTable
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, accelbench
 from tests.test_tui import wait_until
 
 REAL = FIXTURES / "real"
@@ -116,3 +116,13 @@ def plain(widget: Static) -> str:
     console = Console(width=80, record=True, file=io.StringIO())
     console.print(widget.content)
     return console.export_text()
+
+
+def test_show_lists_every_metric_with_its_history(store, monkeypatch):
+    [info] = import_file(store, GPTJ)
+    monkeypatch.setenv("COLUMNS", "80")
+    shown = accelbench("show", info.id).stdout
+    metrics = shown.split("metrics (latest value, history)")[1].split("log (last lines)")[0]
+    rows = {line.split()[0]: line.split()[1:] for line in metrics.splitlines()[1:-1]}
+    assert rows["loss"] == ["8.01509", "█▃▂▁"] and rows["global_rate"] == ["44.75", "▁▅██"]
+    assert rows["final_loss"] == ["8.01509"]  # reported once: no sparkline
