@@ -183,19 +183,22 @@ class MetricRow:
     points: int
 
 
+def metric_row(state: RunState, name: str, width: int = 20, digits: int = 4) -> MetricRow:
+    """Metric ``name`` of the run: its latest value to ``digits`` significant digits, and
+    a sparkline ``width`` wide if it was reported more than once."""
+    history = state.metric_history.get(name, ())
+    stride = max(1, len(history) // (8 * width))  # enough points for ``width`` means
+    values = [v for _, v in history[::stride]] if len(history) > 1 else []
+    return MetricRow(name, fmt.number(state.metrics[name], digits), plot.spark(values, width),
+                     len(history))
+
+
 def metric_rows(state: RunState, pattern: str = "*", width: int = 20, digits: int = 4
                 ) -> list[MetricRow]:
     """Every metric the run reports whose name matches the glob ``pattern`` (any case),
-    in the order first reported, to ``digits`` significant digits; a sparkline
-    ``width`` wide for those reported more than once."""
-    rows = []
-    for name, value in state.metrics.items():
-        if matches(name, pattern):
-            history = state.metric_history.get(name, ())
-            values = [v for _, v in history] if len(history) > 1 else []
-            rows.append(MetricRow(name, fmt.number(value, digits), plot.spark(values, width),
-                                  len(history)))
-    return rows
+    in the order first reported (``metric_row``)."""
+    return [metric_row(state, name, width, digits) for name in state.metrics
+            if matches(name, pattern)]
 
 
 def matches(name: str, pattern: str) -> bool:

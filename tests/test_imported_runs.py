@@ -100,6 +100,7 @@ async def test_an_imported_run_in_the_app_has_its_elapsed_metrics_and_charts(sto
         await pilot.pause(0.3)
         assert "elapsed 17:36" in str(view.query_one("#phase-banner", Static).content)
         assert str(view.query_one("#progress-text", Static).content) == "200/200 steps"
+        assert "no telemetry recorded" in str(view.query_one("#engines").render())
         table = view.query_one(MetricsTable)
         await wait_until(pilot, lambda: table.row_count == 6)
         assert [str(table.get_row_at(i)[0]) for i in range(2)] == ["loss", "global_rate"]

@@ -17,7 +17,7 @@ class MetricsTable(DataTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self._names: list[str] = []
-        self._shown: dict[str, tuple[str, str]] = {}
+        self._seen: dict[str, tuple] = {}  # per metric: its history's length and last value
 
     def on_mount(self) -> None:
         self.add_column("metric", key="metric")
@@ -25,23 +25,28 @@ class MetricsTable(DataTable):
         self.add_column("history", key="history")
 
     def show(self, state: RunState) -> None:
-        """Show the metrics of ``state``: new ones appended, changed values updated."""
-        for row in present.metric_rows(state, width=SPARK_WIDTH):
-            cells = (row.latest, row.spark)
-            if row.name not in self._shown:
-                self._names.append(row.name)
-                self.add_row(Text(row.name), Text(row.latest, justify="right"),
-                             Text(row.spark, style="cyan"), key=row.name)
-            elif self._shown[row.name] != cells:
-                self.update_cell(row.name, "latest", Text(row.latest, justify="right"))
-                self.update_cell(row.name, "history", Text(row.spark, style="cyan"),
-                                 update_width=True)
-            self._shown[row.name] = cells
+        """Show the metrics of ``state``: new ones appended, those reported since updated
+        (the others cost nothing: a run may report hundreds)."""
+        history = state.metric_history
+        for name, value in state.metrics.items():
+            points = history.get(name)
+            seen = (getattr(points, "added", 0), value)
+            if self._seen.get(name) == seen:
+                continue
+            row = present.metric_row(state, name, SPARK_WIDTH)
+            latest, spark = Text(row.latest, justify="right"), Text(row.spark, style="cyan")
+            if name not in self._seen:
+                self._names.append(name)
+                self.add_row(Text(name), latest, spark, key=name)
+            else:
+                self.update_cell(name, "latest", latest)
+                self.update_cell(name, "history", spark, update_width=True)
+            self._seen[name] = seen
 
     def reset(self) -> None:
         """Forget the rows (another run is shown next)."""
         self.clear()
-        self._names, self._shown = [], {}
+        self._names, self._seen = [], {}
 
     @property
     def selected(self) -> str | None:
