@@ -130,6 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="a run's spec, summary and metrics", epilog=FIGURES_HELP)
     show.add_argument("run", help="run id or a unique prefix or suffix of it")
     show.add_argument("--log", action="store_true", help="print the whole job output")
+    show.add_argument("--chart", metavar="GLOB", help="also chart the metrics whose names"
+                      " match GLOB (loss*, '*acc* eval*'), one chart each")
     show.set_defaults(func=_cmd_show)
 
     cancel = sub.add_parser("cancel", help="stop a live run or experiment (SIGTERM, then SIGKILL)")
@@ -567,7 +569,23 @@ def _cmd_show(args: argparse.Namespace) -> int:
     out.rule("log (last lines)")
     for line in state.log_tail:
         out.print(line, highlight=False)
+    if args.chart:
+        _print_charts(out, state, args.chart)
     return 0
+
+
+def _print_charts(console, state, pattern: str) -> None:
+    from accelbench.engine import plot
+    from accelbench.engine.present import metric_curves
+
+    curves = [c for c in metric_curves(state, pattern) if len(c[1]) > 1]
+    if not curves:
+        raise UserError(f"no metric matching {pattern!r} was reported more than once",
+                        hint="the run's metrics are listed above")
+    for name, points, x_label in curves:
+        console.rule(name)
+        console.print(plot.lines([(name, points)], width=min(console.width, 100), height=10,
+                                 x_label=x_label))
 
 
 def _cmd_cancel(args: argparse.Namespace) -> int:

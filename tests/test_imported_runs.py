@@ -127,3 +127,15 @@ def test_show_lists_every_metric_with_its_history(store, monkeypatch):
     rows = {line.split()[0]: line.split()[1:] for line in metrics.splitlines()[1:-1]}
     assert rows["loss"] == ["8.01509", "█▃▂▁"] and rows["global_rate"] == ["44.75", "▁▅██"]
     assert rows["final_loss"] == ["8.01509"]  # reported once: no sparkline
+
+
+def test_show_charts_the_metrics_a_glob_picks(store, monkeypatch):
+    [info] = import_file(store, GPTJ)
+    monkeypatch.setenv("COLUMNS", "80")
+    charted = accelbench("show", info.id, "--chart", "glob*  LOSS")
+    assert charted.returncode == 0, charted.stderr
+    charts = charted.stdout.split("log (last lines)")[1]
+    assert "■ global_rate" in charts and "■ loss" in charts and "final_loss" not in charts
+    assert " 50 " in charts and "step" in charts  # by the steps the log names
+    none = accelbench("show", info.id, "--chart", "nope*")
+    assert none.returncode != 0 and "no metric matching 'nope*'" in none.stderr
