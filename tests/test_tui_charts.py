@@ -1,5 +1,8 @@
 """Pilot tests of the run view's metrics list and its charts: any metric, picked by glob."""
 
+import io
+
+from rich.console import Console
 from rich.rule import Rule
 from textual.widgets import Input, Static
 
@@ -15,16 +18,17 @@ from tests.test_tui import wait_until
 async def test_a_run_views_metrics_open_as_charts_picked_by_a_glob(runner):
     events = [Phase("r1", 1.0, "running"), Metric("r1", 2.0, "loss", 2.0, 1),
               Metric("r1", 3.0, "loss", 1.0, 2), Metric("r1", 3.0, "eval_loss", 1.5, 2),
-              Metric("r1", 3.0, "accuracy", 90.0, 2), Metric("r1", 4.0, "loss_scale", 8.0, 2)]
+              Metric("r1", 3.0, "accuracy", 90.0, 2), Metric("r1", 4.0, "loss_scale", 8.0, 2),
+              Metric("r1", 4.0, "[b]x[/b]", 1.0, 1), Metric("r1", 4.0, "[b]x[/b]", 2.0, 2)]
     app = AccelbenchApp(runner)
     async with app.run_test(size=(80, 24)) as pilot:
         app.push_screen(RunView(Follower.from_events("r1", events), "r1", clock=lambda: 5.0))
         await wait_until(pilot, lambda: isinstance(app.screen, RunView)
                          and bool(app.screen.query(MetricsTable))
-                         and app.screen.query_one(MetricsTable).row_count == 4)
+                         and app.screen.query_one(MetricsTable).row_count == 5)
         table = app.screen.query_one(MetricsTable)
-        assert [str(table.get_row_at(i)[0]) for i in range(4)] == [
-            "loss", "eval_loss", "accuracy", "loss_scale"]
+        assert [str(table.get_row_at(i)[0]) for i in range(5)] == [
+            "loss", "eval_loss", "accuracy", "loss_scale", "[b]x[/b]"]  # names: never markup
         assert str(table.get_row_at(0)[2]) == "█▁"  # loss's sparkline
         await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, ChartScreen)
@@ -42,6 +46,11 @@ async def test_a_run_views_metrics_open_as_charts_picked_by_a_glob(runner):
         assert charted() == ["loss", "eval_loss", "accuracy"]
         text = chart.query_one("#charts", Static).content
         assert "eval_loss  latest 1.5" in str(text.renderables[2])
+        await pilot.press("ctrl+u", *"[[]b*")  # a glob's [ ] set: the name with brackets
+        assert charted() == ["[b]x[/b]"]
+        drawn = Console(width=80, record=True, file=io.StringIO())
+        drawn.print(chart.query_one("#charts", Static).content)
+        assert "[b]x[/b]  latest 2" in drawn.export_text()  # not read as markup
         await pilot.press("ctrl+u", *"nothing*")
         assert "no metric matches 'nothing*'" in str(chart.query_one("#charts", Static).content)
         await pilot.press("escape")

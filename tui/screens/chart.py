@@ -83,11 +83,12 @@ class ChartScreen(Screen):
             values = [v for _, v in points]
             if len(values) < 2:  # nothing to draw a line through
                 value = fmt.number(self.follower.state.metrics[name])
-                parts += [Rule(f"{name}  latest {value}", style="dim"),
+                parts += [Rule(Text(f"{name}  latest {value}"), style="dim"),
                           Text("reported once: no curve", style="dim")]
                 continue
-            parts += [Rule(f"{name}  latest {fmt.number(values[-1])}  min {fmt.number(min(values))}"
-                           f"  max {fmt.number(max(values))}", style="dim"),
+            parts += [Rule(Text(f"{name}  latest {fmt.number(values[-1])}"  # a name: not markup
+                                f"  min {fmt.number(min(values))}  max {fmt.number(max(values))}"),
+                           style="dim"),
                       plot.lines([(name, points)], width=width, height=height, x_label=x_label)]
         if len(curves) > MAX_CHARTS:
             parts.append(Text(f"… and {len(curves) - MAX_CHARTS} more: narrow the filter",
