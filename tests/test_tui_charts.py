@@ -1,6 +1,7 @@
 """Pilot tests of the run view's metrics list and its charts: any metric, picked by glob."""
 
 import io
+import time
 
 from rich.console import Console
 from rich.rule import Rule
@@ -55,3 +56,21 @@ async def test_a_run_views_metrics_open_as_charts_picked_by_a_glob(runner):
         assert "no metric matches 'nothing*'" in str(chart.query_one("#charts", Static).content)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+
+
+async def test_the_metrics_list_catches_up_with_a_run_reporting_fast(runner):
+    follower = Follower.from_events("r1", [Phase("r1", 1.0, "running"),
+                                           Metric("r1", 1.0, "loss", 2.0, 1)])
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(RunView(follower, "r1", clock=time.time))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView)
+                         and bool(app.screen.query(MetricsTable))
+                         and app.screen.query_one(MetricsTable).row_count == 1)
+        table = app.screen.query_one(MetricsTable)
+        for step in range(2, 12):  # faster than the list redraws (once a second at most)
+            follower.feed([Metric("r1", float(step), "loss", 1 / step, step),
+                           Metric("r1", float(step), f"m{step}", 1.0, step)])
+            await pilot.pause(0.05)
+        await wait_until(pilot, lambda: table.row_count == 11, timeout=5)
+        assert str(table.get_row_at(0)[1]) == "0.09091"  # the newest loss, once it stopped

@@ -58,6 +58,7 @@ class RunView(Screen):
         self._phase = ""
         self._shown: dict[str, str] = {}
         self._diagnoses_shown = -1
+        self._metrics_version, self._metrics_at = -1, 0.0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -113,6 +114,7 @@ class RunView(Screen):
             return
         self._last_chart, self._phase = now, state.phase
         self._draw_banner(state, now)
+        self._draw_metrics(state, force)
         if follower.version == self._drawn_version and not force:
             return
         self._drawn_version = follower.version
@@ -162,6 +164,15 @@ class RunView(Screen):
                           present.figure_lines(summary))
         self.query_one("#figures", Static).display = bool(line)
         self._set("#figures", line, line, layout=True)
+
+    def _draw_metrics(self, state: RunState, force: bool) -> None:
+        """The metrics list, once a second at most (a run may report hundreds a step),
+        until it shows the follower's newest state."""
+        wall = time.monotonic()
+        if not force and (self.follower.version == self._metrics_version
+                          or wall - self._metrics_at < QUIET_REDRAW_S):
+            return
+        self._metrics_version, self._metrics_at = self.follower.version, wall
         self.query_one(MetricsTable).show(state)
         self.query_one("#metrics-box").display = bool(state.metrics)
 

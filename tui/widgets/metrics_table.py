@@ -18,11 +18,12 @@ class MetricsTable(DataTable):
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self._names: list[str] = []
         self._seen: dict[str, tuple] = {}  # per metric: its history's length and last value
+        self._latest_width = 0  # the widest latest value shown (its column grows to it)
 
     def on_mount(self) -> None:
         self.add_column("metric", key="metric")
         self.add_column(Text("latest", justify="right"), key="latest")
-        self.add_column("history", key="history")
+        self.add_column("history", key="history", width=SPARK_WIDTH)
 
     def show(self, state: RunState) -> None:
         """Show the metrics of ``state``: new ones appended, those reported since updated
@@ -39,14 +40,16 @@ class MetricsTable(DataTable):
                 self._names.append(name)
                 self.add_row(Text(name), latest, spark, key=name)
             else:
-                self.update_cell(name, "latest", latest)
-                self.update_cell(name, "history", spark, update_width=True)
+                self.update_cell(name, "latest", latest,
+                                 update_width=len(row.latest) > self._latest_width)
+                self.update_cell(name, "history", spark)
+            self._latest_width = max(self._latest_width, len(row.latest))
             self._seen[name] = seen
 
     def reset(self) -> None:
         """Forget the rows (another run is shown next)."""
         self.clear()
-        self._names, self._seen = [], {}
+        self._names, self._seen, self._latest_width = [], {}, 0
 
     @property
     def selected(self) -> str | None:
