@@ -89,9 +89,12 @@ def availability_cell(available: bool) -> Cell:
 
 
 def phase_clock(state: RunState, now: float) -> str:
-    """Elapsed time and ETA to the whole second."""
+    """Elapsed time and ETA to the whole second; ``-`` for the elapsed time of a run that
+    ended at the instant it began (an imported log without timestamps: not known)."""
     eta = state.eta()
-    return (f"elapsed {fmt.duration(int(state.elapsed(now)))}"
+    elapsed = state.elapsed(now)
+    unknown = state.finished is not None and elapsed == 0
+    return (f"elapsed {fmt.duration(None if unknown else int(elapsed))}"
             f"  ETA {fmt.duration(None if eta is None else int(eta))}")
 
 

@@ -75,8 +75,10 @@ def test_an_imported_run_without_a_total_says_how_far_it_got(store, runner):
     assert state.total == 0 and state.elapsed(time.time()) > 500
     assert present.progress_text(state).endswith(" (total not reported)")
     assert present.progress_text(state).startswith("step ")
-    [quiet] = import_file(store, REAL / "groq" / "minilm.log")
-    assert present.progress_text(runner.open(quiet.id).state()) == "no steps reported"
+    [quiet] = import_file(store, REAL / "groq" / "minilm.log")  # nor any timestamp
+    quiet_state = runner.open(quiet.id).state()
+    assert present.progress_text(quiet_state) == "no steps reported"
+    assert present.phase_clock(quiet_state, time.time()) == "elapsed -  ETA -"  # not 0s
 
 
 def test_comparing_imported_and_native_runs_leaves_no_none(store, runner):
