@@ -19,7 +19,6 @@ from accelbench.engine import format as fmt
 from accelbench.engine import layout, present
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
-from accelbench.engine.summary import RunSummary
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
     from accelbench.engine.compare import Comparison
@@ -80,8 +79,8 @@ def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> Rend
                          (state.run_id, "dim"))  # last: a narrow terminal wraps the id alone
     figures = [Text(f"{state.step}/{state.total or '?'} steps"),
                *([Text(f"epoch {state.epoch:g}/{state.epochs:g}")] if state.epochs else []),
-               Text(f"{fmt.number(state.samples_per_s())} samples/s", style="bold"),
-               Text(f"loss {fmt.number(state.metrics.get('loss'))}")]
+               Text(present.last_rate(state), style="bold"),
+               Text(f"{present.LOSS} {fmt.number(state.summary().final_loss)}")]
     room = columns - sum(figure.cell_len + 1 for figure in figures)
     bar = Table.grid(padding=(0, 1))
     if room >= MIN_BAR:
@@ -103,23 +102,24 @@ def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> Rend
     return Group(*parts)
 
 
-SUMMARY_COLUMNS = ("samples/s", "train time", "final loss", "test accuracy", "steps",
-                   "duration")
-SUMMARY_NARROW = {"steps": {"priority": 50}, "duration": {"priority": 40},
-                  "train time": {"priority": 30}}
+SUMMARY_NARROW = {"from": {"priority": 50, "fit": "wrap"}}
 
 
-def summary_table(state: RunState, name: str, columns: int) -> Table:
-    """The figures of a finished run, as the seed notes tabulate them."""
-    summary = RunSummary.from_dict(state.finished.summary) if state.finished else state.summary()
-    accuracy = summary.accuracy
-    row = [fmt.number(summary.samples_per_s), fmt.duration(summary.train_time_s),
-           fmt.number(summary.final_loss), "-" if accuracy is None else f"{fmt.fixed(accuracy)}%",
-           "/".join("-" if n is None else str(n) for n in (summary.steps, summary.total_steps)),
-           fmt.duration(summary.duration_s)]
-    return table(present.heads(SUMMARY_COLUMNS, SUMMARY_COLUMNS, SUMMARY_NARROW),
-                 [[Cell(text, justify="right") for text in row]], columns,
-                 title=f"{name} ({state.run_id}): {state.phase}")
+def summary_table(state: RunState, name: str, columns: int) -> Group:
+    """The figures of a run (``present.run_summary``), each with where it came from,
+    then its steps and duration."""
+    summary = present.run_summary(state)
+    rows = [[Cell(label), Cell(value, justify="right"), Cell(source, "dim")]
+            for label, value, source in present.figure_lines(summary)]
+    rows.append([Cell("steps"), Cell("/".join("-" if n is None else str(n) for n in
+                                              (summary.steps, summary.total_steps)),
+                                     justify="right"), Cell("done, of the total reported", "dim")])
+    rows.append([Cell("duration"), Cell(fmt.duration(summary.duration_s), justify="right"),
+                 Cell("first event to last", "dim")])
+    return Group(Text(f"{name} ({state.run_id}): {state.phase}", style="italic"),
+                 table(present.heads(("figure", "value", "from"), ("value",), SUMMARY_NARROW),
+                       rows, columns),
+                 Text("what each figure is: accelbench show --help", style="dim"))
 
 
 def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "",
@@ -128,8 +128,8 @@ def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = 
     the columns ``engine.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
     never wrap)."""
     shape = shape or layout.fit(heads, rows, columns)
-    out = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True)
+    out = Table(title=Text(title) if title else None, title_justify="left", box=box.SIMPLE_HEAD,
+                show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True)
     for head, size in zip(shape.heads(heads), shape.widths, strict=True):
         out.add_column(head.rich(), justify=head.justify, width=size,
                        no_wrap=head.fit == "whole", overflow="fold")

@@ -12,6 +12,9 @@ from typing import Any, TextIO
 from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine.summary import figures_help
+
+FIGURES_HELP = f"figures (the same in every table, view and export): {figures_help()}."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     attach.add_argument("--json", action="store_true", help="print one JSON event per line")
     attach.set_defaults(func=_cmd_attach)
 
-    runs = sub.add_parser("runs", help="list the runs, newest first")
+    runs = sub.add_parser("runs", help="list the runs, newest first", epilog=FIGURES_HELP)
     runs.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help=f"show at most N runs (default: {PAGE} in a table, all in JSON)")
     runs.add_argument("--all", action="store_true", help="show every run")
@@ -112,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     runs.set_defaults(func=_cmd_runs)
 
     compare = sub.add_parser("compare", help="runs side by side: the knobs that differ, the"
-                             " figures, the best marked")
+                             " figures, the best marked", epilog=FIGURES_HELP)
     compare.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique parts)")
     compare.add_argument("--experiment", metavar="NAME", help="every run of this experiment")
     compare.add_argument("--format", choices=("table", "csv", "markdown", "json"),
@@ -135,9 +138,11 @@ def _parser() -> argparse.ArgumentParser:
     clean.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
     clean.set_defaults(func=_cmd_clean)
 
-    show = sub.add_parser("show", help="a run's spec, summary and metrics")
+    show = sub.add_parser("show", help="a run's spec, summary and metrics", epilog=FIGURES_HELP)
     show.add_argument("run", help="run id or a unique prefix or suffix of it")
     show.add_argument("--log", action="store_true", help="print the whole job output")
+    show.add_argument("--chart", metavar="GLOB", help="also chart the metrics whose names"
+                      " match GLOB (loss*, '*acc* eval*'), one chart each")
     show.set_defaults(func=_cmd_show)
 
     cancel = sub.add_parser("cancel", help="stop a live run or experiment (SIGTERM, then SIGKILL)")
@@ -541,7 +546,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from accelbench.cli.live import console, summary_table
     from accelbench.engine import digest
     from accelbench.engine import format as fmt
-    from accelbench.engine.present import diagnosis_line, phase_style
+    from accelbench.engine.present import diagnosis_line, metric_rows, phase_style
     from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
 
     handle = _runner().open(args.run)
@@ -571,13 +576,29 @@ def _cmd_show(args: argparse.Namespace) -> int:
     out.print(summary_table(state, handle.info.name, out.width))
     for diag in state.diagnoses:
         out.print(Text.assemble(f"! {diag.code}: ", diagnosis_line(diag), style="yellow"))
-    out.rule("metrics (last value)")
-    for name, value in state.metrics.items():
-        out.print(f"  {name:32} {fmt.number(value, 6)}")
+    out.rule("metrics (latest value, history)")
+    for row in metric_rows(state, digits=6):
+        out.print(Text.assemble(f"  {row.name:32} {row.latest:>12}  ", (row.spark, "cyan")))
     out.rule("log (last lines)")
     for line in state.log_tail:
         out.print(line, highlight=False)
+    if args.chart:
+        _print_charts(out, state, args.chart)
     return 0
+
+
+def _print_charts(console, state, pattern: str) -> None:
+    from accelbench.engine import plot
+    from accelbench.engine.present import metric_curves
+
+    curves = [c for c in metric_curves(state, pattern) if len(c[1]) > 1]
+    if not curves:
+        raise UserError(f"no metric matching {pattern!r} was reported more than once",
+                        hint="the run's metrics are listed above")
+    for name, points, x_label in curves:
+        console.rule(name)
+        console.print(plot.lines([(name, points)], width=min(console.width, 100), height=10,
+                                 x_label=x_label))
 
 
 def _cmd_cancel(args: argparse.Namespace) -> int:
@@ -604,16 +625,14 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.cli.live import width, wrapped
-    from accelbench.engine import format as fmt
     from accelbench.engine.importer import import_file
+    from accelbench.engine.present import figures_inline
 
     if args.accelerator:
         registry.get_accelerator(args.accelerator)
     columns = width()
     for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
-        s = info.summary
-        print(wrapped(f"{info.id}  {info.accelerator}  samples/s {fmt.number(s.samples_per_s)}"
-                      f"  loss {fmt.number(s.final_loss)}  accuracy {fmt.number(s.accuracy)}",
+        print(wrapped(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}",
                       columns, "  "))
     return 0
 

@@ -50,10 +50,11 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
     for title, dialects, count, outcome, state in runs.rows:
         summary = state.summary()
         code = "" if outcome.exit_code is None else f" (exit {outcome.exit_code})"
-        figures = (summary.samples_per_s, summary.final_loss, summary.accuracy)
         rows.append([Cell(title or "(top)"), Cell(", ".join(dialects) or "-"),
                      Cell(str(count), justify="right"), Cell(outcome.status + code),
-                     *(Cell(fmt.number(f), justify="right") for f in figures),
+                     Cell(fmt.number(summary.samples_per_s), justify="right"),
+                     Cell(fmt.number(summary.final_loss), justify="right"),
+                     Cell(fmt.fixed(summary.accuracy), justify="right"),
                      Cell("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses) or "-")])
     out = console()
     out.print(table(parse_heads(), rows, out.width, title=f"{path}: {len(runs.rows)} sections"))

@@ -23,7 +23,7 @@ from typing import Any
 
 from accelbench.engine import registry
 from accelbench.engine.store import SPEC_FILE, RunInfo
-from accelbench.engine.summary import RunSummary
+from accelbench.engine.summary import FIGURES, RunSummary
 
 
 @dataclass(frozen=True)
@@ -35,13 +35,7 @@ class Column:
     better: str | None = None  # "max", "min", or None (not ranked)
 
 
-_FIXED = (
-    Column("samples_per_s", "samples/s", "max"),
-    Column("train_time_s", "train time (s)", "min"),
-    Column("final_loss", "final loss", "min"),
-    Column("accuracy", "accuracy %", "max"),
-    Column("eval_loss", "eval loss", "min"),
-)
+_FIXED = tuple(Column(f.key, f.label, f.better) for f in FIGURES.values())
 _CORES = re.compile(r"^([a-z]+)(\d+)$")  # host cores cpu0..cpuN: shown as one mean
 _SPEC_NOISE = {"name", "description", "telemetry_interval", "python"}
 

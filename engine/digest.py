@@ -1,5 +1,5 @@
 """The digest of an ended run: what ``show`` and comparisons take from its logs (its
-diagnoses with their hints, the last log lines, the loss curve), kept in ``digest.json``
+diagnoses with their hints, the last log lines, its metrics' curves), kept in ``digest.json``
 when its end is recorded, so that no reader derives a whole log again once the summary
 is current. A run without one (ended before digests were kept) is read the long way
 once, and its digest kept then.
@@ -16,7 +16,8 @@ from accelbench.engine.state import RunState, Series
 from accelbench.engine.store import RunInfo, read_json, write_json
 
 DIGEST_FILE = "digest.json"
-CURVES = ("loss",)  # the metric histories kept (the comparisons' curves)
+CURVES = 64  # metric histories kept (the first reported): show's sparklines, the curves
+CURVE_POINTS = 200  # points kept of each (``Series``-thinned), but the loss curve's all
 
 
 def write(info: RunInfo, state: RunState) -> None:
@@ -26,10 +27,20 @@ def write(info: RunInfo, state: RunState) -> None:
     digest = {"status": state.finished.status, "ended": state.finished.ts,
               "diagnoses": [[d.ts, d.code, d.message, d.hint] for d in state.diagnoses],
               "log_tail": list(state.log_tail), "log_lines": state.log_lines,
-              "curves": {name: list(state.metric_history[name]) for name in CURVES
-                         if name in state.metric_history}}
+              "curves": {name: _thinned(points, name != "loss")
+                         for name, points in list(state.metric_history.items())[:CURVES]}}
     with contextlib.suppress(OSError, ValueError):
         write_json(info.path(DIGEST_FILE), digest)
+
+
+def _thinned(points: list, thin: bool) -> list:
+    """At most ``CURVE_POINTS`` of ``points`` (evenly, the newest last) when ``thin``."""
+    if not thin or len(points) <= CURVE_POINTS:
+        return list(points)
+    series = Series(CURVE_POINTS)
+    for point in points:
+        series.add(point)
+    return list(series)
 
 
 def kept(info: RunInfo) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES, Event
+from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
@@ -39,18 +40,20 @@ class _Importer(Reader):
         self._file: tempfile._TemporaryFileWrapper | None = None
         self._dialects: list[str] = []
         self._events = False
+        self._clock = LogClock()  # the run's own timestamps, for its duration
 
     def file(self, dialects: list[str]) -> None:
         self.whole = system_of(dialects)
 
     def begin(self, run_id: str, dialects: list[str]) -> None:
-        self._dialects, self._events = dialects, False
+        self._dialects, self._events, self._clock = dialects, False, LogClock()
         self._file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in end()
             "w", encoding="utf-8", dir=self.store.home, prefix=".import-", delete=False)
 
     def text(self, text: str) -> None:
         assert self._file is not None
         self._file.write(text)
+        self._clock.text(text)
 
     def events(self, events: list[Event]) -> None:
         self._events = self._events or any(e.kind != "log" for e in events)
@@ -68,7 +71,7 @@ class _Importer(Reader):
     def _keep(self, title: str, outcome: Outcome, output: Path) -> None:
         path = self.path
         system = self.accelerator or system_of(self._dialects) or self.whole or "cpu"
-        spec = spec_from_dict({"name": slug(title or path.stem), "workload": "imported",
+        spec = spec_from_dict({"name": slug(title or path.stem), "workload": IMPORTED,
                                "accelerator": system, "telemetry_interval": 0,
                                "params": {"source": str(path.resolve()), "section": title,
                                           "dialects": ",".join(self._dialects)}},
@@ -78,7 +81,8 @@ class _Importer(Reader):
         write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
                                              "telemetry_interval": 0,
                                              "dialects": self._dialects})
-        write_json(info.path(EXIT_FILE), _exit(outcome, info.created, path))
+        span = self._clock.span or outcome.span
+        write_json(info.path(EXIT_FILE), _exit(outcome, span, info.created, path))
         handle = RunHandle(self.store, info)
         handle.fold()
         self.runs.append(handle.info)
@@ -101,9 +105,9 @@ def import_file(store, path: str | Path, dialect: str = "auto",
     return importer.runs
 
 
-def _exit(outcome: Outcome, created: float, path: Path) -> dict:
-    """The exit record of an imported run: how its log says it ended, when (its own
-    timestamps' span after ``created``) and with which exit code."""
+def _exit(outcome: Outcome, span: float, created: float, path: Path) -> dict:
+    """The exit record of an imported run: how its log says it ended, when (``span``,
+    its own timestamps' span, after ``created``) and with which exit code."""
     if outcome.failure:
         detail = outcome.failure.message
     elif outcome.status == "done":
@@ -112,4 +116,4 @@ def _exit(outcome: Outcome, created: float, path: Path) -> dict:
         detail = f"its log ({path.name}) shows neither success nor failure"
     code = 0 if outcome.status == "done" and outcome.exit_code is None else outcome.exit_code
     return {"status": outcome.status, "returncode": code, "started": created,
-            "ended": created + outcome.span, "detail": detail}
+            "ended": created + span, "detail": detail}

@@ -3,6 +3,7 @@
 ``bars``: one horizontal bar per labelled value (throughput against the swept
 parameter). ``lines``: several series overlaid on a braille canvas, one colour
 each, with their axes' ranges and a legend (the loss curves of several runs).
+``spark``: a one-line sparkline of a series (a metric's history).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from accelbench.engine import format as fmt
 COLOURS = ("cyan", "magenta", "yellow", "green", "red", "blue", "bright_white", "bright_red")
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 MIN_BAR = 8  # the fewest cells the longest bar takes
+_BLOCKS = "▁▂▃▄▅▆▇█"
 _DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # braille dot of (row, col)
 
 
@@ -41,6 +43,21 @@ def bars(items: list[tuple[str, float | None]], width: int = 60, unit: str = "")
         out.append("█" * full + (_EIGHTHS[part] if part else ""), style=COLOURS[i % len(COLOURS)])
         out.append(f"{tail}\n")
     return out
+
+
+def spark(values: list[float], width: int = 20) -> str:
+    """``values`` as at most ``width`` block characters, each the mean of its share, from
+    the lowest (▁) to the highest (█); a flat series is a flat line."""
+    if not values:
+        return ""
+    if len(values) > width:
+        step = len(values) / width
+        values = [sum(chunk) / len(chunk) for i in range(width)
+                  if (chunk := values[int(i * step):int((i + 1) * step)])]
+    low, high = min(values), max(values)
+    top = len(_BLOCKS) - 1
+    return "".join(_BLOCKS[round((v - low) / (high - low) * top) if high > low else 0]
+                   for v in values)
 
 
 def lines(series: list[tuple[str, list[tuple[float, float]]]], width: int = 60,

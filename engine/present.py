@@ -10,6 +10,7 @@ and their styles, key parameters and the best marks live here and nowhere else.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -18,11 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from rich.text import Text
 
 from accelbench.engine import format as fmt
+from accelbench.engine import plot
 from accelbench.engine.events import FINAL_STATUSES, Diagnosis, Utilization
 from accelbench.engine.params import KEY_PARAMS
+from accelbench.engine.registry import metric_aliases
 from accelbench.engine.state import RunState
 from accelbench.engine.store import RunInfo
-from accelbench.engine.summary import RunSummary
+from accelbench.engine.summary import FIGURES, LAST_RATE, MEAN_THROUGHPUT, RunSummary, canonical
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
     from accelbench.engine.compare import Comparison
@@ -118,9 +121,12 @@ def availability_cell(available: bool) -> Cell:
 
 
 def phase_clock(state: RunState, now: float) -> str:
-    """Elapsed time and ETA to the whole second."""
+    """Elapsed time and ETA to the whole second; ``-`` for the elapsed time of a run that
+    ended at the instant it began (an imported log without timestamps: not known)."""
     eta = state.eta()
-    return (f"elapsed {fmt.duration(int(state.elapsed(now)))}"
+    elapsed = state.elapsed(now)
+    unknown = state.finished is not None and elapsed == 0
+    return (f"elapsed {fmt.duration(None if unknown else int(elapsed))}"
             f"  ETA {fmt.duration(None if eta is None else int(eta))}")
 
 
@@ -136,16 +142,132 @@ def diagnosis_line(diag: Diagnosis) -> Text:
     return Text.assemble((diag.message, "bold"), f"  hint: {diag.hint}" if diag.hint else "")
 
 
+# figures -----------------------------------------------------------------------
+RATE, LOSS, ACCURACY = (FIGURES[key].label for key in ("samples_per_s", "final_loss",
+                                                       "accuracy"))
+"""The labels of the figures the tables show (each means what ``summary.FIGURES`` says)."""
+
+
+def run_summary(state: RunState) -> RunSummary:
+    """A run's figures: those recorded at its end once it ended, else those so far (the
+    same definitions: ``RunState.summary``)."""
+    if state.finished is not None and state.finished.summary:
+        return RunSummary.from_dict(state.finished.summary)
+    return state.summary()
+
+
+def figure_text(key: str, value: float | None) -> str:
+    """A summary figure's value as every view prints it."""
+    return fmt.fixed(value) if key == "accuracy" else fmt.number(value)
+
+
+def figure_source(summary: RunSummary, key: str) -> str:
+    """Where a summary figure was taken from: the run's metric, or how it was measured."""
+    if key == "samples_per_s" and summary.samples_per_s_source:
+        return summary.samples_per_s_source
+    found = canonical(summary.metrics or {}, metric_aliases()).get(key)
+    return found[1] if found and found[0] == getattr(summary, key) else ""
+
+
+def figure_lines(summary: RunSummary) -> list[tuple[str, str, str]]:
+    """(label, value, where it came from) of each figure the run has (what each label
+    means: ``summary.FIGURES``)."""
+    out = []
+    for key, figure in FIGURES.items():
+        value = getattr(summary, key)
+        if value is not None:
+            source = figure_source(summary, key)
+            out.append((figure.label, figure_text(key, value),
+                        source if source == MEAN_THROUGHPUT
+                        else f"metric {source}" if source else ""))
+    return out
+
+
+def figures_inline(summary: RunSummary, keys: Iterable[str] = ("samples_per_s", "final_loss",
+                                                                 "accuracy")) -> str:
+    """The figures ``keys`` of a summary in one line: ``samples/s 1,027  final loss ...``."""
+    return "  ".join(f"{FIGURES[key].label} {figure_text(key, getattr(summary, key))}"
+                     for key in keys)
+
+
+def last_rate(state: RunState) -> str:
+    """The newest throughput interval, labelled as such (a live run's current speed)."""
+    return f"{LAST_RATE.label} {fmt.number(state.samples_per_s())}"
+
+
+def progress_text(state: RunState) -> str:
+    """Steps done (of how many), the epoch; else the last step its metrics name; else
+    why there is none (a run that ended without reporting steps is not waiting)."""
+    epoch = f" · epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""
+    if state.total:
+        return f"{state.step:,}/{state.total:,} steps{epoch}"
+    step = max((p[-1][0] for p in state.metric_history.values() if p and p[-1][0] is not None),
+               default=state.step or None)
+    if step is not None:
+        return f"step {step:,} (total not reported){epoch}"
+    return "no steps reported" if state.finished else "no progress yet"
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric a run reports: its newest value and a sparkline of its history."""
+
+    name: str
+    latest: str
+    spark: str
+    points: int
+
+
+def metric_row(state: RunState, name: str, width: int = 20, digits: int = 4) -> MetricRow:
+    """Metric ``name`` of the run: its latest value to ``digits`` significant digits, and
+    a sparkline ``width`` wide if it was reported more than once."""
+    history = state.metric_history.get(name, ())
+    stride = max(1, len(history) // (8 * width))  # enough points for ``width`` means
+    values = [v for _, v in history[::stride]] if len(history) > 1 else []
+    return MetricRow(name, fmt.number(state.metrics[name], digits), plot.spark(values, width),
+                     len(history))
+
+
+def metric_rows(state: RunState, pattern: str = "*", width: int = 20, digits: int = 4
+                ) -> list[MetricRow]:
+    """Every metric the run reports whose name matches the glob ``pattern`` (any case),
+    in the order first reported (``metric_row``)."""
+    return [metric_row(state, name, width, digits) for name in state.metrics
+            if matches(name, pattern)]
+
+
+def matches(name: str, pattern: str) -> bool:
+    """``name`` matches one of the globs of ``pattern`` (separated by spaces or commas;
+    any case; none: every name)."""
+    globs = pattern.replace(",", " ").split() or ["*"]
+    return any(fnmatch.fnmatchcase(name.lower(), g.lower()) for g in globs)
+
+
+def metric_curves(state: RunState, pattern: str
+                  ) -> list[tuple[str, list[tuple[float, float]], str]]:
+    """(name, [(x, value), ...], what x is) of each metric matching ``pattern``: x is the
+    step each value was reported at ("step"), else its order ("report")."""
+    out = []
+    for name in state.metrics:
+        if matches(name, pattern):
+            history = state.metric_history.get(name, ())
+            by_step = all(step is not None for step, _ in history)
+            out.append((name, [(float(step if by_step else n), value)
+                               for n, (step, value) in enumerate(history)],
+                        "step" if by_step else "report"))
+    return out
+
+
 # runs --------------------------------------------------------------------------
-RUN_COLUMNS = ("status", "run", "workload", "accel", "params", "samples/s", "loss", "acc %",
+RUN_COLUMNS = ("status", "run", "workload", "accel", "params", RATE, LOSS, ACCURACY,
                "started")
-_NUMERIC = ("samples/s", "loss", "acc %")
+_NUMERIC = (RATE, LOSS, ACCURACY)
 # narrower: the id without its date and time (the started column's) first, then the least
 # telling columns, then the id's random end alone; status, id and samples/s always stay
 RUN_NARROW: dict[str, dict[str, Any]] = {
     "run": {"shorten": (70, 20)}, "started": {"priority": 60}, "workload": {"priority": 50},
     "accel": {"priority": 40}, "params": {"priority": 30, "fit": "wrap"},
-    "acc %": {"priority": 15}, "loss": {"priority": 10}}
+    ACCURACY: {"priority": 15}, LOSS: {"priority": 10}}
 # what each column is sorted by in the index (``store.SORTS``)
 RUN_SORTS = dict(zip(RUN_COLUMNS, ("status", "id", "workload", "accelerator", "knobs",
                                    "samples_per_s", "final_loss", "accuracy", "created"),
@@ -181,11 +303,11 @@ def run_heads() -> list[Head]:
 
 
 # experiments ------------------------------------------------------------------
-EXPERIMENT_COLUMNS = ("#", "variant", "status", "progress", "samples/s", "loss", "acc %", "run")
+EXPERIMENT_COLUMNS = ("#", "variant", "status", "progress", RATE, LOSS, ACCURACY, "run")
 EXPERIMENT_NARROW: dict[str, dict[str, Any]] = {
     "variant": {"fit": "wrap"}, "run": {"shorten": (60, 45)},
-    "progress": {"priority": 50, "fit": "wrap"}, "acc %": {"priority": 30},
-    "loss": {"priority": 20}}
+    "progress": {"priority": 50, "fit": "wrap"}, ACCURACY: {"priority": 30},
+    LOSS: {"priority": 20}}
 ENDED = (*FINAL_STATUSES, "skipped")
 
 
@@ -200,11 +322,12 @@ def entry_status(entry: Entry, state: RunState | None) -> str:
 
 
 def entry_cells(entry: Entry, state: RunState | None) -> list[Cell]:
-    """One variant's row: its label, status, progress (or note) and figures."""
+    """One variant's row: its label, status, progress (or note) and figures (those of
+    ``run_summary``, as every view shows them)."""
     progress = (f"{state.step}/{state.total}" if state and state.total
                 else "" if entry.run_id else entry.note)
-    figures = ((state.samples_per_s(), state.metrics.get("loss"), state.metrics.get("accuracy"))
-               if state else (None, None, None))
+    s = run_summary(state) if state else RunSummary()
+    figures = (s.samples_per_s, s.final_loss, s.accuracy)
     return [Cell(str(entry.index + 1), justify="right"), Cell(entry.label),
             status_cell(entry_status(entry, state)), Cell(progress),
             Cell(fmt.number(figures[0]), justify="right"),
@@ -261,9 +384,10 @@ def comparison_rows(cmp: Comparison) -> list[list[Cell]]:
         values = cmp.values[i]
         short = run.id.rsplit("-", 1)[-1]  # ids resolve from a unique suffix
         cells = [Cell(f"{i + 1} {short}", "dim" if run.status == "done" else "red")]
-        cells += [Cell(str(values.get(p, "-")), PARAM_STYLE) for p in cmp.params]
+        cells += [Cell("-" if values.get(p) is None else str(values[p]), PARAM_STYLE)
+                  for p in cmp.params]  # a knob a run does not have: "-"
         for column in cmp.columns:
-            text = fmt.number(values.get(column.key))
+            text = figure_text(column.key, values.get(column.key))
             cells.append(Cell(f"{text} {BEST_MARK}", BEST_STYLE, "right")
                          if cmp.is_best(i, column.key) else Cell(text, justify="right"))
         rows.append(cells)
@@ -306,17 +430,17 @@ def accelerator_heads() -> list[Head]:
     return heads(ACCELERATOR_COLUMNS, (), ACCELERATOR_NARROW)
 
 
-PARSE_COLUMNS = ("section", "dialects", "events", "status", "samples/s", "final loss",
-                 "accuracy", "diagnoses")
+PARSE_COLUMNS = ("section", "dialects", "events", "status", RATE, LOSS, ACCURACY,
+                 "diagnoses")
 PARSE_NARROW: dict[str, dict[str, Any]] = {
     "section": {"fit": "wrap"}, "dialects": {"priority": 40, "fit": "wrap"},
-    "events": {"priority": 50}, "accuracy": {"priority": 30}, "final loss": {"priority": 20},
+    "events": {"priority": 50}, ACCURACY: {"priority": 30}, LOSS: {"priority": 20},
     "diagnoses": {"fit": "wrap"}}
 
 
 def parse_heads() -> list[Head]:
     """The heads of ``accelbench parse``'s table of a log's sections."""
-    return heads(PARSE_COLUMNS, ("events", "samples/s", "final loss", "accuracy"),
+    return heads(PARSE_COLUMNS, ("events", RATE, LOSS, ACCURACY),
                  PARSE_NARROW)
 
 

@@ -34,6 +34,7 @@ from accelbench.engine.events import (
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
+from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers import Dialect, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.parsers.sniffer import Sniffer
@@ -80,9 +81,10 @@ class Deriver:
     """
 
     def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
-                 logs: bool = True, sniff: Iterable[str] = ()) -> None:
+                 logs: bool = True, sniff: Iterable[str] = (), clock: bool = False) -> None:
         self.run_id = run_id
         self.ts = created
+        self.clock = LogClock(created) if clock else None  # an imported log's own times
         self.state = RunState(run_id)
         self.started = False
         classes = [registry.get_dialect(name) for name in dialects]
@@ -183,6 +185,8 @@ class Deriver:
                     self.ts = event.ts
                     events.append(event)
                     continue
+            if self.clock is not None and (wanted is None or i in wanted):
+                self.ts = self.clock.at(line)  # (as the dialects will see it: the same)
             events.append(Log(run_id, self.ts, self._stream(line) if self.stderr else "stdout",
                               line))
             if bad is not None:
@@ -231,6 +235,8 @@ class Deriver:
         if wanted:
             self._gap = False
             assert line is not None
+            if self.clock is not None:
+                return self._clocked(line)
             if len(self.dialects) == 1:
                 return self.dialects[0].feed(line, self.ts)
             events = [e for d in self.dialects for e in d.feed(line, self.ts)]
@@ -239,6 +245,16 @@ class Deriver:
         else:
             self._gap = True
             events = [e for d in self.dialects for e in d.skipped(self.ts)]
+        return events
+
+    def _clocked(self, line: str) -> list[Event]:
+        """The dialects' events of a line of an imported log, at the time the log's own
+        timestamps give it (``logclock``), whatever time a dialect read."""
+        assert self.clock is not None
+        self.ts = self.clock.at(line)
+        events = [e for d in self.dialects for e in d.feed(line, self.ts)]
+        for event in events:
+            event.ts = self.ts
         return events
 
     def _bad_line(self, line: str, reason: str) -> list[Event]:
@@ -356,7 +372,8 @@ class RunHandle:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
         dialects, sniff = launch.get("dialects", []), launch.get("sniff", [])
-        return Deriver(self.id, meta["created"], dialects, logs, sniff), [
+        return Deriver(self.id, meta["created"], dialects, logs, sniff,
+                       clock=self.info.workload == IMPORTED), [
             FileTail(self.info.path(name),
                      redraws=name == OUTPUT_FILE and bool(dialects or sniff))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]

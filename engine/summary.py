@@ -15,8 +15,40 @@ from typing import Any
 
 from accelbench.engine.events import finite
 
-CANONICAL = ("samples_per_s", "train_time_s", "final_loss", "accuracy", "eval_loss")
+
+@dataclass(frozen=True)
+class Figure:
+    """What a summary figure is called everywhere (CLI, app, exports) and what it means."""
+
+    key: str
+    label: str
+    meaning: str
+    better: str | None = None  # "max", "min", or None (not ranked)
+
+
+FIGURES = {f.key: f for f in (
+    Figure("samples_per_s", "samples/s", "training throughput over the whole run (the"
+           " trainer's own summary figure where it reports one, else the mean of the"
+           " throughput samples)", "max"),
+    Figure("train_time_s", "train time (s)", "training time in seconds, as the trainer"
+           " reports it", "min"),
+    Figure("final_loss", "final loss", "the training loss the run ends with (its own"
+           " final_loss figure, else its train_loss, else the last loss it logged;"
+           " accelbench's workloads report the last epoch's mean as their log prints it, or"
+           " the Trainer's last logged loss)", "min"),
+    Figure("accuracy", "acc %", "accuracy in percent on the evaluation (test) set", "max"),
+    Figure("eval_loss", "eval loss", "loss on the evaluation (test) set", "min"),
+)}
+"""The summary's figures, by field, in the order they are shown."""
+CANONICAL = tuple(FIGURES)
 """The summary's figures, which metric aliases name."""
+LAST_RATE = Figure("last_samples_per_s", "last samples/s",
+                   "throughput over the newest reporting interval (a run's current speed)")
+
+
+def figures_help(separator: str = "; ") -> str:
+    """What each figure label means, as the help texts and tooltips say it."""
+    return separator.join(f"{f.label} = {f.meaning}" for f in (*FIGURES.values(), LAST_RATE))
 
 # raw metric name → canonical field, for the Hugging Face Trainer and accelbench's own
 # workloads (each system adds its own: registry.metric_aliases); the first listed wins

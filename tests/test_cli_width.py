@@ -344,12 +344,12 @@ def test_errors_and_hints_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(home, m
 
 
 def test_how_a_column_narrows_is_given_for_its_title_only():
-    from accelbench.cli.live import SUMMARY_COLUMNS, SUMMARY_NARROW
+    from accelbench.cli.live import SUMMARY_NARROW
 
     for heads in (present.run_heads(), present.experiment_heads(), present.preset_heads(),
                   present.accelerator_heads(), present.parse_heads(),
                   present.experiment_list_heads(),
-                  present.heads(SUMMARY_COLUMNS, SUMMARY_COLUMNS, SUMMARY_NARROW)):
+                  present.heads(("figure", "value", "from"), ("value",), SUMMARY_NARROW)):
         assert any(h.priority or h.shorten for h in heads)
     with pytest.raises(ValueError, match="final_loss"):  # a renamed column: caught at once
         present.heads(("final loss",), (), {"final_loss": {"priority": 10}})

@@ -74,3 +74,28 @@ def test_run_view_mid_run(snap_compare, runner, size):
 def test_run_view_finished(snap_compare, runner, size):
     assert snap_compare(AccelbenchApp(runner), terminal_size=size,
                         run_before=run_view_before(RECORDED, RECORDED[-1].ts + 100))
+
+
+def chart_before(pattern):
+    async def chart(pilot):
+        await run_view_before(RECORDED, RECORDED[-1].ts + 100)(pilot)
+        await pilot.press("g")  # the selected metric (the first: loss)
+        await pilot.pause(0.3)
+        if pattern:
+            await pilot.press("slash", "ctrl+u", *pattern)
+            await pilot.press("enter")
+            await pilot.pause(0.3)
+        for widget in pilot.app.screen.query(Input):
+            widget.cursor_blink = False
+        await pilot.pause()
+    return chart
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_chart_of_a_metric(snap_compare, runner, size):
+    assert snap_compare(AccelbenchApp(runner), terminal_size=size, run_before=chart_before(""))
+
+
+def test_charts_of_a_glob(snap_compare, runner):
+    assert snap_compare(AccelbenchApp(runner), terminal_size=(80, 24),
+                        run_before=chart_before("*loss*"))

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def check_stream(events, expected_phases):
     return finished["summary"]
 
 
-def test_mnist_cnn_end_to_end(home):
+def test_mnist_cnn_end_to_end(home, monkeypatch):
     out = accelbench("run", "cpu-mnist", *MNIST_TINY, "--json")
     assert out.returncode == 0, out.stderr
     events = json_events(out.stdout)
@@ -49,6 +50,13 @@ def test_mnist_cnn_end_to_end(home):
     assert 10 < summary["accuracy"] <= 100  # synthetic digits are learnable: above chance
     assert summary["diagnoses"] == ["synthetic_data"]
     logs = [e["text"] for e in events if e["type"] == "log"]
+    # the final loss is the log's last epoch loss, in the summary and in `show`
+    epoch_loss = next(line for line in reversed(logs) if line.startswith("Epoch 2/2: loss "))
+    assert f"loss {summary['final_loss']:.4f}," in epoch_loss
+    monkeypatch.setenv("COLUMNS", "100")
+    show = accelbench("show", events[-1]["run_id"])
+    assert re.search(rf"final loss\s+│\s+{summary['final_loss']:.4g}\s+│ metric final_loss",
+                     show.stdout), show.stdout
     assert f"Accuracy on test set: {summary['accuracy']:.2f}%" in logs
     assert any("SYNTHETIC" in line for line in logs)
 
@@ -72,7 +80,7 @@ def test_live_display_shows_progress_and_summary(home):
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "40/40 steps" in text and "epoch 2/2" in text and "samples/s" in text
-    for column in ("samples/s", "train time", "final loss", "test accuracy"):
+    for column in ("samples/s", "train time", "final loss", "acc %"):
         assert column in text
     assert "done" in text
 

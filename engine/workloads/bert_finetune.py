@@ -332,6 +332,9 @@ def main() -> None:
     for name in ("train_samples_per_second", "train_runtime", "train_loss",
                  "eval_loss", "eval_accuracy"):
         emit("metric", name=name, value=float(metrics[name]), step=step)
+    logged = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    if logged:  # the loss the training ends with (train_loss is the mean of all of it)
+        emit("metric", name="final_loss", value=float(logged[-1]), step=step)
     acc = metrics["eval_accuracy"]
     emit("metric", name="accuracy", value=round(100 * acc, 4), step=step)
     say(f"Accuracy: {acc:.4f} ({100 * acc:.2f}%)")

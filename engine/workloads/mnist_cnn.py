@@ -233,10 +233,11 @@ def train(model: nn.Module, optimizer, x: torch.Tensor, y: torch.Tensor, args, s
         mean_loss = epoch_loss.item() / steps  # .item() waits for the device: honest timings
         rate = n / (time.perf_counter() - epoch_started)
         print(f"Epoch {epoch}/{args.epochs}: loss {mean_loss:.4f}, {rate:.1f} samples/s")
+        emit("metric", name="epoch_loss", value=round(mean_loss, 4), step=step)
     runtime = time.perf_counter() - started
     emit("metric", name="train_runtime", value=round(runtime, 3))
     emit("metric", name="train_samples_per_second", value=round(n * args.epochs / runtime, 3))
-    emit("metric", name="final_loss", value=loss.item())
+    emit("metric", name="final_loss", value=round(mean_loss, 4))  # the log's last epoch loss
 
 
 @torch.no_grad()

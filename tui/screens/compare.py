@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from accelbench.engine import plot, present
 from accelbench.engine.compare import Comparison, loss_curves, throughput
+from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import ComparisonWanted
 
 
@@ -32,7 +33,10 @@ class CompareScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="compare-body"):
-            yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+            table: DataTable = DataTable(id="compare-table", cursor_type="row",
+                                         zebra_stripes=True)
+            table.tooltip = figures_help("\n")  # what each figure is
+            yield table
             yield Static("reading the runs…", id="compare-plots")
         yield Footer()
 

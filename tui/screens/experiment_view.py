@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 from accelbench.engine import present
 from accelbench.engine.experiment import Entry, Experiment
 from accelbench.engine.follow import Follower
+from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
 from accelbench.tui.screens.confirm import Confirm
 
@@ -50,6 +51,7 @@ class ExperimentView(Screen):
                                            zebra_stripes=True)
         for head in present.experiment_heads():
             table.add_column(head.rich(), key=head.title)
+        table.tooltip = figures_help("\n")
         yield table
         yield Footer()
 

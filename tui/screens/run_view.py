@@ -1,4 +1,5 @@
-"""The live view of one run: phase, progress, throughput, metrics, engines, log."""
+"""The live view of one run: phase, progress, throughput, figures, every metric (each
+can be opened as a chart), engines, log."""
 
 from __future__ import annotations
 
@@ -16,17 +17,18 @@ from accelbench.engine import format as fmt
 from accelbench.engine import present
 from accelbench.engine.follow import Follower
 from accelbench.engine.state import RunState
+from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import CancelRun
+from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.widgets.engine_bars import EngineBars
 from accelbench.tui.widgets.log_pane import LogPane
+from accelbench.tui.widgets.metrics_table import MetricsTable
 from accelbench.tui.widgets.sparkline_panel import SparklinePanel
 
 TICK_S = 0.1  # how often the view looks at its follower
 BUSY_REDRAW_S = 0.25  # while lines pour in: logs every tick, figures this often
 QUIET_REDRAW_S = 1.0  # otherwise everything at once, once a second (one frame, not three)
 BUSY_LINES = 20  # pending log lines that make the run "busy"
-_HEADLINE = ("accuracy", "eval_accuracy", "eval_loss", "test_loss", "final_loss",
-             "train_samples_per_second", "train_runtime")
 
 
 class RunView(Screen):
@@ -39,6 +41,8 @@ class RunView(Screen):
                 tooltip="Keep the log scrolled to its newest line, or not"),
         Binding("slash", "focus_filter", "Filter", id="run.filter",
                 tooltip="Show only the log lines containing a text"),
+        Binding("g", "chart", "Chart", id="run.chart",
+                tooltip="Chart the selected metric (then filter: loss*, *acc*, ...)"),
         Binding("t", "switch_pane", "Log/Overview", id="run.switch_pane",
                 tooltip="On a narrow terminal: switch between the overview and the log"),
         Binding("escape", "app.pop_screen", "Back", id="run.back", tooltip="Back"),
@@ -54,6 +58,7 @@ class RunView(Screen):
         self._phase = ""
         self._shown: dict[str, str] = {}
         self._diagnoses_shown = -1
+        self._metrics_version, self._metrics_at = -1, 0.0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -66,8 +71,10 @@ class RunView(Screen):
         with Horizontal(id="body"):
             with VerticalScroll(id="overview"):
                 yield SparklinePanel("throughput (samples/s)", id="throughput")
-                yield SparklinePanel("loss", id="loss")
-                yield Static(id="metrics")
+                yield Static(id="figures")  # what each is: its tooltip
+                with Vertical(id="metrics-box") as box:
+                    box.border_title = "metrics (enter: chart)"
+                    yield MetricsTable(id="metrics")
                 with Vertical(id="engines-box") as box:
                     box.border_title = "engines"
                     yield EngineBars(id="engines")
@@ -76,6 +83,8 @@ class RunView(Screen):
 
     def on_mount(self) -> None:
         self.sub_title = self.run_title
+        for selector in ("#throughput", "#figures"):
+            self.query_one(selector).tooltip = figures_help("\n")
         self.query_one(LogPane).show(self.follower)
         self.refresh_view(force=True)
         self.set_interval(TICK_S, self.refresh_view)
@@ -85,6 +94,7 @@ class RunView(Screen):
         self.follower, self.run_title, self.sub_title = follower, title, title
         self._diagnoses_shown = -1
         self.query_one(LogPane).show(follower)
+        self.query_one(MetricsTable).reset()
         self.refresh_view(force=True)
 
     def refresh_view(self, force: bool = False) -> None:
@@ -104,6 +114,7 @@ class RunView(Screen):
             return
         self._last_chart, self._phase = now, state.phase
         self._draw_banner(state, now)
+        self._draw_metrics(state, force)
         if follower.version == self._drawn_version and not force:
             return
         self._drawn_version = follower.version
@@ -139,23 +150,31 @@ class RunView(Screen):
         bar.display = bool(state.total)  # an indeterminate bar animates: costly, and says nothing
         if state.total:
             bar.update(total=state.total, progress=state.step)
-        epoch = f" · epoch {state.epoch:g}/{state.epochs:g}" if state.epochs else ""
-        text = f"{state.step:,}/{state.total:,} steps{epoch}" if state.total else "no progress yet"
+        text = present.progress_text(state)
         self._set("#progress-text", text, text)
 
     def _draw_charts(self, state: RunState) -> None:
         rates = [v for _, v in state.throughput]
-        figures = (f"now {fmt.number(rates[-1])} · mean {fmt.number(sum(rates) / len(rates))}"
-                   f" · peak {fmt.number(max(rates))}") if rates else "waiting for data…"
+        summary = present.run_summary(state)
+        figures = (f"{present.last_rate(state)} · {present.RATE}"
+                   f" {fmt.number(summary.samples_per_s)} · peak {fmt.number(max(rates))}"
+                   if rates else "none reported" if state.finished else "waiting for data…")
         self.query_one("#throughput", SparklinePanel).show(rates, figures)
-        losses = [v for _, v in state.metric_history.get("loss", [])]
-        self.query_one("#loss", SparklinePanel).show(
-            losses, f"latest {fmt.number(losses[-1])} · min {fmt.number(min(losses))}"
-            if losses else "waiting for data…")
-        shown = [f"{name} {fmt.number(state.metrics[name])}" for name in _HEADLINE
-                 if name in state.metrics]
-        self.query_one("#metrics", Static).display = bool(shown)
-        self._set("#metrics", " · ".join(shown), " · ".join(shown), layout=True)
+        line = " · ".join(f"{label} {value}" for label, value, _ in
+                          present.figure_lines(summary))
+        self.query_one("#figures", Static).display = bool(line)
+        self._set("#figures", line, line, layout=True)
+
+    def _draw_metrics(self, state: RunState, force: bool) -> None:
+        """The metrics list, once a second at most (a run may report hundreds a step),
+        until it shows the follower's newest state."""
+        wall = time.monotonic()
+        if not force and (self.follower.version == self._metrics_version
+                          or wall - self._metrics_at < QUIET_REDRAW_S):
+            return
+        self._metrics_version, self._metrics_at = self.follower.version, wall
+        self.query_one(MetricsTable).show(state)
+        self.query_one("#metrics-box").display = bool(state.metrics)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """The pane switch exists on narrow terminals only (wide ones show both panes)."""
@@ -174,6 +193,15 @@ class RunView(Screen):
 
     def action_focus_filter(self) -> None:
         self.query_one("#log-filter").focus()
+
+    def on_data_table_row_selected(self, event: MetricsTable.RowSelected) -> None:
+        event.stop()
+        self.action_chart()
+
+    def action_chart(self) -> None:
+        """Open the chart of the selected metric (every metric when none is selected)."""
+        name = self.query_one(MetricsTable).selected
+        self.app.push_screen(ChartScreen(self.follower, name or "*", self.run_title))
 
     def action_cancel_run(self) -> None:
         self.post_message(CancelRun(self.follower.run_id))

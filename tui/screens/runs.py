@@ -28,7 +28,7 @@ SegmentLines = list[list[Segment]]
 COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
 PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
-DESCENDING = ("started", "samples/s", "acc %")  # the columns first sorted highest first
+DESCENDING = ("started", present.RATE, present.ACCURACY)  # the columns first sorted highest first
 CELLS_KEPT = 10_000  # rendered cells (and lines) a table keeps: its page, in a few looks
 
 

@@ -38,7 +38,8 @@ class EngineBars(Static):
         """Draw the newest reading of every engine the telemetry reports."""
         self._state = state
         if not state.utilization:
-            self.update(Text("no telemetry yet", style="dim"))
+            self.update(Text("no telemetry recorded" if state.finished else "no telemetry yet",
+                             style="dim"))
             return
         relayout = len(state.utilization) != self._engines  # the height follows the engine count
         self._engines = len(state.utilization)

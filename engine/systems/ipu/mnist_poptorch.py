@@ -71,12 +71,13 @@ def train(model, data, args: argparse.Namespace, stop: StopFlag) -> None:
             stop.exit_if_requested(f"at step {step}")
         samples += epoch_samples
         rate = epoch_samples / (time.perf_counter() - epoch_started)
-        print(f"Epoch {epoch}/{args.epochs}: loss {epoch_loss / len(data):.4f},"
-              f" {rate:.1f} samples/s")
+        mean_loss = epoch_loss / len(data)
+        print(f"Epoch {epoch}/{args.epochs}: loss {mean_loss:.4f}, {rate:.1f} samples/s")
+        emit("metric", name="epoch_loss", value=round(mean_loss, 4), step=step)
     runtime = time.perf_counter() - started
     emit("metric", name="train_runtime", value=round(runtime, 3))
     emit("metric", name="train_samples_per_second", value=round(samples / runtime, 3))
-    emit("metric", name="final_loss", value=loss)
+    emit("metric", name="final_loss", value=round(mean_loss, 4))  # the log's last epoch loss
 
 
 @torch.no_grad()

@@ -1,0 +1,94 @@
+"""The clock of a log people already have: the timestamps its lines hold.
+
+An imported run's events are placed in time by them (``LogClock``): the seconds since
+the log's first timestamp, after the run's creation, so that its elapsed time, its
+charts and its duration are the log's own. A line's timestamp is the first date and
+time in it (``2024-03-05 10:00:00,123``, ``2021-6-10 14:54:47``, ``...T10:00:00.5Z``:
+a progress bar may come first), else a time of day in brackets at its start
+(``[17:47:29.814]``, poplar's); a log is timed by the kind its first timestamp is of.
+Dates are read as local time, like the systems' dialects read theirs: only
+differences matter.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+IMPORTED = "imported"  # the workload of an imported run: its events are placed so
+DATED = re.compile(r"(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
+CLOCK = re.compile(r"^\s{0,8}\[(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\]", re.M)
+DAY = 86400.0
+TAIL = 64 * 1024  # characters of a text's end looked at first for its last timestamp
+
+
+def _dated(m: re.Match[str]) -> float:
+    whole = time.mktime((int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]),
+                         0, 0, -1))  # (strptime is slow)
+    return whole + (float(f"0.{m[7]}") if m[7] else 0.0)
+
+
+def _clock(m: re.Match[str]) -> float:
+    return (int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
+            + (float(f"0.{m[4]}") if m[4] else 0.0))
+
+
+def stamp(line: str) -> tuple[bool, float] | None:
+    """(dated, seconds) of the timestamp ``line`` holds (a time of day when not dated),
+    or None."""
+    if m := DATED.search(line):
+        return True, _dated(m)
+    if m := CLOCK.match(line):
+        return False, _clock(m)
+    return None
+
+
+class LogClock:
+    """The times of the lines of an imported log, given in order, after ``start`` (the
+    run's creation); ``span``: from the first timestamp to the last."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.start = start
+        self.dated: bool | None = None  # the kind of timestamps the log is timed by
+        self.first = self.last = 0.0
+        self.days = 0.0  # days a time-of-day clock went round
+        self.now = start
+
+    def at(self, line: str) -> float:
+        """The time of ``line``: its own timestamp's, else that of the last line that had
+        one (never going back)."""
+        found = stamp(line)
+        if found is not None:
+            self._saw(*found)
+        return self.now
+
+    def text(self, text: str) -> None:
+        """Take a piece of the log (whole lines), for its ``span``: its first timestamp
+        and its last (looked for in its end first)."""
+        if self.dated is None:
+            m_dated, m_clock = DATED.search(text), CLOCK.search(text)
+            if m_dated and (not m_clock or m_dated.start() <= m_clock.start()):
+                self._saw(True, _dated(m_dated))
+            elif m_clock:
+                self._saw(False, _clock(m_clock))
+        if self.dated is not None:
+            pattern, read = (DATED, _dated) if self.dated else (CLOCK, _clock)
+            found = list(pattern.finditer(text[-TAIL:])) or (
+                list(pattern.finditer(text)) if len(text) > TAIL else [])
+            if found:
+                self._saw(self.dated, read(found[-1]))
+
+    @property
+    def span(self) -> float:
+        """Seconds from the first timestamp to the last seen (0 without one)."""
+        return round(self.now - self.start, 3)
+
+    def _saw(self, dated: bool, seconds: float) -> None:
+        if self.dated is None:
+            self.dated, self.first, self.last = dated, seconds, seconds
+        elif dated != self.dated:
+            return  # another kind of timestamp: not the log's clock
+        if not dated and seconds + self.days < self.last - DAY / 2:
+            self.days += DAY  # past midnight
+        self.last = seconds + self.days
+        self.now = max(self.now, self.start + self.last - self.first)

@@ -1,0 +1,59 @@
+"""Every metric a run reports: its name, newest value and a sparkline of its history."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from accelbench.engine import present
+from accelbench.engine.state import RunState
+
+SPARK_WIDTH = 20  # characters of each metric's sparkline
+
+
+class MetricsTable(DataTable):
+    """One row per metric (keyed by its name), in the order the run first reported them."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self._names: list[str] = []
+        self._seen: dict[str, tuple] = {}  # per metric: its history's length and last value
+        self._latest_width = 0  # the widest latest value shown (its column grows to it)
+
+    def on_mount(self) -> None:
+        self.add_column("metric", key="metric")
+        self.add_column(Text("latest", justify="right"), key="latest")
+        self.add_column("history", key="history", width=SPARK_WIDTH)
+
+    def show(self, state: RunState) -> None:
+        """Show the metrics of ``state``: new ones appended, those reported since updated
+        (the others cost nothing: a run may report hundreds)."""
+        history = state.metric_history
+        for name, value in state.metrics.items():
+            points = history.get(name)
+            seen = (getattr(points, "added", 0), value)
+            if self._seen.get(name) == seen:
+                continue
+            row = present.metric_row(state, name, SPARK_WIDTH)
+            latest, spark = Text(row.latest, justify="right"), Text(row.spark, style="cyan")
+            if name not in self._seen:
+                self._names.append(name)
+                self.add_row(Text(name), latest, spark, key=name)
+            else:
+                self.update_cell(name, "latest", latest,
+                                 update_width=len(row.latest) > self._latest_width)
+                self.update_cell(name, "history", spark)
+            self._latest_width = max(self._latest_width, len(row.latest))
+            self._seen[name] = seen
+
+    def reset(self) -> None:
+        """Forget the rows (another run is shown next)."""
+        self.clear()
+        self._names, self._seen, self._latest_width = [], {}, 0
+
+    @property
+    def selected(self) -> str | None:
+        """The name of the metric under the cursor, if any."""
+        if not self.row_count:
+            return None
+        return self._names[min(self.cursor_row, len(self._names) - 1)]
