@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from accelbench.cli.console import console  # noqa: F401 (the commands import it here)
 from accelbench.engine import format as fmt
 from accelbench.engine import present
 from accelbench.engine.present import Cell, Head
@@ -19,12 +20,6 @@ from accelbench.engine.summary import RunSummary
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
     from accelbench.engine.compare import Comparison
     from accelbench.engine.experiment import Experiment
-
-
-def console(**options) -> Console:
-    """A console that never reads a string as markup or emoji codes: run names, metrics and
-    log lines print as they are; styles come from ``Text`` and ``style=``."""
-    return Console(markup=False, emoji=False, **options)
 
 
 def render(state: RunState, name: str, log_lines: int = 5) -> RenderableType:

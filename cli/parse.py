@@ -44,7 +44,7 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from accelbench.cli.live import console
+    from accelbench.cli.console import console
 
     runs = _Summaries()
     logfile.read_file(path, runs, dialect)

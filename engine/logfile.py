@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
+from accelbench.engine.parsers.prefilter import Searched, line_starts, needs_of, nocase_of
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -94,7 +94,7 @@ class Reader:
 def split_sections(text: str) -> list[Section]:
     """Sections of markdown notes at their headings (outside fenced code blocks)."""
     return [Section(span.title, text[span.start:span.end])
-            for span in _scan(iter([text]) if text else iter([]), True)[0]]
+            for span in _scan(lambda: iter([text] if text else []), True)[0]]
 
 
 def detect(text: str) -> list[str]:
@@ -111,14 +111,6 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     if any(name in registry.dialect_systems() for name in names):
         names = [name for name in names if not dialects[name].fallback]
     return names
-
-
-def _is_markdown(path: Path) -> bool:
-    """Whether a file holds markdown notes (headings split it), not a plain log: a ``.md``
-    file, or one with a fenced code block."""
-    if path.suffix.lower() in MARKDOWN_SUFFIXES:
-        return True
-    return any("```" in block and _FENCE.search(block) for block in _blocks(path))
 
 
 def _blocks(path: Path) -> Iterator[str]:
@@ -200,7 +192,7 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
     found = set(found)
     if not text.endswith("\n"):
         text += "\n"  # each line found ends at a \n
-    lowered = None  # text.lower(), once a dialect needs it
+    searched = Searched(text)
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
@@ -213,9 +205,7 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
             if dialect.sniff(text):
                 found.add(name)
             continue
-        if nocase and lowered is None and text.isascii():
-            lowered = text.lower()
-        starts = line_starts(text, needs, nocase, lowered)
+        starts = searched.line_starts(needs, nocase)
         if starts and dialect.sniff("\n".join(text[start:text.find("\n", start)]
                                               for start in starts)):
             found.add(name)
@@ -254,15 +244,19 @@ def _marks(block: str) -> list[tuple[int, bool]]:
     return marks
 
 
-def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str], bool]:
-    """The non-blank sections of the text in ``blocks`` (one unless ``markdown``), the
+def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
+          ) -> tuple[list[_Span], list[str], bool]:
+    """The non-blank sections of the text in ``blocks()`` (one unless ``markdown``), the
     texts that the whole file's dialects are detected from, and whether it is large: then
-    those are its headings only, and its sections' dialects count too."""
+    those are its headings only, and its sections' dialects count too. ``markdown`` None:
+    markdown notes where the text holds a fenced code block (then it is read again)."""
     spans: list[_Span] = []
     headings: list[str] = []
     whole = _Sample(middle=False)
     span, offset, fenced = _Span("", 0), 0, False
-    for block in blocks:
+    for block in blocks():
+        if markdown is None and "```" in block and _FENCE.search(block):
+            return _scan(blocks, True)
         whole.add(block)
         pos = 0  # where the part of ``block`` not yet in a span starts
         for start, fence in _marks(block) if markdown else ():
@@ -440,7 +434,8 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    spans, whole, large = _scan(_blocks(path), _is_markdown(path))
+    spans, whole, large = _scan(lambda: _blocks(path),
+                                True if path.suffix.lower() in MARKDOWN_SUFFIXES else None)
     names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
