@@ -29,8 +29,7 @@ class _Summaries(logfile.Reader):
 
     def events(self, events: list[Event]) -> None:
         self.count += len(events)
-        for event in events:
-            self.state.feed(event)
+        self.state.feed_all(events)
 
     def end(self, title: str, outcome: logfile.Outcome) -> None:
         self.rows.append((title, self.dialects, self.count, outcome, self.state))

@@ -29,7 +29,13 @@ from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import Searched, line_starts, needs_of, nocase_of
+from accelbench.engine.parsers.prefilter import (
+    Searched,
+    Shapes,
+    line_starts,
+    needs_of,
+    nocase_of,
+)
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -184,6 +190,11 @@ class _Sample:
             return ["".join(self.pieces)]
         return [self.pieces[0], self.tail]
 
+    def unsniffed(self) -> list[str]:
+        """The texts its dialects are yet to be detected from: its end where those of its
+        start and middle are in ``found``, else :meth:`texts`."""
+        return [self.tail] if self.tail and self.middle else self.texts()
+
 
 def _sniff_needed(text: str, found: set[str]) -> set[str]:
     """``found`` and the other dialects whose sniff recognises the lines of ``text``
@@ -193,6 +204,7 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
     if not text.endswith("\n"):
         text += "\n"  # each line found ends at a \n
     searched = Searched(text)
+    shapes = Shapes(text) if text.isascii() else None
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
@@ -205,6 +217,10 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
             if dialect.sniff(text):
                 found.add(name)
             continue
+        if shapes is not None:  # (the literals no line holds need not be looked for)
+            needs, nocase = shapes.held(needs), shapes.held(nocase, lowered=True)
+            if not needs and not nocase:
+                continue
         starts = searched.line_starts(needs, nocase)
         if starts and dialect.sniff("\n".join(text[start:text.find("\n", start)]
                                               for start in starts)):
@@ -344,16 +360,19 @@ class _Runs:
 
     def _give(self) -> None:
         """Hand the batch to the reader, noting what says how the run ended, and when."""
-        for event in self.batch:
-            if event.ts:
-                self.first = min(self.first or event.ts, event.ts)
-                self.last = max(self.last, event.ts)
-            if type(event) is Metric:
-                self.succeeded = self.succeeded or event.name in self.success
-            elif (type(event) is Diagnosis and self.failure is None
-                  and event.code not in self.warnings):
-                self.failure = event
-        self.reader.events(self.batch)
+        batch = self.batch
+        stamps = [event.ts for event in batch if event.ts]
+        if stamps:
+            first = min(stamps)
+            self.first = min(self.first or first, first)
+            self.last = max(self.last, *stamps)
+        if not self.succeeded and self.success:
+            self.succeeded = any(type(event) is Metric and event.name in self.success
+                                 for event in batch)
+        if self.failure is None:
+            self.failure = next((event for event in batch if type(event) is Diagnosis
+                                 and event.code not in self.warnings), None)
+        self.reader.events(batch)
         self.batch = []
 
     def _end(self, title: str) -> None:
@@ -379,8 +398,12 @@ class _Runs:
                 self._item(offset, line)
                 offset += len(line) + 1
         else:
+            starts = line_starts(text, self.needs, self.nocase)
+            if (self.split is None and not self.skips and "\r" not in text
+                    and self._lines(text, starts)):
+                starts = []  # (and the gaps give nothing)
             after = 0  # the offset just after the last line given
-            for start in line_starts(text, self.needs, self.nocase):
+            for start in starts:
                 if start > after and self.skips:  # (else a gap gives nothing)
                     self._item(after, None)
                 end = text.find("\n", start)
@@ -395,6 +418,27 @@ class _Runs:
             self._end(self._numbered() if self.runs > 1 else self.title)
         else:
             self._give()
+
+    def _lines(self, text: str, starts: list[int]) -> bool:
+        """Feed the lines of ``text`` at ``starts`` all at once (where no gap counts, no line
+        is redrawn and no run has ended yet); False where a run ends on one of them (then
+        nothing is fed: they go one by one, to find where)."""
+        find = text.find
+        lines = [text[start:find("\n", start)] for start in starts]
+        if starts and find("\n", starts[-1]) < 0:
+            lines[-1] = text[starts[-1]:]  # the piece's last line, without its \n
+        saved = copy.deepcopy(self.parsers) if self.ends else None
+        if len(self.parsers) == 1:
+            events = self.parsers[0].feed_lines(lines, 0.0)
+        else:
+            events = [e for line in lines for parser in self.parsers
+                      for e in parser.feed(line, 0.0)]
+        if saved is not None and any(type(e) is Metric and e.name in self.ends
+                                     for e in events):
+            self.parsers = saved
+            return False
+        self.batch += events
+        return True
 
     def _item(self, offset: int, line: str | None) -> None:
         if line is None and ((self.gap and offset == 0) or not self.skips):
@@ -436,7 +480,7 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
     spans, whole, large = _scan(lambda: _blocks(path),
                                 True if path.suffix.lower() in MARKDOWN_SUFFIXES else None)
-    names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
+    names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
     reader.file(_detect(whole, seen) if dialect == "auto" else [])

@@ -10,6 +10,7 @@ by ``str.find`` of the whole literal.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -69,19 +70,36 @@ class Searched:
         return sorted(starts)
 
 
+class Shapes:
+    """The shapes of the lines of an ASCII text: each distinct line with its digits made 0
+    (a log repeats a few shapes, its numbers aside). A literal that no shape holds, its own
+    digits made 0, is on no line of the text: a quick test of many literals."""
+
+    def __init__(self, text: str) -> None:
+        self.text = "\n".join(set(text.translate(_ZEROS).split("\n")))
+        self._lowered = ""
+
+    def held(self, literals: tuple[str, ...], lowered: bool = False) -> tuple[str, ...]:
+        """Those of ``literals`` a shape holds (``lowered``: lower-case ones, in any case)."""
+        text = self.text
+        if lowered and literals:
+            text = self._lowered = self._lowered or text.lower()
+        return tuple(literal for literal in literals if literal.translate(_ZEROS) in text)
+
+
+_ZEROS = str.maketrans("123456789", "000000000")
+
+
 def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[str, int]
           ) -> None:
     """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``
     (``counts``: each character's count in the text's first ``SAMPLE`` characters, -1
     where the text lacks it, as far as known; more are added)."""
     sample = text[:SAMPLE]
-
-    def count(char: str) -> int:
-        n = counts.get(char)
-        if n is None:
-            n = counts[char] = sample.count(char) or (0 if char in text else -1)
-        return n
-
+    for char in _characters(literals):
+        if char not in counts:
+            counts[char] = sample.count(char) or (0 if char in text else -1)
+    count = counts.__getitem__
     anchored: dict[str, list[tuple[str, int]]] = {}  # rare character: (literal, its offset)
     for literal in literals:
         rare = min(literal, key=count)
@@ -95,6 +113,12 @@ def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[s
     for rare, group in anchored.items():
         if not _anchored(text, rare, group, starts):
             _search(text, tuple(literal for literal, _ in group), starts)
+
+
+@functools.lru_cache(maxsize=256)
+def _characters(literals: tuple[str, ...]) -> str:
+    """The characters ``literals`` hold, each once."""
+    return "".join(dict.fromkeys("".join(literals)))
 
 
 def _anchored(text: str, rare: str, group: list[tuple[str, int]], starts: set[int]) -> bool:
