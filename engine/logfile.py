@@ -112,8 +112,10 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     """The dialects in ``found`` or whose sniff recognises one of ``texts``; a ``fallback``
     one only where no system's dialect is found (that one reads its own progress bars)."""
     dialects = registry.dialects()
+    shapes = [Shapes(text) if text.isascii() else None for text in texts]
     names = [name for name, dialect in dialects.items()
-             if name in found or any(dialect.sniff(text) for text in texts)]
+             if name in found or any(_sniffs(dialect, text, shape)
+                                     for text, shape in zip(texts, shapes, strict=True))]
     if any(name in registry.dialect_systems() for name in names):
         names = [name for name in names if not dialects[name].fallback]
     return names
@@ -196,6 +198,20 @@ class _Sample:
         return [self.tail] if self.tail and self.middle else self.texts()
 
 
+def _sniffs(dialect: type[Dialect], text: str, shapes: Shapes | None) -> bool:
+    """Whether ``dialect`` recognises ``text``: not where no line of it (no line shape)
+    holds one of its ``sniff_needs``, the lines its sniff reads."""
+    if (shapes is not None and dialect.sniff_needs is not None
+            and not shapes.held(_sniff_nocase(dialect), lowered=True)):
+        return False
+    return dialect.sniff(text)
+
+
+def _sniff_nocase(dialect: type[Dialect]) -> tuple[str, ...]:
+    """The ``sniff_needs`` of ``dialect``, lower-cased."""
+    return tuple(sorted({text.lower() for text in dialect.sniff_needs or ()}))
+
+
 def _sniff_needed(text: str, found: set[str]) -> set[str]:
     """``found`` and the other dialects whose sniff recognises the lines of ``text``
     holding what it reads (``sniff_needs``, else ``needs``; all of ``text`` for a dialect
@@ -210,7 +226,7 @@ def _sniff_needed(text: str, found: set[str]) -> set[str]:
             continue
         needs: tuple[str, ...]
         if dialect.sniff_needs is not None:
-            needs, nocase = (), tuple(sorted({t.lower() for t in dialect.sniff_needs}))
+            needs, nocase = (), _sniff_nocase(dialect)
         elif dialect.needs is not None:
             needs, nocase = dialect.needs, nocase_of([dialect])
         else:

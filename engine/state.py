@@ -45,13 +45,15 @@ class Series(list):
 
     def add(self, point: Any) -> None:
         """Add the newest point."""
-        if self and (self.added - 1) % self.stride:
-            self.pop()  # the previous newest point, between two kept ones
-        self.append(point)
-        if self.added % self.stride == 0 and len(self) > self.cap:
+        added, stride = self.added, self.stride
+        if self and (added - 1) % stride:
+            self[-1] = point  # in place of the previous newest point, between two kept ones
+        else:
+            self.append(point)
+        if added % stride == 0 and len(self) > self.cap:
             del self[1::2]
-            self.stride *= 2
-        self.added += 1
+            self.stride = stride * 2
+        self.added = added + 1
 
 
 @dataclass

@@ -142,26 +142,28 @@ class Cerebras(Dialect):
         loss, self._loss = self._loss, None
         return [] if loss is None else [Metric(self.run_id, ts, "final_loss", loss)]
 
-    def _train(self, ts: float, step_text: str, loss_text: str, rate: str, global_rate: str,
-               hours: str | None, minutes: str, seconds: str) -> list[Event]:
-        """The events of a Train line (the groups of ``_TRAIN``)."""
+    def _train(self, events: list[Event], ts: float, step_text: str, loss_text: str,
+               rate: str, global_rate: str, hours: str | None, minutes: str, seconds: str
+               ) -> None:
+        """Add the events of a Train line (the groups of ``_TRAIN``) to ``events``."""
         run, step, loss = self.run_id, int(step_text), float(loss_text)
         self._loss = loss
-        events = [] if self._training else self._enter(ts, "running")
+        if not self._training:
+            events += self._enter(ts, "running")
         left = None if hours is None else int(hours) * 3600 + int(minutes) * 60 + int(seconds)
-        return [*events, *self._progress(ts, step, left),
-                Metric(run, ts, "loss", loss, step),
-                Throughput(run, ts, float(rate), step),
-                Metric(run, ts, "global_rate", float(global_rate), step)]
+        events += self._progress(ts, step, left)
+        events.extend((Metric(run, ts, "loss", loss, step),
+                       Throughput(run, ts, float(rate), step),
+                       Metric(run, ts, "global_rate", float(global_rate), step)))
 
     def feed_lines(self, lines: list[str], ts: float) -> list[Event]:
         """As ``feed`` each, a timestamped Train line read with one pattern."""
         events: list[Event] = []
-        match, feed = _TRAIN_LINE.match, self.feed
+        match, feed, train = _TRAIN_LINE.match, self.feed, self._train
         for line in lines:
             if m := match(line):
                 self._ts = _local_ts(m[1], m[2])
-                events += self._train(self._ts, *m.groups()[3:])
+                train(events, self._ts, *m.groups()[3:])
             else:
                 events += feed(line, ts)
         return events
@@ -184,7 +186,9 @@ class Cerebras(Dialect):
         """The events of a line's text (its timestamp and level already taken off)."""
         run = self.run_id
         if m := _TRAIN.search(text):
-            return self._train(ts, *m.groups())
+            events: list[Event] = []
+            self._train(events, ts, *m.groups())
+            return events
         if m := _TF_STEP.search(text):
             step = int(m[1])
             self._done, finished, self._finished = False, self._finished, []
