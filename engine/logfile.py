@@ -20,9 +20,11 @@ text and events to a :class:`Reader` as they come.
 from __future__ import annotations
 
 import copy
+import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from accelbench.engine import registry
@@ -333,6 +335,17 @@ def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
     return [e for parser in parsers for e in parser.feed(line, 0.0)]
 
 
+_TS = operator.attrgetter("ts")
+
+
+def _metric_in(events: list[Event], names: frozenset[str]) -> bool:
+    """Whether one of ``events`` is a metric named in ``names`` (the names of all first,
+    in C: most batches have none of them)."""
+    if names.isdisjoint(map(getattr, events, repeat("name"), repeat(None))):
+        return False
+    return any(type(event) is Metric and event.name in names for event in events)
+
+
 def _closing(event: Event) -> bool:
     """True for an event that belongs to the run before it: its wind-down or the
     diagnosis of its failure (an app asserting on the figures it just printed)."""
@@ -377,15 +390,14 @@ class _Runs:
     def _give(self) -> None:
         """Hand the batch to the reader, noting what says how the run ended, and when."""
         batch = self.batch
-        stamps = [event.ts for event in batch if event.ts]
+        stamps = list(filter(None, map(_TS, batch)))
         if stamps:
             first = min(stamps)
             self.first = min(self.first or first, first)
             self.last = max(self.last, *stamps)
-        if not self.succeeded and self.success:
-            self.succeeded = any(type(event) is Metric and event.name in self.success
-                                 for event in batch)
-        if self.failure is None:
+        if not self.succeeded and _metric_in(batch, self.success):
+            self.succeeded = True
+        if self.failure is None and Diagnosis in set(map(type, batch)):
             self.failure = next((event for event in batch if type(event) is Diagnosis
                                  and event.code not in self.warnings), None)
         self.reader.events(batch)
@@ -449,8 +461,7 @@ class _Runs:
         else:
             events = [e for line in lines for parser in self.parsers
                       for e in parser.feed(line, 0.0)]
-        if saved is not None and any(type(e) is Metric and e.name in self.ends
-                                     for e in events):
+        if saved is not None and _metric_in(events, self.ends):
             self.parsers = saved
             return False
         self.batch += events
