@@ -143,18 +143,20 @@ class RunState:
             self.first_progress = (event.ts, event.step)
 
     def _throughput(self, event: Throughput) -> None:
-        self.throughput.add((event.ts, event.samples_per_s))
-        self._rate_sum[0] += event.samples_per_s
-        self._rate_sum[1] += 1
+        rate, sums = event.samples_per_s, self._rate_sum
+        self.throughput.add((event.ts, rate))
+        sums[0] += rate
+        sums[1] += 1
 
     def _metric(self, event: Metric) -> None:
-        if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
+        name, value, metrics = event.name, event.value, self.metrics
+        if name not in metrics and len(metrics) >= MAX_NAMES:
             return
-        self.metrics[event.name] = event.value
-        history = self.metric_history.get(event.name)
+        metrics[name] = value
+        history = self.metric_history.get(name)
         if history is None:  # (setdefault would make a Series per event)
-            history = self.metric_history[event.name] = Series()
-        history.add((event.step, event.value))
+            history = self.metric_history[name] = Series()
+        history.add((event.step, value))
 
     def _phase(self, event: Phase) -> None:
         self.phase, self.phase_detail = event.name, event.detail
