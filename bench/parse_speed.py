@@ -77,7 +77,8 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3, help="rounds; each command's least CPU shown")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="rounds; each command's of least CPU is shown")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp, "cerebras.log")

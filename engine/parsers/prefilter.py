@@ -71,23 +71,24 @@ class Searched:
 
 
 class Shapes:
-    """The shapes of the lines of an ASCII text: each distinct line with its digits made 0
-    (a log repeats a few shapes, its numbers aside). A literal that no shape holds, its own
-    digits made 0, is on no line of the text: a quick test of many literals."""
+    """The shapes of the lines of an ASCII text: each distinct line without its digits (a
+    log repeats a few shapes, its numbers aside). A literal that no shape holds, without
+    its digits too, is on no line of the text: a quick test of many literals."""
 
     def __init__(self, text: str) -> None:
-        self.text = "\n".join(set(text.translate(_ZEROS).split("\n")))
-        self._lowered = ""
+        self.text = b"\n".join(set(text.encode().translate(None, _DIGITS).split(b"\n")))
+        self._lowered = b""
 
     def held(self, literals: tuple[str, ...], lowered: bool = False) -> tuple[str, ...]:
         """Those of ``literals`` a shape holds (``lowered``: lower-case ones, in any case)."""
         text = self.text
         if lowered and literals:
             text = self._lowered = self._lowered or text.lower()
-        return tuple(literal for literal in literals if literal.translate(_ZEROS) in text)
+        return tuple(literal for literal in literals
+                     if literal.encode().translate(None, _DIGITS) in text)
 
 
-_ZEROS = str.maketrans("123456789", "000000000")
+_DIGITS = b"0123456789"
 
 
 def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[str, int]
