@@ -24,7 +24,7 @@ import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 
 from accelbench.engine import registry
@@ -114,7 +114,7 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     """The dialects in ``found`` or whose sniff recognises one of ``texts``; a ``fallback``
     one only where no system's dialect is found (that one reads its own progress bars)."""
     dialects = registry.dialects()
-    shapes = [Shapes(text) if text.isascii() else None for text in texts]
+    shapes = [Shapes.of(text) for text in texts]
     names = [name for name, dialect in dialects.items()
              if name in found or any(_sniffs(dialect, text, shape)
                                      for text, shape in zip(texts, shapes, strict=True))]
@@ -154,14 +154,18 @@ class _Sample:
         self.blank = True
         self.middle = middle  # whether the middle is sniffed
         self.found: set[str] = set()  # dialects found in the middle
+        self.shapes: list[Shapes | None] = []  # of the blocks the text not yet middle is of
 
-    def add(self, text: str) -> None:
+    def add(self, text: str, shapes: Shapes | None = None) -> None:
+        """The next piece of the text (``shapes``: those of the block it is of, if known)."""
         if not text:
             return
         if self.blank and text and not text.isspace():
             self.blank = False
+        if not self.shapes or self.shapes[-1] is not shapes:
+            self.shapes.append(shapes)
         if self.tail:
-            self._cut(self.tail + text, 0)
+            self._cut(self.tail + text, 0, len(text))
             return
         self.pieces.append(text)
         self.size += len(text)
@@ -171,16 +175,19 @@ class _Sample:
             self.pieces = [whole[:head]]
             if self.middle:  # what the start shows need not be looked for further
                 self.found = set(_detect(self.pieces))
-            self._cut(whole, head)
+            self._cut(whole, head, len(text))
 
-    def _cut(self, text: str, start: int) -> None:
+    def _cut(self, text: str, start: int, latest: int) -> None:
         """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
-        middle."""
+        middle (``latest``: the length of the piece just added, at its end)."""
         cut = max(start, text.rfind("\n", start, len(text) - SNIFF) + 1
                   or len(text) - SNIFF)  # no line ends there: SNIFF characters all the same
         if self.middle and cut > start:
-            self.found = _sniff_needed(text[start:cut], self.found)
+            self.found = _sniff_needed(text[start:cut], self.found,
+                                       Shapes.joined(self.shapes))
         self.tail = text[cut:]
+        if cut >= len(text) - latest:  # the tail is all of the latest piece's block
+            self.shapes = self.shapes[-1:]
 
     def chop(self) -> None:
         """Drop the last character given (a heading's newline)."""
@@ -214,15 +221,14 @@ def _sniff_nocase(dialect: type[Dialect]) -> tuple[str, ...]:
     return tuple(sorted({text.lower() for text in dialect.sniff_needs or ()}))
 
 
-def _sniff_needed(text: str, found: set[str]) -> set[str]:
+def _sniff_needed(text: str, found: set[str], shapes: Shapes | None) -> set[str]:
     """``found`` and the other dialects whose sniff recognises the lines of ``text``
     holding what it reads (``sniff_needs``, else ``needs``; all of ``text`` for a dialect
-    that needs no text)."""
+    that needs no text); ``shapes``: those of its lines (or more), where known."""
     found = set(found)
     if not text.endswith("\n"):
         text += "\n"  # each line found ends at a \n
     searched = Searched(text)
-    shapes = Shapes(text) if text.isascii() else None
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
@@ -278,12 +284,21 @@ def _marks(block: str) -> list[tuple[int, bool]]:
     return marks
 
 
+_Held = tuple[frozenset[str], frozenset[str]] | None  # see _scan and _Runs.piece
+
+
 def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
-          ) -> tuple[list[_Span], list[str], bool]:
+          ) -> tuple[list[_Span], list[str], bool, list[tuple[int, _Held]]]:
     """The non-blank sections of the text in ``blocks()`` (one unless ``markdown``), the
     texts that the whole file's dialects are detected from, and whether it is large: then
-    those are its headings only, and its sections' dialects count too. ``markdown`` None:
-    markdown notes where the text holds a fenced code block (then it is read again)."""
+    those are its headings only, and its sections' dialects count too; and for each block,
+    its length and which of the dialects' ``needs`` and ``needs_nocase`` its line shapes hold
+    (None: not known). ``markdown`` None: markdown notes where the text holds a fenced code block
+    (then it is read again)."""
+    dialects = registry.dialects().values()
+    needs = needs_of([d for d in dialects if d.needs is not None]) or ()
+    nocase = nocase_of(dialects)
+    held: list[tuple[int, _Held]] = []
     spans: list[_Span] = []
     headings: list[str] = []
     whole = _Sample(middle=False)
@@ -292,6 +307,9 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
         if markdown is None and "```" in block and _FENCE.search(block):
             return _scan(blocks, True)
         whole.add(block)
+        shapes = Shapes.of(block)
+        held.append((len(block), None if shapes is None else (
+            frozenset(shapes.held(needs)), frozenset(shapes.held(nocase, lowered=True)))))
         pos = 0  # where the part of ``block`` not yet in a span starts
         for start, fence in _marks(block) if markdown else ():
             if fence:
@@ -302,7 +320,7 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
             heading = None if fenced else _HEADING.match(block[start:end])
             if heading is None:
                 continue
-            span.sample.add(block[pos:start])
+            span.sample.add(block[pos:start], shapes)
             if offset + start:
                 span.sample.chop()
             span.end = max(offset + start - 1, span.start)
@@ -312,14 +330,14 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
                 headings.append(block[start:end])
             span = _Span(heading.group(1).replace("*", "").strip(), offset + end + 1)
             pos = min(end + 1, len(block))
-        span.sample.add(block[pos:])
+        span.sample.add(block[pos:], shapes)
         offset += len(block)
     span.end = max(offset, span.start)
     if not span.sample.blank:
         spans.append(span)
     if whole.tail:  # a large file: what its sections and headings show
-        return spans, ["\n".join(headings)], True
-    return spans, whole.texts(), False
+        return spans, ["\n".join(headings)], True, held
+    return spans, whole.texts(), False, held
 
 
 def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
@@ -414,8 +432,10 @@ class _Runs:
     def _numbered(self) -> str:
         return f"{self.title} ({self.runs})" if self.title else f"({self.runs})"
 
-    def piece(self, text: str, last: bool) -> None:
-        """The next piece of the section's text (whole lines; ``last``: its end)."""
+    def piece(self, text: str, last: bool, held: _Held = None) -> None:
+        """The next piece of the section's text (whole lines; ``last``: its end; ``held``:
+        which literals its block's line shapes hold, if known: the others are on none of
+        its lines)."""
         self.text, self.done = text, 0
         if self.needs is None:
             offset = 0
@@ -426,7 +446,11 @@ class _Runs:
                 self._item(offset, line)
                 offset += len(line) + 1
         else:
-            starts = line_starts(text, self.needs, self.nocase)
+            needs, nocase = self.needs, self.nocase
+            if held is not None:
+                needs = tuple(literal for literal in needs if literal in held[0])
+                nocase = tuple(literal for literal in nocase if literal in held[1])
+            starts = line_starts(text, needs, nocase)
             if (self.split is None and not self.skips and "\r" not in text
                     and self._lines(text, starts)):
                 starts = []  # (and the gaps give nothing)
@@ -505,7 +529,7 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    spans, whole, large = _scan(lambda: _blocks(path),
+    spans, whole, large, held = _scan(lambda: _blocks(path),
                                 True if path.suffix.lower() in MARKDOWN_SUFFIXES else None)
     names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
@@ -514,14 +538,17 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None
-    for block in _blocks(path):
+    for block, (size, known) in zip(_blocks(path), chain(held, repeat((-1, None))),
+                                    strict=False):
         stop = offset + len(block)
+        shapes = known if size == len(block) else None  # (else the file changed since)
         while i < len(spans) and spans[i].start < stop:
             span = spans[i]
             if runs is None:
                 runs = _Runs(reader, names[i], span.title, run_ids)
             last = span.end <= stop
-            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last)
+            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last,
+                       shapes)
             if not last:
                 break
             runs, i = None, i + 1

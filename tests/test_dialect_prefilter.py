@@ -120,7 +120,8 @@ def test_every_literal_is_found_whatever_characters_the_text_lacks() -> None:
 
 
 def test_line_shapes_hold_the_literals_the_lines_hold_whatever_their_digits() -> None:
-    shapes = Shapes("12:00 Step 7 of 10\nloss 0.5\nStep 8 of 10\n")
+    shapes = Shapes.of("12:00 Step 7 of 10\nloss 0.5\nStep 8 of 10\n" * 9)
+    assert shapes is not None and Shapes.of("a\nb\n") is None  # (no quicker than the text)
     assert shapes.held(("Step 1 of 99", "of 10", "loss 3", "epoch", "step")) == (
         "Step 1 of 99", "of 10", "loss 3")
     assert shapes.held(("step", "loss", "epoch"), lowered=True) == ("step", "loss")

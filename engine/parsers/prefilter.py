@@ -75,14 +75,30 @@ class Shapes:
     log repeats a few shapes, its numbers aside). A literal that no shape holds, without
     its digits too, is on no line of the text: a quick test of many literals."""
 
-    def __init__(self, text: str) -> None:
-        self.text = b"\n".join(set(text.encode().translate(None, _DIGITS).split(b"\n")))
+    def __init__(self, shapes: bytes) -> None:
+        self.text = shapes
         self._lowered = b""
 
-    def held(self, literals: tuple[str, ...], lowered: bool = False) -> tuple[str, ...]:
+    @classmethod
+    def of(cls, text: str) -> Shapes | None:
+        """The shapes of ``text``'s lines; None where it is not ASCII, or where they are
+        too many for the test to be quick."""
+        if not text.isascii():
+            return None
+        shapes = b"\n".join(set(text.encode().translate(None, _DIGITS).split(b"\n")))
+        return cls(shapes) if len(shapes) * 8 <= len(text) else None
+
+    @classmethod
+    def joined(cls, parts: list[Shapes | None]) -> Shapes | None:
+        """The shapes of the lines of several texts (None where one's are not known)."""
+        if any(part is None for part in parts):
+            return None
+        return cls(b"\n".join(part.text for part in parts if part is not None))
+
+    def held(self, literals: Iterable[str], lowered: bool = False) -> tuple[str, ...]:
         """Those of ``literals`` a shape holds (``lowered``: lower-case ones, in any case)."""
         text = self.text
-        if lowered and literals:
+        if lowered:
             text = self._lowered = self._lowered or text.lower()
         return tuple(literal for literal in literals
                      if literal.encode().translate(None, _DIGITS) in text)
