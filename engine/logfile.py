@@ -154,7 +154,9 @@ class _Sample:
         self.blank = True
         self.middle = middle  # whether the middle is sniffed
         self.found: set[str] = set()  # dialects found in the middle
-        self.shapes: list[Shapes | None] = []  # of the blocks the text not yet middle is of
+        # The line shapes of the blocks the text not yet middle is of, each with how many
+        # characters of it are of that block (or more).
+        self.shapes: list[tuple[Shapes | None, int]] = []
 
     def add(self, text: str, shapes: Shapes | None = None) -> None:
         """The next piece of the text (``shapes``: those of the block it is of, if known)."""
@@ -162,10 +164,12 @@ class _Sample:
             return
         if self.blank and text and not text.isspace():
             self.blank = False
-        if not self.shapes or self.shapes[-1] is not shapes:
-            self.shapes.append(shapes)
+        if self.shapes and self.shapes[-1][0] is shapes:
+            self.shapes[-1] = (shapes, self.shapes[-1][1] + len(text))
+        else:
+            self.shapes.append((shapes, len(text)))
         if self.tail:
-            self._cut(self.tail + text, 0, len(text))
+            self._cut(self.tail + text, 0)
             return
         self.pieces.append(text)
         self.size += len(text)
@@ -175,19 +179,24 @@ class _Sample:
             self.pieces = [whole[:head]]
             if self.middle:  # what the start shows need not be looked for further
                 self.found = set(_detect(self.pieces))
-            self._cut(whole, head, len(text))
+            self._cut(whole, head)
 
-    def _cut(self, text: str, start: int, latest: int) -> None:
+    def _cut(self, text: str, start: int) -> None:
         """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
-        middle (``latest``: the length of the piece just added, at its end)."""
+        middle."""
         cut = max(start, text.rfind("\n", start, len(text) - SNIFF) + 1
                   or len(text) - SNIFF)  # no line ends there: SNIFF characters all the same
         if self.middle and cut > start:
             self.found = _sniff_needed(text[start:cut], self.found,
-                                       Shapes.joined(self.shapes))
+                                       Shapes.joined([shapes for shapes, _ in self.shapes]))
         self.tail = text[cut:]
-        if cut >= len(text) - latest:  # the tail is all of the latest piece's block
-            self.shapes = self.shapes[-1:]
+        left, kept = len(self.tail), []  # the shapes of the blocks the tail is of
+        for shapes, size in reversed(self.shapes):
+            kept.append((shapes, min(size, left)))
+            left -= size
+            if left <= 0:
+                break
+        self.shapes = kept[::-1]
 
     def chop(self) -> None:
         """Drop the last character given (a heading's newline)."""
