@@ -29,8 +29,7 @@ class _Summaries(logfile.Reader):
 
     def events(self, events: list[Event]) -> None:
         self.count += len(events)
-        for event in events:
-            self.state.feed(event)
+        self.state.feed_all(events)
 
     def end(self, title: str, outcome: logfile.Outcome) -> None:
         self.rows.append((title, self.dialects, self.count, outcome, self.state))
@@ -41,7 +40,8 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
     if as_json:
         logfile.read_file(path, _JsonLines(), dialect)
         return 0
-    from accelbench.cli.live import console, table
+    from accelbench.cli.console import console
+    from accelbench.cli.live import table
     from accelbench.engine.present import Cell, parse_heads
 
     runs = _Summaries()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 
 from accelbench.engine.events import Event, to_json
+from accelbench.engine.parsers.prefilter import line_starts
 
 _ESCAPE = json.encoder.encode_basestring_ascii  # what json.dumps does to a str
 _NUMBERS = {"float", "int", "bool", "float | None", "int | None"}
@@ -38,17 +39,24 @@ def _encoder(cls: type[Event]) -> Callable[[Event], str]:
 
 def json_lines(events: Sequence[Event]) -> str:
     """``to_json(e) + "\\n"`` for each of ``events``, joined."""
-    lines = []
-    for event in events:
-        cls = type(event)
-        encode = _ENCODERS.get(cls) or _ENCODERS.setdefault(cls, _encoder(cls))
-        try:
-            lines.append(encode(event))
-        except TypeError:  # a field not of its declared type
-            lines.append(to_json(event))
+    encoders = _ENCODERS
+    try:
+        lines = [encoders[type(event)](event) for event in events]
+    except (KeyError, TypeError):  # a type met first, a field not of its declared type
+        lines = [_line(event) for event in events]
     text = "\n".join(lines) + "\n" if lines else ""
-    if any(word in text for word in _OTHERWISE):
+    if line_starts(text, _OTHERWISE):
         pairs = zip(lines, events, strict=True)
         return "".join(line + "\n" if not any(word in line for word in _OTHERWISE)
                        else to_json(event) + "\n" for line, event in pairs)
     return text
+
+
+def _line(event: Event) -> str:
+    """One event's line, maybe with %r spellings (its type's encoder made where new)."""
+    cls = type(event)
+    encode = _ENCODERS.get(cls) or _ENCODERS.setdefault(cls, _encoder(cls))
+    try:
+        return encode(event)
+    except TypeError:  # a field not of its declared type
+        return to_json(event)

@@ -20,16 +20,24 @@ text and events to a :class:`Reader` as they come.
 from __future__ import annotations
 
 import copy
+import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
+from accelbench.engine.parsers.prefilter import (
+    Searched,
+    Shapes,
+    line_starts,
+    needs_of,
+    nocase_of,
+)
 from accelbench.engine.parsers.slurm_rows import job_tables
 from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
 
@@ -96,7 +104,7 @@ class Reader:
 def split_sections(text: str) -> list[Section]:
     """Sections of markdown notes at their headings (outside fenced code blocks)."""
     return [Section(span.title, text[span.start:span.end])
-            for span in _scan(iter([text]) if text else iter([]), True)[0]]
+            for span in _scan(lambda: iter([text] if text else []), True)[0]]
 
 
 def detect(text: str) -> list[str]:
@@ -108,19 +116,13 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     """The dialects in ``found`` or whose sniff recognises one of ``texts``; a ``fallback``
     one only where no system's dialect is found (that one reads its own progress bars)."""
     dialects = registry.dialects()
+    shapes = [Shapes.of(text) for text in texts]
     names = [name for name, dialect in dialects.items()
-             if name in found or any(dialect.sniff(text) for text in texts)]
+             if name in found or any(_sniffs(dialect, text, shape)
+                                     for text, shape in zip(texts, shapes, strict=True))]
     if any(name in registry.dialect_systems() for name in names):
         names = [name for name in names if not dialects[name].fallback]
     return names
-
-
-def _is_markdown(path: Path) -> bool:
-    """Whether a file holds markdown notes (headings split it), not a plain log: a ``.md``
-    file, or one with a fenced code block."""
-    if path.suffix.lower() in MARKDOWN_SUFFIXES:
-        return True
-    return any("```" in block and _FENCE.search(block) for block in _blocks(path))
 
 
 def _blocks(path: Path) -> Iterator[str]:
@@ -154,12 +156,20 @@ class _Sample:
         self.blank = True
         self.middle = middle  # whether the middle is sniffed
         self.found: set[str] = set()  # dialects found in the middle
+        # The line shapes of the blocks the text not yet middle is of, each with how many
+        # characters of it are of that block (or more).
+        self.shapes: list[tuple[Shapes | None, int]] = []
 
-    def add(self, text: str) -> None:
+    def add(self, text: str, shapes: Shapes | None = None) -> None:
+        """The next piece of the text (``shapes``: those of the block it is of, if known)."""
         if not text:
             return
         if self.blank and text and not text.isspace():
             self.blank = False
+        if self.shapes and self.shapes[-1][0] is shapes:
+            self.shapes[-1] = (shapes, self.shapes[-1][1] + len(text))
+        else:
+            self.shapes.append((shapes, len(text)))
         if self.tail:
             self._cut(self.tail + text, 0)
             return
@@ -179,8 +189,16 @@ class _Sample:
         cut = max(start, text.rfind("\n", start, len(text) - SNIFF) + 1
                   or len(text) - SNIFF)  # no line ends there: SNIFF characters all the same
         if self.middle and cut > start:
-            self.found = _sniff_needed(text[start:cut], self.found)
+            self.found = _sniff_needed(text[start:cut], self.found,
+                                       Shapes.joined([shapes for shapes, _ in self.shapes]))
         self.tail = text[cut:]
+        left, kept = len(self.tail), []  # the shapes of the blocks the tail is of
+        for shapes, size in reversed(self.shapes):
+            kept.append((shapes, min(size, left)))
+            left -= size
+            if left <= 0:
+                break
+        self.shapes = kept[::-1]
 
     def chop(self) -> None:
         """Drop the last character given (a heading's newline)."""
@@ -194,30 +212,51 @@ class _Sample:
             return ["".join(self.pieces)]
         return [self.pieces[0], self.tail]
 
+    def unsniffed(self) -> list[str]:
+        """The texts its dialects are yet to be detected from: its end where those of its
+        start and middle are in ``found``, else :meth:`texts`."""
+        return [self.tail] if self.tail and self.middle else self.texts()
 
-def _sniff_needed(text: str, found: set[str]) -> set[str]:
+
+def _sniffs(dialect: type[Dialect], text: str, shapes: Shapes | None) -> bool:
+    """Whether ``dialect`` recognises ``text``: not where no line of it (no line shape)
+    holds one of its ``sniff_needs``, the lines its sniff reads."""
+    if (shapes is not None and dialect.sniff_needs is not None
+            and not shapes.held(_sniff_nocase(dialect), lowered=True)):
+        return False
+    return dialect.sniff(text)
+
+
+def _sniff_nocase(dialect: type[Dialect]) -> tuple[str, ...]:
+    """The ``sniff_needs`` of ``dialect``, lower-cased."""
+    return tuple(sorted({text.lower() for text in dialect.sniff_needs or ()}))
+
+
+def _sniff_needed(text: str, found: set[str], shapes: Shapes | None) -> set[str]:
     """``found`` and the other dialects whose sniff recognises the lines of ``text``
     holding what it reads (``sniff_needs``, else ``needs``; all of ``text`` for a dialect
-    that needs no text)."""
+    that needs no text); ``shapes``: those of its lines (or more), where known."""
     found = set(found)
     if not text.endswith("\n"):
         text += "\n"  # each line found ends at a \n
-    lowered = None  # text.lower(), once a dialect needs it
+    searched = Searched(text)
     for name, dialect in registry.dialects().items():
         if name in found:
             continue
         needs: tuple[str, ...]
         if dialect.sniff_needs is not None:
-            needs, nocase = (), tuple(sorted({t.lower() for t in dialect.sniff_needs}))
+            needs, nocase = (), _sniff_nocase(dialect)
         elif dialect.needs is not None:
             needs, nocase = dialect.needs, nocase_of([dialect])
         else:
             if dialect.sniff(text):
                 found.add(name)
             continue
-        if nocase and lowered is None and text.isascii():
-            lowered = text.lower()
-        starts = line_starts(text, needs, nocase, lowered)
+        if shapes is not None:  # (the literals no line holds need not be looked for)
+            needs, nocase = shapes.held(needs), shapes.held(nocase, lowered=True)
+            if not needs and not nocase:
+                continue
+        starts = searched.line_starts(needs, nocase)
         if starts and dialect.sniff("\n".join(text[start:text.find("\n", start)]
                                               for start in starts)):
             found.add(name)
@@ -256,16 +295,32 @@ def _marks(block: str) -> list[tuple[int, bool]]:
     return marks
 
 
-def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str], bool]:
-    """The non-blank sections of the text in ``blocks`` (one unless ``markdown``), the
+_Held = tuple[frozenset[str], frozenset[str]] | None  # see _scan and _Runs.piece
+
+
+def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
+          ) -> tuple[list[_Span], list[str], bool, list[tuple[int, _Held]]]:
+    """The non-blank sections of the text in ``blocks()`` (one unless ``markdown``), the
     texts that the whole file's dialects are detected from, and whether it is large: then
-    those are its headings only, and its sections' dialects count too."""
+    those are its headings only, and its sections' dialects count too; and for each block,
+    its length and which of the dialects' ``needs`` and ``needs_nocase`` its line shapes hold
+    (None: not known). ``markdown`` None: markdown notes where the text holds a fenced code block
+    (then it is read again)."""
+    dialects = registry.dialects().values()
+    needs = needs_of([d for d in dialects if d.needs is not None]) or ()
+    nocase = nocase_of(dialects)
+    held: list[tuple[int, _Held]] = []
     spans: list[_Span] = []
     headings: list[str] = []
     whole = _Sample(middle=False)
     span, offset, fenced = _Span("", 0), 0, False
-    for block in blocks:
+    for block in blocks():
+        if markdown is None and "```" in block and _FENCE.search(block):
+            return _scan(blocks, True)
         whole.add(block)
+        shapes = Shapes.of(block)
+        held.append((len(block), None if shapes is None else (
+            frozenset(shapes.held(needs)), frozenset(shapes.held(nocase, lowered=True)))))
         pos = 0  # where the part of ``block`` not yet in a span starts
         for start, fence in _marks(block) if markdown else ():
             if fence:
@@ -276,7 +331,7 @@ def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str]
             heading = None if fenced else _HEADING.match(block[start:end])
             if heading is None:
                 continue
-            span.sample.add(block[pos:start])
+            span.sample.add(block[pos:start], shapes)
             if offset + start:
                 span.sample.chop()
             span.end = max(offset + start - 1, span.start)
@@ -286,14 +341,14 @@ def _scan(blocks: Iterator[str], markdown: bool) -> tuple[list[_Span], list[str]
                 headings.append(block[start:end])
             span = _Span(heading.group(1).replace("*", "").strip(), offset + end + 1)
             pos = min(end + 1, len(block))
-        span.sample.add(block[pos:])
+        span.sample.add(block[pos:], shapes)
         offset += len(block)
     span.end = max(offset, span.start)
     if not span.sample.blank:
         spans.append(span)
     if whole.tail:  # a large file: what its sections and headings show
-        return spans, ["\n".join(headings)], True
-    return spans, whole.texts(), False
+        return spans, ["\n".join(headings)], True, held
+    return spans, whole.texts(), False, held
 
 
 def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
@@ -307,6 +362,17 @@ def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
     if len(parsers) == 1:
         return parsers[0].feed(line, 0.0)
     return [e for parser in parsers for e in parser.feed(line, 0.0)]
+
+
+_TS = operator.attrgetter("ts")
+
+
+def _metric_in(events: list[Event], names: frozenset[str]) -> bool:
+    """Whether one of ``events`` is a metric named in ``names`` (the names of all first,
+    in C: most batches have none of them)."""
+    if names.isdisjoint(map(getattr, events, repeat("name"), repeat(None))):
+        return False
+    return any(type(event) is Metric and event.name in names for event in events)
 
 
 def _closing(event: Event) -> bool:
@@ -352,16 +418,18 @@ class _Runs:
 
     def _give(self) -> None:
         """Hand the batch to the reader, noting what says how the run ended, and when."""
-        for event in self.batch:
-            if event.ts:
-                self.first = min(self.first or event.ts, event.ts)
-                self.last = max(self.last, event.ts)
-            if type(event) is Metric:
-                self.succeeded = self.succeeded or event.name in self.success
-            elif (type(event) is Diagnosis and self.failure is None
-                  and event.code not in self.warnings):
-                self.failure = event
-        self.reader.events(self.batch)
+        batch = self.batch
+        stamps = list(filter(None, map(_TS, batch)))
+        if stamps:
+            first = min(stamps)
+            self.first = min(self.first or first, first)
+            self.last = max(self.last, *stamps)
+        if not self.succeeded and _metric_in(batch, self.success):
+            self.succeeded = True
+        if self.failure is None and Diagnosis in set(map(type, batch)):
+            self.failure = next((event for event in batch if type(event) is Diagnosis
+                                 and event.code not in self.warnings), None)
+        self.reader.events(batch)
         self.batch = []
 
     def _end(self, title: str) -> None:
@@ -377,8 +445,10 @@ class _Runs:
     def _numbered(self) -> str:
         return f"{self.title} ({self.runs})" if self.title else f"({self.runs})"
 
-    def piece(self, text: str, last: bool) -> None:
-        """The next piece of the section's text (whole lines; ``last``: its end)."""
+    def piece(self, text: str, last: bool, held: _Held = None) -> None:
+        """The next piece of the section's text (whole lines; ``last``: its end; ``held``:
+        which literals its block's line shapes hold, if known: the others are on none of
+        its lines)."""
         self.text, self.done = text, 0
         if self.needs is None:
             offset = 0
@@ -389,8 +459,16 @@ class _Runs:
                 self._item(offset, line)
                 offset += len(line) + 1
         else:
+            needs, nocase = self.needs, self.nocase
+            if held is not None:
+                needs = tuple(literal for literal in needs if literal in held[0])
+                nocase = tuple(literal for literal in nocase if literal in held[1])
+            starts = line_starts(text, needs, nocase)
+            if (self.split is None and not self.skips and "\r" not in text
+                    and self._lines(text, starts)):
+                starts = []  # (and the gaps give nothing)
             after = 0  # the offset just after the last line given
-            for start in line_starts(text, self.needs, self.nocase):
+            for start in starts:
                 if start > after and self.skips:  # (else a gap gives nothing)
                     self._item(after, None)
                 end = text.find("\n", start)
@@ -405,6 +483,26 @@ class _Runs:
             self._end(self._numbered() if self.runs > 1 else self.title)
         else:
             self._give()
+
+    def _lines(self, text: str, starts: list[int]) -> bool:
+        """Feed the lines of ``text`` at ``starts`` all at once (where no gap counts, no line
+        is redrawn and no run has ended yet); False where a run ends on one of them (then
+        nothing is fed: they go one by one, to find where)."""
+        find = text.find
+        lines = [text[start:find("\n", start)] for start in starts]
+        if starts and find("\n", starts[-1]) < 0:
+            lines[-1] = text[starts[-1]:]  # the piece's last line, without its \n
+        saved = copy.deepcopy(self.parsers) if self.ends else None
+        if len(self.parsers) == 1:
+            events = self.parsers[0].feed_lines(lines, 0.0)
+        else:
+            events = [e for line in lines for parser in self.parsers
+                      for e in parser.feed(line, 0.0)]
+        if saved is not None and _metric_in(events, self.ends):
+            self.parsers = saved
+            return False
+        self.batch += events
+        return True
 
     def _item(self, offset: int, line: str | None) -> None:
         if line is None and ((self.gap and offset == 0) or not self.skips):
@@ -444,25 +542,28 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    markdown = _is_markdown(path)
-    if dialect in ("auto", SlurmTable.name) and not markdown and _tables(path, reader):
+    notes = path.suffix.lower() in MARKDOWN_SUFFIXES
+    if dialect in ("auto", SlurmTable.name) and not notes and _tables(path, reader):
         return
-    spans, whole, large = _scan(_blocks(path), markdown)
-    names = [_detect(span.sample.texts(), span.sample.found) if dialect == "auto"
+    spans, whole, large, held = _scan(lambda: _blocks(path), True if notes else None)
+    names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
     reader.file(_detect(whole, seen) if dialect == "auto" else [])
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None
-    for block in _blocks(path):
+    for block, (size, known) in zip(_blocks(path), chain(held, repeat((-1, None))),
+                                    strict=False):
         stop = offset + len(block)
+        shapes = known if size == len(block) else None  # (else the file changed since)
         while i < len(spans) and spans[i].start < stop:
             span = spans[i]
             if runs is None:
                 runs = _Runs(reader, names[i], span.title, run_ids)
             last = span.end <= stop
-            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last)
+            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last,
+                       shapes)
             if not last:
                 break
             runs, i = None, i + 1

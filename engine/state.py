@@ -45,13 +45,15 @@ class Series(list):
 
     def add(self, point: Any) -> None:
         """Add the newest point."""
-        if self and (self.added - 1) % self.stride:
-            self.pop()  # the previous newest point, between two kept ones
-        self.append(point)
-        if self.added % self.stride == 0 and len(self) > self.cap:
+        added, stride = self.added, self.stride
+        if self and (added - 1) % stride:
+            self[-1] = point  # in place of the previous newest point, between two kept ones
+        else:
+            self.append(point)
+        if added % stride == 0 and len(self) > self.cap:
             del self[1::2]
-            self.stride *= 2
-        self.added += 1
+            self.stride = stride * 2
+        self.added = added + 1
 
 
 @dataclass
@@ -141,18 +143,20 @@ class RunState:
             self.first_progress = (event.ts, event.step)
 
     def _throughput(self, event: Throughput) -> None:
-        self.throughput.add((event.ts, event.samples_per_s))
-        self._rate_sum[0] += event.samples_per_s
-        self._rate_sum[1] += 1
+        rate, sums = event.samples_per_s, self._rate_sum
+        self.throughput.add((event.ts, rate))
+        sums[0] += rate
+        sums[1] += 1
 
     def _metric(self, event: Metric) -> None:
-        if event.name not in self.metrics and len(self.metrics) >= MAX_NAMES:
+        name, value, metrics = event.name, event.value, self.metrics
+        if name not in metrics and len(metrics) >= MAX_NAMES:
             return
-        self.metrics[event.name] = event.value
-        history = self.metric_history.get(event.name)
+        metrics[name] = value
+        history = self.metric_history.get(name)
         if history is None:  # (setdefault would make a Series per event)
-            history = self.metric_history[event.name] = Series()
-        history.add((event.step, event.value))
+            history = self.metric_history[name] = Series()
+        history.add((event.step, value))
 
     def _phase(self, event: Phase) -> None:
         self.phase, self.phase_detail = event.name, event.detail

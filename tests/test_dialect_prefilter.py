@@ -10,7 +10,13 @@ import pytest
 from accelbench.engine import registry
 from accelbench.engine.events import Event, Metric
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, wanted_lines
+from accelbench.engine.parsers.prefilter import (
+    Shapes,
+    line_starts,
+    needs_of,
+    nocase_of,
+    wanted_lines,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEXTS = {str(p.relative_to(FIXTURES)): p.read_text(errors="replace")
@@ -111,3 +117,11 @@ def test_every_literal_is_found_whatever_characters_the_text_lacks() -> None:
     nocase = nocase_of(dialects)
     for literal in nocase:
         assert line_starts(f"x\n{literal.upper()}\ny", (), nocase) == [2], literal
+
+
+def test_line_shapes_hold_the_literals_the_lines_hold_whatever_their_digits() -> None:
+    shapes = Shapes.of("12:00 Step 7 of 10\nloss 0.5\nStep 8 of 10\n" * 9)
+    assert shapes is not None and Shapes.of("a\nb\n") is None  # (no quicker than the text)
+    assert shapes.held(("Step 1 of 99", "of 10", "loss 3", "epoch", "step")) == (
+        "Step 1 of 99", "of 10", "loss 3")
+    assert shapes.held(("step", "loss", "epoch"), lowered=True) == ("step", "loss")

@@ -92,3 +92,18 @@ def test_integral_floats_are_integers_and_deep_nesting_is_a_value_error():
     assert event.step == 10 and type(event.step) is int
     with pytest.raises(ValueError, match="JSON nested too deeply"):
         from_json("[" * 100_000)
+
+
+def test_json_lines_are_the_lines_of_to_json() -> None:
+    """The quick JSON lines (one template per event type) read as ``to_json``'s, whatever
+    the values: NaN, None, words %r spells otherwise, a text field holding a number."""
+    from accelbench.engine.events import Finished, Log, Metric, Throughput, to_json
+    from accelbench.engine.jsonlines import json_lines
+
+    batches = [[Metric("r", 1.5, "loss", 2.25, 3), Throughput("r", 2.0, 10.0, None)],
+               [Metric("r", 1.0, "loss", float("nan"), 1), Log("r", 1.0, "stdout", "None")],
+               [Metric("r", 1.0, "é\"\\", 1e300, None), Finished("r", 3.0, "done", {"a": 1})],
+               [Log("r", 1.0, "stdout", 5)]]  # type: ignore[arg-type]
+    for events in batches:
+        assert json_lines(events) == "".join(to_json(e) + "\n" for e in events)
+    assert json_lines([]) == ""

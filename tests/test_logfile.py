@@ -140,3 +140,15 @@ def test_a_dialect_marked_only_in_the_middle_of_a_large_section_is_detected(tmp_
     whole = File()  # the whole file's dialects: its sections' (middles too) and headings'
     logfile.read_file(log, whole)
     assert whole.dialects == ["cerebras"]
+
+
+def test_a_marker_holding_digits_is_found_in_the_middle_of_a_large_section(tmp_path):
+    """The middle is searched by line shapes (digits taken out): a marker with digits of
+    its own (SambaNova's ``e2e_train_time``) is still found there."""
+    from accelbench.engine import logfile
+
+    log = tmp_path / "big.log"
+    filler = "".join(f"step {i} of the warm-up\n" for i in range(3 * logfile.SNIFF // 24))
+    log.write_text(filler + "e2e_train_time: 120.5\n" + filler)
+    [section] = parse_file(log)
+    assert "sambanova" in section.dialects

@@ -1,9 +1,11 @@
 """Finding the lines some dialects need (``Dialect.needs``) without looking at the others.
 
-Each literal is searched over a whole block of text (``str.find``, in C), so a line
-holding none costs nothing in Python; the few lines found are the ones given out. A
-literal is not searched where the block lacks one of its two rarest characters (each
-looked for with ``memchr``: a few times faster than a search for a longer text).
+Each literal is searched over a whole block of text (in C), so a line holding none costs
+nothing in Python; the few lines found are the ones given out. A literal is found by the
+character of it the text holds least (its frequency guessed from the text's start): not
+at all where the text lacks that character (one ``memchr``), by that character's few
+places where it is rare (``memchr`` again, each place checked with ``startswith``), else
+by ``str.find`` of the whole literal.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from collections.abc import Iterable, Iterator
 
 from accelbench.engine.parsers import Dialect
 
-# Characters by how often log text holds them, commonest first (any other: rarer still).
-_RANK = {c: i for i, c in enumerate(" 0123456789:-,.etaoinsrlcdumphgfbyw_/=")}
+SAMPLE = 8192  # characters of a text the frequency of its characters is guessed from
+RARE = 4  # a character at most this often in the sample is rare: its places are looked at
 
 
 def needs_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...] | None:
@@ -39,45 +41,137 @@ def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = (),
     """The offsets, in order, of the lines (split at ``\\n``) of ``text`` that hold one of
     ``needs``, or one of ``nocase`` (lower-case) in any case (``lowered``: ``text.lower()``
     where the caller has it, for an ASCII text)."""
-    starts: set[int] = set()
-    _find(text, needs, starts)
-    if nocase:
-        if lowered is not None or text.isascii():  # lower() keeps the offsets of ASCII
-            _find(lowered if lowered is not None else text.lower(), nocase, starts)
-        else:
-            pattern = re.compile("|".join(map(re.escape, nocase)), re.IGNORECASE)
-            for m in pattern.finditer(text):
-                starts.add(text.rfind("\n", 0, m.start()) + 1)
-    return sorted(starts)
+    return Searched(text, lowered).line_starts(needs, nocase)
 
 
-@functools.lru_cache(maxsize=1024)
-def _rarest(literal: str) -> str:
-    """The two characters of ``literal`` least likely in a log (none for one character)."""
-    if len(literal) < 2:
-        return ""
-    return "".join(sorted(dict.fromkeys(literal), key=lambda c: -_RANK.get(c, len(_RANK)))[:2])
+class Searched:
+    """A text searched for the lines holding some literals, maybe many times over: what is
+    learnt of its characters is kept for the next search."""
+
+    def __init__(self, text: str, lowered: str | None = None) -> None:
+        self.text, self._lowered = text, lowered
+        self._counts: dict[str, int] = {}
+        self._lower_counts: dict[str, int] = {}
+
+    def line_starts(self, needs: tuple[str, ...], nocase: tuple[str, ...] = ()) -> list[int]:
+        """What :func:`line_starts` gives for this text."""
+        text = self.text
+        starts: set[int] = set()
+        _find(text, needs, starts, self._counts)
+        if nocase:
+            if self._lowered is None and text.isascii():  # lower() keeps ASCII's offsets
+                self._lowered = text.lower()
+            if self._lowered is not None:
+                _find(self._lowered, nocase, starts, self._lower_counts)
+            else:
+                pattern = re.compile("|".join(map(re.escape, nocase)), re.IGNORECASE)
+                for m in pattern.finditer(text):
+                    starts.add(text.rfind("\n", 0, m.start()) + 1)
+        return sorted(starts)
 
 
-def _find(text: str, literals: tuple[str, ...], starts: set[int]) -> None:
-    """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``."""
-    find, rfind = text.find, text.rfind
-    holds: dict[str, bool] = {}  # whether text holds a character
+class Shapes:
+    """The shapes of the lines of an ASCII text: each distinct line without its digits (a
+    log repeats a few shapes, its numbers aside). A literal that no shape holds, without
+    its digits too, is on no line of the text: a quick test of many literals."""
+
+    def __init__(self, shapes: bytes) -> None:
+        self.text = shapes
+        self._lowered = b""
+
+    @classmethod
+    def of(cls, text: str) -> Shapes | None:
+        """The shapes of ``text``'s lines; None where it is not ASCII, or where they are
+        too many for the test to be quick."""
+        if not text.isascii():
+            return None
+        shapes = b"\n".join(set(text.encode().translate(None, _DIGITS).split(b"\n")))
+        return cls(shapes) if len(shapes) * 8 <= len(text) else None
+
+    @classmethod
+    def joined(cls, parts: list[Shapes | None]) -> Shapes | None:
+        """The shapes of the lines of several texts (None where one's are not known)."""
+        if any(part is None for part in parts):
+            return None
+        return cls(b"\n".join(part.text for part in parts if part is not None))
+
+    def held(self, literals: Iterable[str], lowered: bool = False) -> tuple[str, ...]:
+        """Those of ``literals`` a shape holds (``lowered``: lower-case ones, in any case)."""
+        text = self.text
+        if lowered:
+            text = self._lowered = self._lowered or text.lower()
+        return tuple(literal for literal in literals
+                     if literal.encode().translate(None, _DIGITS) in text)
+
+
+_DIGITS = b"0123456789"
+
+
+def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[str, int]
+          ) -> None:
+    """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``
+    (``counts``: each character's count in the text's first ``SAMPLE`` characters, -1
+    where the text lacks it, as far as known; more are added)."""
+    sample = text[:SAMPLE]
+    for char in _characters(literals):
+        if char not in counts:
+            counts[char] = sample.count(char) or (0 if char in text else -1)
+    count = counts.__getitem__
+    anchored: dict[str, list[tuple[str, int]]] = {}  # rare character: (literal, its offset)
     for literal in literals:
-        for rare in _rarest(literal):
-            held = holds.get(rare)
-            if held is None:
-                held = holds[rare] = rare in text
-            if not held:
+        rare = min(literal, key=count)
+        n = counts[rare]
+        if n < 0:
+            continue  # the text lacks one of its characters
+        if n > RARE or len(literal) == 1:
+            _search(text, (literal,), starts)
+        else:
+            anchored.setdefault(rare, []).append((literal, literal.index(rare)))
+    for rare, group in anchored.items():
+        if not _anchored(text, rare, group, starts):
+            _search(text, tuple(literal for literal, _ in group), starts)
+
+
+@functools.lru_cache(maxsize=256)
+def _characters(literals: tuple[str, ...]) -> str:
+    """The characters ``literals`` hold, each once."""
+    return "".join(dict.fromkeys("".join(literals)))
+
+
+def _anchored(text: str, rare: str, group: list[tuple[str, int]], starts: set[int]) -> bool:
+    """Add to ``starts`` the lines of ``text`` holding one of ``group``'s literals, each
+    found by the places of ``rare`` (at its offset in it); False where ``rare`` proves too
+    common for that (then ``str.find`` of the literals is quicker)."""
+    find, rfind, startswith = text.find, text.rfind, text.startswith
+    budget = len(text) >> 9  # places looked at, at most
+    i = find(rare)
+    while i >= 0:
+        budget -= 1
+        if budget < 0:
+            return False
+        for literal, offset in group:
+            if i >= offset and startswith(literal, i - offset):
+                starts.add(rfind("\n", 0, i - offset) + 1)
+                end = find("\n", i)
+                i = -1 if end < 0 else find(rare, end + 1)
                 break
         else:
-            i = find(literal)
-            while i >= 0:
-                starts.add(rfind("\n", 0, i) + 1)
-                end = find("\n", i + len(literal))
-                if end < 0:
-                    break
-                i = find(literal, end + 1)
+            i = find(rare, i + 1)
+    return True
+
+
+def _search(text: str, literals: tuple[str, ...], starts: set[int]) -> None:
+    """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``, each
+    found by ``str.find``."""
+    find, rfind = text.find, text.rfind
+    for literal in literals:
+        i = find(literal)
+        while i >= 0:
+            starts.add(rfind("\n", 0, i) + 1)
+            end = find("\n", i + len(literal))
+            if end < 0:
+                break
+            i = find(literal, end + 1)
 
 
 def wanted_lines(text: str, needs: tuple[str, ...] | None, nocase: tuple[str, ...] = ()

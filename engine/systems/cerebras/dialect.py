@@ -22,12 +22,15 @@ import time
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 
-_LINE = re.compile(r"^\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+(.*)$")
+_HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
+_LINE = re.compile("^" + _HEAD + "(.*)$")
 _TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=([^,]+), "
                     r"Rate=([\d.]+) samples/sec, GlobalRate=([\d.]+) samples/sec"
                     r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
 _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
                    r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
+# A timestamped line whose text is a Train line: what _LINE, then _TRAIN, read of it.
+_TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -142,6 +145,32 @@ class Cerebras(Dialect):
         loss, self._loss = self._loss, None
         return [] if loss is None else [Metric(self.run_id, ts, "final_loss", loss)]
 
+    def _train(self, events: list[Event], ts: float, step_text: str, loss_text: str,
+               rate: str, global_rate: str, hours: str | None, minutes: str, seconds: str
+               ) -> None:
+        """Add the events of a Train line (the groups of ``_TRAIN``) to ``events``."""
+        run, step, loss = self.run_id, int(step_text), float(loss_text)
+        self._loss = loss
+        if not self._training:
+            events += self._enter(ts, "running")
+        left = None if hours is None else int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+        events += self._progress(ts, step, left)
+        events.extend((Metric(run, ts, "loss", loss, step),
+                       Throughput(run, ts, float(rate), step),
+                       Metric(run, ts, "global_rate", float(global_rate), step)))
+
+    def feed_lines(self, lines: list[str], ts: float) -> list[Event]:
+        """As ``feed`` each, a timestamped Train line read with one pattern."""
+        events: list[Event] = []
+        match, feed, train = _TRAIN_LINE.match, self.feed, self._train
+        for line in lines:
+            if m := match(line):
+                self._ts = _local_ts(m[1], m[2])
+                train(events, self._ts, *m.groups()[3:])
+            else:
+                events += feed(line, ts)
+        return events
+
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.rstrip()
         level = ""
@@ -160,14 +189,9 @@ class Cerebras(Dialect):
         """The events of a line's text (its timestamp and level already taken off)."""
         run = self.run_id
         if m := _TRAIN.search(text):
-            step, loss = int(m[1]), float(m[2])
-            self._loss = loss
-            events = [] if self._training else self._enter(ts, "running")
-            left = None if m[5] is None else int(m[5]) * 3600 + int(m[6]) * 60 + int(m[7])
-            return [*events, *self._progress(ts, step, left),
-                    Metric(run, ts, "loss", loss, step),
-                    Throughput(run, ts, float(m[3]), step),
-                    Metric(run, ts, "global_rate", float(m[4]), step)]
+            events: list[Event] = []
+            self._train(events, ts, *m.groups())
+            return events
         if m := _TF_STEP.search(text):
             step = int(m[1])
             self._done, finished, self._finished = False, self._finished, []

@@ -56,6 +56,7 @@ class NvidiaSmi(Dialect):
     name = "nvidia_smi"
     title = "nvidia-smi (dmon, --query-gpu CSV)"
     needs = ("# ", "#Date", ", ", "--query-gpu=", "    ")
+    sniff_needs = ("gpu",)  # the lines sniff reads
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
