@@ -11,6 +11,7 @@ from accelbench.engine.params import Param
 from accelbench.engine.probe import finder
 from accelbench.engine.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova
+from accelbench.engine.systems.sambanova.node import SntilestatNode
 from accelbench.engine.systems.sambanova.telemetry import SambaNovaSampler
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
 
@@ -41,6 +42,7 @@ SYSTEM = System(
     site_keys=(Param("bert_large_script", str, "", "path of BertLarge_run.sh"),),
     gres=("rdu",),
     samplers=(SambaNovaSampler,),
+    node=(SntilestatNode,),
     dialects=(SambaNova,),
     workloads=(BERT_LARGE,),
     metric_aliases={"training_samples_per_second": "samples_per_s",
