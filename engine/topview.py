@@ -1,0 +1,121 @@
+"""The ``accelbench top`` view: one sample drawn as Rich text within a width.
+
+The CLI's live view and the app's f4 screen both draw it. Lines: a heading, the CPU
+(each core a bar character, their mean, the memory in use), then a table of the
+accelerators (a row per device: utilisation, memory, power, temperature, and the run
+using it, else its processes), then a line per source that is not present and why.
+Columns are dropped by priority as the width narrows (the device model first), and
+a run is shown whole when it fits, else by its unique 6-hex suffix.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from accelbench.engine.telemetry.node import Device, Reading
+from accelbench.engine.top import Sample
+
+BARS = " ▁▂▃▄▅▆▇█"
+WIDE = 110  # from this width on, the device model and whole run ids are shown
+HOST_SYSTEMS = ("cpu",)  # drawn as the CPU line, not as table rows
+
+
+def render(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
+           keys: str = "") -> RenderableType:
+    """The whole view; ``titles`` names the systems, ``keys`` ends the heading (e.g.
+    "q quits")."""
+    heading = Text.assemble(("accelbench top", "bold"), "  ",
+                            time.strftime("%H:%M:%S", time.localtime(sample.t)),
+                            f"  every {interval:g} s", (f"  {keys}" if keys else "", "dim"))
+    parts: list[RenderableType] = [heading]
+    host = [r for r in sample.readings if r.system in HOST_SYSTEMS]
+    accel = [r for r in sample.readings if r.system not in HOST_SYSTEMS]
+    parts += [cpu_line(r, width) for r in host if r.present]
+    rows = [(r, d) for r in accel if r.present for d in r.devices]
+    if rows:
+        parts.append(device_table(rows, width, titles))
+    absent = [r for r in sample.readings if not r.present]
+    for reading in absent:
+        parts.append(Text.assemble((f"{titles.get(reading.system, reading.system)}: ", "bold"),
+                                   ("not present", "yellow"), f" ({reading.why})"))
+    if not rows and not absent:
+        parts.append(Text("no accelerator found", style="dim"))
+    return Group(*parts)
+
+
+def cpu_line(reading: Reading, width: int) -> Text:
+    """``CPU 16 cores 23% ▁▃█▂…  mem 12.3/62.7 GiB 19%``; the bars wrap past the width."""
+    cores = [d for d in reading.devices if d.id.startswith("cpu")]
+    memory = next((d for d in reading.devices if d.id == "mem"), None)
+    busy = [d.util_percent or 0.0 for d in cores]
+    mean = sum(busy) / len(busy) if busy else 0.0
+    line = Text.assemble(("CPU", "bold"), f" {len(cores)} cores {mean:3.0f}% ")
+    line.append("".join(BARS[min(8, round(p / 12.5))] for p in busy), style="green")
+    if memory is not None:
+        line.append("  mem ", style="bold")
+        line.append(f"{memory_figure(memory)} {memory.util_percent or 0:.0f}%")
+    return line
+
+
+def device_table(rows: list[tuple[Reading, Device]], width: int,
+                 titles: dict[str, str]) -> Table:
+    """A row per accelerator device."""
+    wide = width >= WIDE
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold",
+                  show_edge=False, expand=False)
+    table.add_column("system", no_wrap=True)
+    table.add_column("device", no_wrap=True)
+    if wide:
+        table.add_column("model", no_wrap=True, max_width=24, overflow="ellipsis")
+    table.add_column("util", no_wrap=True, justify="right")
+    table.add_column("memory", no_wrap=True, justify="right")
+    table.add_column("power", no_wrap=True, justify="right")
+    table.add_column("temp", no_wrap=True, justify="right")
+    table.add_column("run / pids", no_wrap=True, overflow="ellipsis")
+    for reading, device in rows:
+        cells = [Text(reading.system), Text(device.id, style="bold")]
+        if wide:
+            cells.append(Text(device.name))
+        cells += [util_cell(device.util_percent, 10 if wide else 5),
+                  Text(memory_figure(device)),
+                  Text("-" if device.power_w is None else f"{device.power_w:.0f} W"),
+                  Text("-" if device.temp_c is None else f"{device.temp_c:.0f}°C"),
+                  users(device, wide)]
+        table.add_row(*cells)
+    return table
+
+
+def util_cell(percent: float | None, bar: int) -> Text:
+    """A bar ``bar`` characters wide and the percent (``-`` when unknown)."""
+    if percent is None:
+        return Text("-")
+    eighths = round(max(0.0, min(100.0, percent)) / 100 * bar * 8)
+    full, part = divmod(eighths, 8)
+    drawn = ("█" * full + (BARS[part] if part else "")).ljust(bar)
+    style = "red" if percent >= 90 else "yellow" if percent >= 50 else "green"
+    return Text.assemble((drawn, style), f"{percent:4.0f}%")
+
+
+def memory_figure(device: Device) -> str:
+    """``19.4/79.6 GiB`` (``-`` when unknown)."""
+    used, total = device.mem_used_mib, device.mem_total_mib
+    if used is None:
+        return "-"
+    if total is None:
+        return f"{used / 1024:.1f} GiB"
+    return f"{used / 1024:.1f}/{total / 1024:.1f} GiB"
+
+
+def users(device: Device, wide: bool) -> Text:
+    """The runs on the device (whole ids when wide, else their 6-hex suffix), else its
+    pids."""
+    if device.runs:
+        return Text(", ".join(r if wide else r.rpartition("-")[2] for r in device.runs),
+                    style="cyan")
+    if device.pids:
+        return Text("pid " + ", ".join(map(str, device.pids)), style="dim")
+    return Text("")
