@@ -6,7 +6,7 @@ devices it saw, or why it sees none ("not present (why)"). Asking for the latest
 waits, so a tool that hangs holds up only its own thread. Two kinds:
 
 - ``PolledSampler``: ``read()`` once every interval (a library call, a one-shot tool
-  run through ``run_tool`` with a time limit);
+  run through ``run_tool`` with a time limit, stopped by ``close``);
 - ``StreamSampler``: a tool that prints a report every interval until stopped, each line
   passed to ``feed()``.
 """
@@ -59,25 +59,7 @@ class Reading:
 
 
 class Absent(Exception):
-    """Raised by ``read``/``feed``: the source is not here, and why (one line)."""
-
-
-def run_tool(argv: list[str], timeout: float = TOOL_TIMEOUT_S) -> str:
-    """The standard output of a one-shot tool, or ``Absent`` saying why there is none."""
-    if shutil.which(argv[0]) is None:
-        raise Absent(f"{argv[0]} not on PATH")
-    try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              errors="replace", timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        raise Absent(f"{argv[0]} gave no answer in {timeout:g} s") from None
-    except OSError as exc:
-        raise Absent(f"cannot start {argv[0]}: {exc.strerror}") from None
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [""])[-1][:80]
-        raise Absent(f"{argv[0]} exited with code {done.returncode}"
-                     + (f": {last}" if last else ""))
-    return done.stdout
+    """Raised by ``read`` and ``run_tool``: the source is not here, and why (one line)."""
 
 
 class NodeSampler:
@@ -92,6 +74,7 @@ class NodeSampler:
         self._latest: Reading | None = None
         self._stop = threading.Event()
         self.answered = threading.Event()  # set on the first reading (or absence)
+        self._child: subprocess.Popen | None = None  # the tool running for it
 
     def start(self) -> NodeSampler:
         """Start sampling in a thread of its own."""
@@ -110,8 +93,42 @@ class NodeSampler:
         return reading
 
     def close(self) -> None:
-        """Stop sampling."""
+        """Stop sampling, and the tool running for it if any."""
         self._stop.set()
+        proc = self._child
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(2)
+            if proc.poll() is None:
+                proc.kill()
+
+    def run_tool(self, argv: list[str]) -> str:
+        """The standard output of a one-shot tool, or ``Absent`` saying why there is none
+        (not on PATH, no answer in ``TOOL_TIMEOUT_S``, an exit code other than 0)."""
+        if shutil.which(argv[0]) is None:
+            raise Absent(f"{argv[0]} not on PATH")
+        if self._stop.is_set():
+            raise Absent("stopped")
+        timeout = TOOL_TIMEOUT_S
+        try:
+            self._child = proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                                  stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, text=True,
+                                                  errors="replace")
+        except OSError as exc:
+            raise Absent(f"cannot start {argv[0]}: {exc.strerror}") from None
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise Absent(f"{argv[0]} gave no answer in {timeout:g} s") from None
+        if proc.returncode != 0 and not self._stop.is_set():
+            last = (err.strip().splitlines() or [""])[-1][:80]
+            raise Absent(f"{argv[0]} exited with code {proc.returncode}"
+                         + (f": {last}" if last else ""))
+        return out
 
     def _keep(self, devices: list[Device] | None = None, why: str = "") -> None:
         self._latest = Reading(self.system, self.name, time.time(), tuple(devices or ()), why)
@@ -150,25 +167,15 @@ class StreamSampler(NodeSampler):
         may raise ``ValueError``, ``KeyError``, ``TypeError`` or ``IndexError``: skipped."""
         raise NotImplementedError
 
-    def close(self) -> None:
-        super().close()
-        proc = getattr(self, "_proc", None)
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(2)
-            if proc.poll() is None:
-                proc.kill()
-
     def _run(self) -> None:
         try:
             argv = self.argv()
-        except Absent as exc:
-            return self._keep(why=str(exc))
+        except OSError as exc:
+            return self._keep(why=f"cannot prepare {self.name}: {exc}")
         if shutil.which(argv[0]) is None:
             return self._keep(why=f"{argv[0]} not on PATH")
         try:
-            self._proc = proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+            self._child = proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                                  stdout=subprocess.PIPE,
                                                  stderr=subprocess.DEVNULL, text=True,
                                                  errors="replace")
@@ -181,9 +188,6 @@ class StreamSampler(NodeSampler):
             try:
                 devices = self.feed(line.rstrip("\n"))
             except (ValueError, KeyError, TypeError, IndexError):
-                continue
-            except Absent as exc:
-                self._keep(why=str(exc))
                 continue
             if devices is not None:
                 self._keep(devices)

@@ -7,10 +7,11 @@ Each GPU gives its utilisation, memory, power, temperature and the processes on 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from accelbench.engine.systems.cuda.dialect import cell_number, query_rows
-from accelbench.engine.telemetry.node import Absent, Device, PolledSampler, run_tool
+from accelbench.engine.telemetry.node import Absent, Device, PolledSampler
 
 _MIB = 1024 * 1024
 GPU_FIELDS = ("index", "name", "uuid", "utilization.gpu", "memory.used", "memory.total",
@@ -36,7 +37,7 @@ class NvidiaNode(PolledSampler):
             return self._read_nvml()
         self.name = "nvidia-smi"
         try:
-            return read_smi()
+            return read_smi(self.run_tool)
         except Absent as exc:
             raise Absent(f"NVML: {self._nvml_why}; {exc}") from None
 
@@ -91,8 +92,8 @@ class NvidiaNode(PolledSampler):
         return found
 
 
-def read_smi() -> list[Device]:
-    """Every GPU as ``nvidia-smi`` shows it, with the processes on it."""
+def read_smi(run_tool: Callable[[list[str]], str]) -> list[Device]:
+    """Every GPU as ``nvidia-smi`` shows it, with the processes on it; ``run_tool`` runs it."""
     gpus = query_rows(run_tool(["nvidia-smi", f"--query-gpu={','.join(GPU_FIELDS)}",
                                 "--format=csv"]))
     apps = query_rows(run_tool(["nvidia-smi", f"--query-compute-apps={','.join(APP_FIELDS)}",
