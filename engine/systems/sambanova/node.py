@@ -21,9 +21,11 @@ class SntilestatNode(StreamSampler):
 
     def feed(self, line: str) -> list[Device] | None:
         """The RDUs once a line ends an RDU's rows (a header, another RDU's row)."""
-        if self._table.feed(line) is None:
-            return None
-        return [Device(f"rdu{i}", rdu.name, round(sum(rdu.exec_percent)
-                                                   / len(rdu.exec_percent), 2),
-                       pids=tuple(sorted(rdu.pids)))
-                for i, rdu in enumerate(self._table.rdus.values())]
+        return None if self._table.feed(line) is None else rdus(self._table)
+
+
+def rdus(table: TileTable) -> list[Device]:
+    """The RDUs a table has read: ``rdu<i>`` in its order, its tiles' mean ``%exec``."""
+    return [Device(f"rdu{i}", rdu.name, round(sum(rdu.exec_percent) / len(rdu.exec_percent), 2),
+                   pids=tuple(sorted(rdu.pids)))
+            for i, rdu in enumerate(table.rdus.values())]
