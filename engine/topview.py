@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from accelbench.engine.telemetry.node import Device, Reading
@@ -21,6 +20,7 @@ from accelbench.engine.top import Sample
 
 BARS = " ▁▂▃▄▅▆▇█"
 WIDE = 110  # from this width on, the device model and whole run ids are shown
+MODEL_WIDTH = 24  # characters of the device model shown
 HOST_SYSTEMS = ("cpu",)  # drawn as the CPU line, not as table rows
 
 
@@ -37,7 +37,7 @@ def render(sample: Sample, width: int, titles: dict[str, str], interval: float =
     parts += [cpu_line(r, width) for r in host if r.present]
     rows = [(r, d) for r in accel if r.present for d in r.devices]
     if rows:
-        parts.append(device_table(rows, width, titles))
+        parts += device_table(rows, width)
     absent = [r for r in sample.readings if not r.present]
     for reading in absent:
         parts.append(Text.assemble((f"{titles.get(reading.system, reading.system)}: ", "bold"),
@@ -61,32 +61,36 @@ def cpu_line(reading: Reading, width: int) -> Text:
     return line
 
 
-def device_table(rows: list[tuple[Reading, Device]], width: int,
-                 titles: dict[str, str]) -> Table:
-    """A row per accelerator device."""
+def device_table(rows: list[tuple[Reading, Device]], width: int) -> list[Text]:
+    """A header line and a line per accelerator device, each within ``width`` (the last
+    column, the runs or pids, is cut with an ellipsis when it does not fit)."""
     wide = width >= WIDE
-    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold",
-                  show_edge=False, expand=False)
-    table.add_column("system", no_wrap=True)
-    table.add_column("device", no_wrap=True)
-    if wide:
-        table.add_column("model", no_wrap=True, max_width=24, overflow="ellipsis")
-    table.add_column("util", no_wrap=True, justify="right")
-    table.add_column("memory", no_wrap=True, justify="right")
-    table.add_column("power", no_wrap=True, justify="right")
-    table.add_column("temp", no_wrap=True, justify="right")
-    table.add_column("run / pids", no_wrap=True, overflow="ellipsis")
+    heads = ["system", "device", *(["model"] if wide else []), "util", "memory", "power",
+             "temp", "run / pids"]
+    right = {"util", "memory", "power", "temp"}
+    table = [[Text(head, style="bold") for head in heads]]
     for reading, device in rows:
         cells = [Text(reading.system), Text(device.id, style="bold")]
         if wide:
-            cells.append(Text(device.name))
+            cells.append(Text(device.name[:MODEL_WIDTH]))
         cells += [util_cell(device.util_percent, 10 if wide else 5),
                   Text(memory_figure(device)),
                   Text("-" if device.power_w is None else f"{device.power_w:.0f} W"),
                   Text("-" if device.temp_c is None else f"{device.temp_c:.0f}°C"),
                   users(device, wide)]
-        table.add_row(*cells)
-    return table
+        table.append(cells)
+    widths = [max(row[i].cell_len for row in table) for i in range(len(heads))]
+    lines = []
+    for row in table:
+        line = Text()
+        for head, cell, size in zip(heads, row, widths, strict=True):
+            pad = " " * (size - cell.cell_len)
+            line.append_text(Text(pad) + cell if head in right else cell + pad)
+            line.append("  ")
+        line.rstrip()
+        line.truncate(width, overflow="ellipsis")
+        lines.append(line)
+    return lines
 
 
 def util_cell(percent: float | None, bar: int) -> Text:
