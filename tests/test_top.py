@@ -4,11 +4,18 @@ the run using a device found through the store; the text view within the width."
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import pty
+import signal
 import socket
+import struct
 import subprocess
 import sys
+import termios
+import threading
 import time
 from types import SimpleNamespace
 
@@ -203,3 +210,52 @@ def test_a_tool_that_does_not_answer_in_time_is_reported(monkeypatch, tmp_path):
     with pytest.raises(node.Absent, match=r"^gc-monitor gave no answer in 0.5 s; "
                                           r"gc-inventory not on PATH$"):
         GraphcoreNode(1.0, tmp_path).read()
+
+
+def live_top(*args: str) -> tuple[subprocess.Popen, int, bytearray]:
+    """``accelbench top`` on an 80x24 pseudo-terminal; its output gathered in a thread."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "top", *args],
+                            stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
+                            env={**os.environ, "TERM": "xterm-256color"})
+    os.close(slave)
+    output = bytearray()
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            while data := os.read(master, 65536):
+                output.extend(data)
+
+    threading.Thread(target=drain, daemon=True).start()
+    return proc, master, output
+
+
+def wait_for(output: bytearray, text: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while text.encode() not in output:
+        assert time.monotonic() < deadline, bytes(output[-2000:])
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("leave", ["q", "ctrl-c"])
+def test_the_live_view_redraws_and_leaves_on_q_or_ctrl_c(vendor_tools, leave):
+    proc, master, output = live_top("--interval", "0.5")
+    try:
+        wait_for(output, "q quits")
+        wait_for(output, "rdu7")
+        first = output.count(b"accelbench top")
+        deadline = time.monotonic() + 30
+        while output.count(b"accelbench top") < first + 2:  # redrawn every interval
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        if leave == "q":
+            os.write(master, b"q")
+        else:
+            proc.send_signal(signal.SIGINT)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert b"Traceback" not in output
