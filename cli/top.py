@@ -9,6 +9,7 @@ import os
 import select
 import sys
 import termios
+import time
 import tty
 from collections.abc import Iterator
 
@@ -17,7 +18,9 @@ from rich.live import Live
 from accelbench.cli.live import console
 from accelbench.engine import registry, topview
 from accelbench.engine.store import Store
-from accelbench.engine.top import Top, json_lines
+from accelbench.engine.top import FIRST_READING_S, Top, json_lines
+
+LIVE_FIRST_S = 1.0  # how long the live view waits for the sources' first readings
 
 
 def cmd_top(args: argparse.Namespace) -> int:
@@ -30,13 +33,14 @@ def cmd_top(args: argparse.Namespace) -> int:
 def _top(args: argparse.Namespace) -> int:
     titles = {name: system.title for name, system in registry.systems().items()}
     with Top(args.interval, Store()) as top:
-        top.wait_first()
+        watched = not (args.once or args.json) and sys.stdout.isatty()
+        top.wait_first(LIVE_FIRST_S if watched else FIRST_READING_S)  # then as they come
         if args.json:
             while True:
                 print("\n".join(json_lines(top.sample())), flush=True)
                 if args.once:
                     return 0
-                _wait_key(args.interval, None)
+                time.sleep(args.interval)
         out = console()
         if args.once or not out.is_terminal:
             out.print(topview.render(top.sample(), out.width, titles, args.interval))

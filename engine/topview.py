@@ -15,7 +15,7 @@ import time
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from accelbench.engine.telemetry.node import Device, Reading
+from accelbench.engine.telemetry.node import WAITING, Device, Reading
 from accelbench.engine.top import Sample
 
 BARS = " ▁▂▃▄▅▆▇█"
@@ -40,8 +40,11 @@ def render(sample: Sample, width: int, titles: dict[str, str], interval: float =
         parts += device_table(rows, width)
     absent = [r for r in sample.readings if not r.present]
     for reading in absent:
-        parts.append(Text.assemble((f"{titles.get(reading.system, reading.system)}: ", "bold"),
-                                   ("not present", "yellow"), f" ({reading.why})"))
+        title = f"{titles.get(reading.system, reading.system)}: "
+        parts.append(Text.assemble((title, "bold"), ("waiting for its first reading", "dim"))
+                     if reading.why == WAITING else
+                     Text.assemble((title, "bold"), ("not present", "yellow"),
+                                   f" ({reading.why})"))
     if not rows and not absent:
         parts.append(Text("no accelerator found", style="dim"))
     return Group(*parts)

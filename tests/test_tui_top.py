@@ -117,7 +117,7 @@ async def test_the_app_answers_while_a_vendor_tool_hangs(runner, monkeypatch):
         while not all(f" {d} " in view_text(app) for d in ("gpu0", "nc1", "rdu0")):
             assert time.monotonic() < deadline
             await pilot.pause(0.1)
-        assert "Graphcore IPU (PopTorch): not present (no reading yet)" in view_text(app)
+        assert "Graphcore IPU (PopTorch): waiting for its first reading" in view_text(app)
         gaps, last = [], [time.monotonic()]
 
         def tick() -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TOOL_TIMEOUT_S = 5.0  # a one-shot tool that has not answered by then is reported hung
+WAITING = "no reading yet"  # the why of a source that has not answered once
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class NodeSampler:
         intervals (a tool or library that hangs) says so instead."""
         now, reading = time.time(), self._latest
         if reading is None:
-            return Reading(self.system, self.name, now, why="no reading yet")
+            return Reading(self.system, self.name, now, why=WAITING)
         if now - reading.t > TOOL_TIMEOUT_S + 2 * self.interval:
             return Reading(self.system, self.name, now,
                            why=f"no answer for {now - reading.t:.0f} s")
