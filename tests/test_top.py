@@ -23,6 +23,8 @@ import psutil
 import pytest
 
 from accelbench.engine.store import WRAPPER_FILE, Store, write_json
+from accelbench.engine.systems.cuda.dialect import query_rows
+from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import GraphcoreNode
 from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.node import Device
@@ -259,3 +261,20 @@ def test_the_live_view_redraws_and_leaves_on_q_or_ctrl_c(vendor_tools, leave):
             proc.kill()
         os.close(master)
     assert b"Traceback" not in output
+
+
+def test_nvidia_smi_processes_are_put_on_their_gpus(home):
+    """Real ``--query-compute-apps`` and ``--query-gpu`` CSV of a 4-GPU node: each GPU's
+    pids by its uuid, fields the query left out None, a run's job found on two GPUs."""
+    text = (ROOT / "tests/fixtures/real/cuda/query_compute_apps_4gpu.txt").read_text()
+    body = [line for line in text.splitlines() if not line.startswith("# ")]
+    apps, gpus = "\n".join(body[:4]), "\n".join(body[4:])
+    devices = smi_devices(query_rows(gpus), query_rows(apps))
+    assert devices == [Device("gpu0", "", 0.0, 1683.0, pids=(1912379,)),
+                       Device("gpu1", "", 0.0, 5.0),
+                       Device("gpu2", "", 100.0, 74709.0, pids=(3891903,)),
+                       Device("gpu3", "", 0.0, 1197.0, pids=(1912379,))]
+    run_id = live_run(home, 1912379)
+    runs = LiveRuns(Store(home))
+    runs.refresh()
+    assert [runs.mark(d).runs for d in devices] == [(run_id,), (), (), (run_id,)]
