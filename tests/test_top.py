@@ -278,3 +278,22 @@ def test_nvidia_smi_processes_are_put_on_their_gpus(home):
     runs = LiveRuns(Store(home))
     runs.refresh()
     assert [runs.mark(d).runs for d in devices] == [(run_id,), (), (), (run_id,)]
+
+
+def test_json_without_once_streams_a_sample_every_interval(vendor_tools):
+    proc = subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "top", "--json",
+                             "--interval", "0.3"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        times: list[float] = []
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            record = json.loads(line)
+            assert tuple(record) == FIELDS
+            if record["t"] not in times:
+                times.append(record["t"])
+            if len(times) == 3:
+                break
+        assert times == sorted(times) and times[2] - times[1] >= 0.25
+    finally:
+        proc.kill()
+        proc.wait()

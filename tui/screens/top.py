@@ -67,13 +67,15 @@ class TopScreen(Screen):
 
     def _refresh(self) -> None:
         if self.top is not None:
-            self.run_worker(self._sample, thread=True, exclusive=True, group="top-sample")
+            width = self.query_one("#top-view", Static).content_region.width
+            self.run_worker(lambda: self._sample(width), thread=True, exclusive=True,
+                            group="top-sample")
 
-    def _sample(self) -> None:
+    def _sample(self, width: int) -> None:
         top = self.top
         if top is None:
             return
-        view = topview.render(top.sample(), self.size.width - 2, self._titles, self.interval)
+        view = topview.render(top.sample(), width, self._titles, self.interval)
         self.app.call_from_thread(self._show, view)
 
     def _show(self, view: RenderableType) -> None:
