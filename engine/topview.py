@@ -3,7 +3,9 @@
 The CLI's live view and the app's f4 screen both draw it. Lines: a heading, the CPU
 (each core a bar character, their mean, the memory in use), then a table of the
 accelerators (a row per device: utilisation, memory, power, temperature, and the run
-using it, else its processes), then a line per source that is not present and why.
+using it, else its processes), then a line per source that is not present and why. A
+source with more than ``ROWS_MAX`` devices (a trn2 node's 128 NeuronCores) is drawn as
+one strip like the CPU's, its rows only for the devices that processes use.
 Columns are dropped by priority as the width narrows (the device model first), and
 a run is shown whole when it fits, else by its unique 6-hex suffix.
 """
@@ -18,10 +20,11 @@ from rich.text import Text
 from accelbench.engine.telemetry.node import WAITING, Device, Reading
 from accelbench.engine.top import Sample
 
-BARS = " ▁▂▃▄▅▆▇█"
+BARS = "▁▁▂▃▄▅▆▇█"  # by eighths; idle is the lowest bar, never a space (a wrap eats it)
 WIDE = 110  # from this width on, the device model and whole run ids are shown
 MODEL_WIDTH = 24  # characters of the device model shown
 HOST_SYSTEMS = ("cpu",)  # drawn as the CPU line, not as table rows
+ROWS_MAX = 8  # a source with more devices is drawn as a strip
 
 
 def render(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
@@ -35,7 +38,12 @@ def render(sample: Sample, width: int, titles: dict[str, str], interval: float =
     host = [r for r in sample.readings if r.system in HOST_SYSTEMS]
     accel = [r for r in sample.readings if r.system not in HOST_SYSTEMS]
     parts += [cpu_line(r, width) for r in host if r.present]
-    rows = [(r, d) for r in accel if r.present for d in r.devices]
+    rows = []
+    for reading in (r for r in accel if r.present):
+        many = len(reading.devices) > ROWS_MAX
+        if many:
+            parts.append(strip_line(reading))
+        rows += [(reading, d) for d in reading.devices if d.pids or not many]
     if rows:
         parts += device_table(rows, width)
     absent = [r for r in sample.readings if not r.present]
@@ -45,7 +53,7 @@ def render(sample: Sample, width: int, titles: dict[str, str], interval: float =
                      if reading.why == WAITING else
                      Text.assemble((title, "bold"), ("not present", "yellow"),
                                    f" ({reading.why})"))
-    if not rows and not absent:
+    if not any(r.devices for r in accel) and not absent:
         parts.append(Text("no accelerator found", style="dim"))
     return Group(*parts)
 
@@ -54,14 +62,27 @@ def cpu_line(reading: Reading, width: int) -> Text:
     """``CPU 16 cores 23% ▁▃█▂…  mem 12.3/62.7 GiB 19%``; the bars wrap past the width."""
     cores = [d for d in reading.devices if d.id.startswith("cpu")]
     memory = next((d for d in reading.devices if d.id == "mem"), None)
-    busy = [d.util_percent or 0.0 for d in cores]
-    mean = sum(busy) / len(busy) if busy else 0.0
-    line = Text.assemble(("CPU", "bold"), f" {len(cores)} cores {mean:3.0f}% ")
-    line.append("".join(BARS[min(8, round(p / 12.5))] for p in busy), style="green")
+    line = Text.assemble(("CPU", "bold"), f" {len(cores)} cores ", strip(cores))
     if memory is not None:
         line.append("  mem ", style="bold")
         line.append(f"{memory_figure(memory)} {memory.util_percent or 0:.0f}%")
     return line
+
+
+def strip_line(reading: Reading) -> Text:
+    """``trainium 128 devices  34% ▁▃█▂…``: each device a bar character."""
+    return Text.assemble((reading.system, "bold"), f" {len(reading.devices)} devices ",
+                         strip(list(reading.devices)))
+
+
+def strip(devices: list[Device]) -> Text:
+    """The devices' mean utilisation and a bar character each (those without a figure:
+    ``·``)."""
+    known = [d.util_percent for d in devices if d.util_percent is not None]
+    mean = f"{sum(known) / len(known):3.0f}% " if known else "  -  "
+    return Text.assemble(mean, ("".join("·" if d.util_percent is None else
+                                        BARS[min(8, round(d.util_percent / 12.5))]
+                                        for d in devices), "green"))
 
 
 def device_table(rows: list[tuple[Reading, Device]], width: int) -> list[Text]:

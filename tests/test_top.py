@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
 import pty
@@ -21,14 +22,16 @@ from types import SimpleNamespace
 
 import psutil
 import pytest
+from rich.console import Console
 
+from accelbench.engine import topview
 from accelbench.engine.store import WRAPPER_FILE, Store, write_json
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import GraphcoreNode
 from accelbench.engine.telemetry import node
-from accelbench.engine.telemetry.node import Device
-from accelbench.engine.top import FIELDS, LiveRuns, Top
+from accelbench.engine.telemetry.node import Device, Reading
+from accelbench.engine.top import FIELDS, LiveRuns, Sample, Top
 from tests.conftest import ROOT, accelbench
 from tests.test_store_index import SPEC
 
@@ -297,3 +300,25 @@ def test_json_without_once_streams_a_sample_every_interval(vendor_tools):
     finally:
         proc.kill()
         proc.wait()
+
+
+def view_lines(sample, width: int) -> list[str]:
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(topview.render(sample, width, {"trainium": "AWS Trainium (Neuron SDK)",
+                                                 "ipu": "Graphcore IPU (PopTorch)"}))
+    return console.export_text().splitlines()
+
+
+def test_many_devices_are_one_strip_with_rows_for_the_busy_ones():
+    cores = [Device(f"nc{i}", util_percent=100.0 if i in (5, 70) else 0.0,
+                    pids=(4000 + i,) if i in (5, 70) else ()) for i in range(128)]
+    sample = Sample(0.0, (Reading("trainium", "neuron-monitor", 0.0, tuple(cores)),
+                          Reading("ipu", "gc-monitor", 0.0, why="gc-monitor not on PATH")))
+    lines = view_lines(sample, 80)
+    assert all(len(line) <= 80 for line in lines)
+    bars = "".join("█" if i in (5, 70) else "▁" for i in range(128))
+    assert [line.rstrip() for line in lines[1:4]] == [  # the bars folded at 80
+        "trainium 128 devices   2%", bars[:80], bars[80:]]
+    assert [line.split()[:2] for line in lines[5:7]] == [["trainium", "nc5"],
+                                                          ["trainium", "nc70"]]
+    assert lines[7:] == ["Graphcore IPU (PopTorch): not present (gc-monitor not on PATH)"]
