@@ -1,5 +1,6 @@
-"""``accelbench top``: the live view of this node's devices (q or ctrl-c leaves), one
-view (``--once``), or JSON lines for scripts (``--json``; fields: ``engine.top.FIELDS``)."""
+"""``accelbench top``: the live view of this node's devices, full screen like top (q or
+ctrl-c leaves), one view (``--once``), or JSON lines for scripts (``--json``; fields:
+``engine.top.FIELDS``)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def _top(args: argparse.Namespace) -> int:
             out.print(topview.render(top.sample(), out.width, titles, args.interval))
             return 0
         keys = "q quits"
-        with _keys() as fd, Live(console=out, auto_refresh=False, transient=True) as live:
+        with _keys() as fd, Live(console=out, auto_refresh=False, screen=True) as live:
             while True:
                 live.update(topview.render(top.sample(), out.width, titles, args.interval,
                                            keys), refresh=True)
