@@ -2,9 +2,10 @@
 
 Runs the live view on an 80x24 pseudo-terminal for --seconds after a warm-up and takes
 its CPU time (user + system, its own process: the vendor tools it starts are counted
-apart). With --standins (the default) the stand-in vendor tools of tests/standins/top
-are first on PATH and NVML is absent, so every source is read: nvidia-smi twice a
-second, gc-monitor and gc-inventory once, neuron-monitor and sntilestat streaming.
+apart); then the same for the app showing its top screen (f4). With --standins (the
+default) the stand-in vendor tools of tests/standins/top are first on PATH and NVML is
+absent, so every source is read: nvidia-smi twice a second, gc-monitor and gc-inventory
+once, neuron-monitor and sntilestat streaming.
 The stand-ins are Python scripts: their own cost is printed but is no real tool's.
 Baselines, measured the same way: an idle Python process that wakes every second, and
 procps ``top -b -d 1`` when it is on PATH. Target (issue 14): top < 2% of one core.
@@ -31,6 +32,7 @@ from _pty import PtyProgram
 ROOT = Path(__file__).resolve().parent.parent
 STANDINS = ROOT / "tests" / "standins"
 WARM_UP_S = 5.0
+F4 = b"\x1bOS"  # the key f4 as an xterm sends it
 IDLE = "import time\nwhile True:\n    time.sleep(1)\n"
 
 
@@ -46,19 +48,24 @@ def cpu_seconds(proc: psutil.Process) -> tuple[float, float]:
     return own, tools + sum(proc.cpu_times()[2:4])  # + the children it has waited for
 
 
-def measure(argv: list[str], seconds: float, env: dict[str, str]) -> tuple[float, float]:
-    """% of one core used by ``argv`` (on a pty) and by the tools it starts, over
-    ``seconds`` after the warm-up."""
+def measure(argv: list[str], seconds: float, env: dict[str, str],
+            keys: bytes = b"") -> tuple[float, float]:
+    """% of one core used by ``argv`` (on a pty, sent ``keys`` once it has drawn) and by
+    the tools it starts, over ``seconds`` after the warm-up."""
     program = PtyProgram(argv, cols=80, rows=24, env=env)
     try:
         proc = psutil.Process(program.proc.pid)
+        if keys:
+            program.wait_for("accelbench", timeout=60)
+            time.sleep(2)
+            program.send(keys)
         time.sleep(WARM_UP_S)
         t0, (own0, tools0) = time.perf_counter(), cpu_seconds(proc)
         time.sleep(seconds)
         own1, tools1 = cpu_seconds(proc)
         span = time.perf_counter() - t0
     finally:
-        program.send(b"q")
+        program.send(b"\x11" if keys else b"q")  # the app quits on ctrl+q
         try:
             program.proc.wait(10)
         except subprocess.TimeoutExpired:
@@ -83,6 +90,8 @@ def main() -> None:
         os.chdir(ROOT)
         top, tools = measure([sys.executable, "-m", "accelbench.cli.main", "top"],
                              args.seconds, env)
+        app, _ = measure([sys.executable, "-m", "accelbench.cli.main"], args.seconds, env,
+                         keys=F4)
         idle, _ = measure([sys.executable, "-c", IDLE], args.seconds, env)
         procps = (measure(["top", "-b", "-d", "1"], args.seconds, env)[0]
                   if shutil.which("top") else None)
@@ -90,6 +99,7 @@ def main() -> None:
     print(f"accelbench top, 1 s interval, 80x24, {where}, {args.seconds:.0f} s:")
     print(f"  accelbench top      {top:5.2f}% of one core  [target < 2%]")
     print(f"  its vendor tools    {tools:5.2f}%  (the stand-ins: Python scripts)")
+    print(f"  the app on f4       {app:5.2f}% of one core")
     print(f"  idle python (1 s)   {idle:5.2f}%  [baseline]")
     if procps is not None:
         print(f"  top -b -d 1         {procps:5.2f}%  [baseline]")

@@ -12,9 +12,9 @@ a run is shown whole when it fits, else by its unique 6-hex suffix.
 
 from __future__ import annotations
 
+import textwrap
 import time
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 
 from accelbench.engine.telemetry.node import WAITING, Device, Reading
@@ -28,61 +28,88 @@ ROWS_MAX = 8  # a source with more devices is drawn as a strip
 
 
 def render(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
-           keys: str = "") -> RenderableType:
-    """The whole view; ``titles`` names the systems, ``keys`` ends the heading (e.g.
-    "q quits")."""
+           keys: str = "") -> Text:
+    """The whole view as one text; ``titles`` names the systems, ``keys`` ends the
+    heading (e.g. "q quits")."""
+    return Text("\n").join(lines(sample, width, titles, interval, keys))
+
+
+def lines(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
+          keys: str = "") -> list[Text]:
+    """The view's lines, each within ``width``."""
     heading = Text.assemble(("accelbench top", "bold"), "  ",
                             time.strftime("%H:%M:%S", time.localtime(sample.t)),
                             f"  every {interval:g} s", (f"  {keys}" if keys else "", "dim"))
-    parts: list[RenderableType] = [heading]
+    parts = [heading]
     host = [r for r in sample.readings if r.system in HOST_SYSTEMS]
     accel = [r for r in sample.readings if r.system not in HOST_SYSTEMS]
-    parts += [cpu_line(r, width) for r in host if r.present]
+    for reading in (r for r in host if r.present):
+        parts += cpu_lines(reading, width)
     rows = []
     for reading in (r for r in accel if r.present):
         many = len(reading.devices) > ROWS_MAX
         if many:
-            parts.append(strip_line(reading))
+            parts += strip_lines(reading, width)
         rows += [(reading, d) for d in reading.devices if d.pids or not many]
     if rows:
         parts += device_table(rows, width)
     absent = [r for r in sample.readings if not r.present]
     for reading in absent:
-        title = f"{titles.get(reading.system, reading.system)}: "
-        parts.append(Text.assemble((title, "bold"), ("waiting for its first reading", "dim"))
-                     if reading.why == WAITING else
-                     Text.assemble((title, "bold"), ("not present", "yellow"),
-                                   f" ({reading.why})"))
+        parts += absent_lines(titles.get(reading.system, reading.system), reading.why, width)
     if not any(r.devices for r in accel) and not absent:
         parts.append(Text("no accelerator found", style="dim"))
-    return Group(*parts)
+    return parts
 
 
-def cpu_line(reading: Reading, width: int) -> Text:
-    """``CPU 16 cores 23% ▁▃█▂…  mem 12.3/62.7 GiB 19%``; the bars wrap past the width."""
+def absent_lines(title: str, why: str, width: int) -> list[Text]:
+    """``NVIDIA GPU (CUDA): not present (why)``, wrapped at ``width``."""
+    state = "waiting for its first reading" if why == WAITING else "not present"
+    plain = f"{title}: {state}" + ("" if why == WAITING else f" ({why})")
+    lines = [Text(line) for line in textwrap.wrap(plain, max(20, width),
+                                                   subsequent_indent="  ")]
+    lines[0].stylize("bold", 0, len(title) + 1)
+    lines[0].highlight_words([state], "dim" if why == WAITING else "yellow")
+    return lines
+
+
+def cpu_lines(reading: Reading, width: int) -> list[Text]:
+    """``CPU 16 cores  23% ▁▃█▂…  mem 12.3/62.7 GiB 19%``; past the width the bars go
+    on lines of their own."""
     cores = [d for d in reading.devices if d.id.startswith("cpu")]
     memory = next((d for d in reading.devices if d.id == "mem"), None)
-    line = Text.assemble(("CPU", "bold"), f" {len(cores)} cores ", strip(cores))
+    mean, bars = strip(cores)
+    tail = Text()
     if memory is not None:
-        line.append("  mem ", style="bold")
-        line.append(f"{memory_figure(memory)} {memory.util_percent or 0:.0f}%")
-    return line
+        tail = Text.assemble(("  mem", "bold"),
+                             f" {memory_figure(memory)} {memory.util_percent or 0:.0f}%")
+    return fold(Text.assemble(("CPU", "bold"), f" {len(cores)} cores {mean}"), bars, tail,
+                width)
 
 
-def strip_line(reading: Reading) -> Text:
+def strip_lines(reading: Reading, width: int) -> list[Text]:
     """``trainium 128 devices  34% ▁▃█▂…``: each device a bar character."""
-    return Text.assemble((reading.system, "bold"), f" {len(reading.devices)} devices ",
-                         strip(list(reading.devices)))
+    mean, bars = strip(list(reading.devices))
+    return fold(Text.assemble((reading.system, "bold"), f" {len(reading.devices)} devices"
+                              f" {mean}"), bars, Text(), width)
 
 
-def strip(devices: list[Device]) -> Text:
-    """The devices' mean utilisation and a bar character each (those without a figure:
-    ``·``)."""
+def strip(devices: list[Device]) -> tuple[str, Text]:
+    """The devices' mean utilisation, and a bar character each (``·``: no figure)."""
     known = [d.util_percent for d in devices if d.util_percent is not None]
-    mean = f"{sum(known) / len(known):3.0f}% " if known else "  -  "
-    return Text.assemble(mean, ("".join("·" if d.util_percent is None else
-                                        BARS[min(8, round(d.util_percent / 12.5))]
-                                        for d in devices), "green"))
+    mean = f"{sum(known) / len(known):3.0f}%" if known else "  -"
+    return mean, Text("".join("·" if d.util_percent is None else
+                              BARS[min(8, round(d.util_percent / 12.5))] for d in devices),
+                      style="green")
+
+
+def fold(head: Text, bars: Text, tail: Text, width: int) -> list[Text]:
+    """``head bars tail`` on one line if it fits, else ``head tail`` and then the bars
+    folded at ``width``."""
+    one = Text.assemble(head, " ", bars, tail)
+    if one.cell_len <= width:
+        return [one]
+    return [Text.assemble(head, tail), *(bars[i:i + width]
+                                          for i in range(0, len(bars), max(1, width)))]
 
 
 def device_table(rows: list[tuple[Reading, Device]], width: int) -> list[Text]:

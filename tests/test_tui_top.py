@@ -24,6 +24,7 @@ from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.engine.top import Sample
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens import top as top_screen
+from accelbench.tui.screens.top import TopLine
 from tests.conftest import ROOT
 from tests.test_tui_snapshots import SIZES, fixed_detection  # noqa: F401 - a fixture
 
@@ -87,7 +88,8 @@ def utc(monkeypatch):
 
 def view_text(app, width: int = 200) -> str:
     console = Console(width=width, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
-    console.print(app.screen.query_one("#top-view").content)
+    for widget in app.screen.query_one("#top-view").query_children(TopLine):
+        console.print(widget.line)
     return console.export_text()
 
 

@@ -1,91 +1,109 @@
 """``accelbench top`` in the app (f4): this node's devices, redrawn every second.
 
-Sampling never runs on the event loop: the samplers start, are read and stop in worker
-threads (``engine.top``; each tool in a thread of its own, so a hung tool holds up only
-its own row), and they run only while the screen is shown.
+Sampling never runs on the event loop: one worker thread starts the samplers, reads
+and draws a sample every interval and stops them when the screen is left (``engine.top``;
+each tool in a thread of its own, so a hung tool holds up only its own row).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
-from rich.console import RenderableType
+from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widget import Widget
+from textual.widgets import Footer, Header
 
 from accelbench.engine import registry, topview
 from accelbench.engine.top import Top
 
 
+class TopLine(Widget):
+    """One line of the view, redrawn alone when it changes (no new layout)."""
+
+    DEFAULT_CSS = "TopLine { height: 1; }"
+
+    def __init__(self, line: Text) -> None:
+        super().__init__()
+        self.line = line
+
+    def render(self) -> Text:
+        return self.line
+
+    def show(self, line: Text) -> None:
+        """Show ``line`` if it differs from the one shown."""
+        if line != self.line:
+            self.line = line
+            self.refresh()
+
+
 class TopScreen(Screen):
     """The node's CPU, memory and accelerators, with the run on each device."""
 
-    DEFAULT_CSS = "#top-view { padding: 0 1; }"
+    DEFAULT_CSS = "#top-view { padding: 0 1; height: auto; }"
 
     def __init__(self, interval: float = 1.0, make_top: Callable[[], Top] | None = None) -> None:
         super().__init__()
         self.interval = interval
         self.make_top = make_top
-        self.top: Top | None = None
-        self._timer: Timer | None = None
+        self.top: Top | None = None  # while the screen is shown
+        self._stop = threading.Event()
+        self._width = 78
         self._titles = {name: system.title for name, system in registry.systems().items()}
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with VerticalScroll(id="top-body"):
-            yield Static("starting the samplers…", id="top-view")
+        with VerticalScroll(id="top-body"), Vertical(id="top-view"):
+            yield TopLine(Text("starting the samplers…"))
         yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = "top: this node"
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._width = max(20, event.size.width - 2)  # the view's padding
+
     def on_screen_resume(self) -> None:
-        if self.top is None:
-            self.run_worker(self._open, thread=True, group="top")
+        self._stop = threading.Event()
+        stop = self._stop
+        self.run_worker(lambda: self._watch(stop), thread=True, group="top")
 
     def on_screen_suspend(self) -> None:
-        self._close()
+        self._stop.set()
 
     def on_unmount(self) -> None:
-        self._close()
+        self._stop.set()
 
-    def _open(self) -> None:
+    def _watch(self, stop: threading.Event) -> None:
+        """In a worker thread: start the samplers, draw a sample every interval until
+        ``stop`` is set (the screen left), then stop them."""
         store = getattr(getattr(self.app, "runner", None), "store", None)
         top = (self.make_top or (lambda: Top(self.interval, store)))().start()
-        self.app.call_from_thread(self._opened, top)
-
-    def _opened(self, top: Top) -> None:
-        if not self.is_current:  # left before the samplers started
-            self.run_worker(top.close, thread=True, group="top")
-            return
         self.top = top
-        self._refresh()
-        self._timer = self.set_interval(self.interval, self._refresh)
-
-    def _refresh(self) -> None:
-        if self.top is not None:
-            width = self.query_one("#top-view", Static).content_region.width
-            self.run_worker(lambda: self._sample(width), thread=True, exclusive=True,
-                            group="top-sample")
-
-    def _sample(self, width: int) -> None:
-        top = self.top
-        if top is None:
-            return
-        view = topview.render(top.sample(), width, self._titles, self.interval)
-        self.app.call_from_thread(self._show, view)
-
-    def _show(self, view: RenderableType) -> None:
-        if self.is_attached:
-            self.query_one("#top-view", Static).update(view)
-
-    def _close(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        if self.top is not None:
-            self.run_worker(self.top.close, thread=True, group="top")
+        try:
+            while not stop.is_set():
+                view = topview.lines(top.sample(), self._width, self._titles, self.interval)
+                self.app.call_from_thread(self._show, view)
+                stop.wait(self.interval)
+        except RuntimeError:  # the app has ended
+            pass
+        finally:
+            top.close()
             self.top = None
+
+    def _show(self, view: list[Text]) -> None:
+        """Draw the lines that changed (a widget a line: a quiet device costs nothing)."""
+        if not self.is_attached:
+            return
+        box = self.query_one("#top-view", Vertical)
+        shown = list(box.query_children(TopLine))
+        for line, widget in zip(view, shown, strict=False):
+            widget.show(line)
+        if len(view) > len(shown):
+            box.mount_all(TopLine(line) for line in view[len(shown):])
+        for widget in shown[len(view):]:
+            widget.remove()
