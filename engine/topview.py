@@ -35,11 +35,12 @@ def render(sample: Sample, width: int, titles: dict[str, str], interval: float =
 
 
 def lines(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
-          keys: str = "") -> list[Text]:
-    """The view's lines, each within ``width``."""
-    heading = Text.assemble(("accelbench top", "bold"), "  ",
-                            time.strftime("%H:%M:%S", time.localtime(sample.t)),
-                            f"  every {interval:g} s", (f"  {keys}" if keys else "", "dim"))
+          keys: str = "", clock: bool = True) -> list[Text]:
+    """The view's lines, each within ``width``; the heading shows the sample's time
+    if ``clock`` (the app leaves it out: a line fewer to redraw every second)."""
+    when = time.strftime("  %H:%M:%S", time.localtime(sample.t)) if clock else ""
+    heading = Text.assemble(("accelbench top", "bold"), when, f"  every {interval:g} s",
+                            (f"  {keys}" if keys else "", "dim"))
     parts = [heading]
     host = [r for r in sample.readings if r.system in HOST_SYSTEMS]
     accel = [r for r in sample.readings if r.system not in HOST_SYSTEMS]

@@ -1,5 +1,5 @@
 """The app's top screen (f4): snapshots at 80x24 and 160x48 of a sample read by the real
-readers from real recorded vendor output (fixed clock, fixed CPU), and the app answering
+readers from real recorded vendor output (fixed CPU figures), and the app answering
 keys while a vendor tool hangs."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from tests.test_tui_snapshots import SIZES, fixed_detection  # noqa: F401 - a fi
 
 REAL = ROOT / "tests" / "fixtures" / "real"
 STANDINS = ROOT / "tests" / "standins"
-T = 1795456800.0  # 2026-11-23 18:00:00 UTC
+T = 1795456800.0  # the sample's time (the app's view does not show it)
 RUN = "20261123-175500-cpu-mnist-3fa9c1"
 
 
@@ -77,15 +77,6 @@ class RecordedTop:
         self.closed = True
 
 
-@pytest.fixture
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
 def view_text(app, width: int = 200) -> str:
     console = Console(width=width, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
     for widget in app.screen.query_one("#top-view").query_children(TopLine):
@@ -101,7 +92,7 @@ async def show_top(pilot):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_top_screen(snap_compare, runner, monkeypatch, utc, size):
+def test_top_screen(snap_compare, runner, monkeypatch, size):
     monkeypatch.setattr(top_screen, "Top", RecordedTop)
     assert snap_compare(AccelbenchApp(runner), terminal_size=size, run_before=show_top)
 

@@ -86,7 +86,8 @@ class TopScreen(Screen):
         self.top = top
         try:
             while not stop.is_set():
-                view = topview.lines(top.sample(), self._width, self._titles, self.interval)
+                view = topview.lines(top.sample(), self._width, self._titles, self.interval,
+                                     clock=False)
                 self.app.call_from_thread(self._show, view)
                 stop.wait(self.interval)
         except RuntimeError:  # the app has ended
