@@ -29,6 +29,7 @@ from accelbench.engine.store import WRAPPER_FILE, Store, write_json
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import GraphcoreNode
+from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.engine.top import FIELDS, LiveRuns, Sample, Top
@@ -322,3 +323,12 @@ def test_many_devices_are_one_strip_with_rows_for_the_busy_ones():
     assert [line.split()[:2] for line in lines[5:7]] == [["trainium", "nc5"],
                                                           ["trainium", "nc70"]]
     assert lines[7:] == ["Graphcore IPU (PopTorch): not present (gc-monitor not on PATH)"]
+
+
+def test_neuron_cores_carry_their_application_and_its_memory():
+    """The recorded report of a 2-process torchrun job (tests/fixtures/recordings): each
+    NeuronCore's utilisation, the device memory its application holds, its pid."""
+    report = (ROOT / "tests/fixtures/recordings/neuron_monitor.jsonl").read_text().splitlines()
+    assert cores(json.loads(report[3])) == [
+        Device("nc0", "trainium", 87.5, 2048.0, 16384.0, pids=(48211,)),
+        Device("nc1", "trainium", 85.0, 2048.0, 16384.0, pids=(48212,))]
