@@ -40,7 +40,7 @@ source is present and why not, utilisation in percent, memory used and in all (M
 power (W), temperature (°C), the pids on the device and the accelbench runs they
 belong to. A figure the source does not give is null."""
 
-FIRST_READING_S = 6.0  # how long ``once`` waits for each source's first reading
+FIRST_READING_S = 6.0  # how long one sample (--once, --json) waits for the first readings
 _ANCESTORS = 16  # how far up the process tree a device's process is followed
 
 
@@ -89,9 +89,8 @@ class Top:
         readings = []
         for sampler in self.samplers:
             reading = sampler.latest()
-            devices = tuple(self.runs.mark(d) for d in reading.devices)
-            readings.append(Reading(reading.system, reading.source, reading.t, devices,
-                                    reading.why))
+            readings.append(dataclasses.replace(
+                reading, devices=tuple(self.runs.mark(d) for d in reading.devices)))
         return Sample(time.time(), tuple(readings))
 
     def close(self) -> None:
@@ -99,13 +98,6 @@ class Top:
         for sampler in self.samplers:
             sampler.close()
         shutil.rmtree(self._workdir, ignore_errors=True)
-
-
-def once(store: Store | None = None, timeout: float = FIRST_READING_S) -> Sample:
-    """One sample, each source given up to ``timeout`` seconds for its first reading."""
-    with Top(store=store) as top:
-        top.wait_first(timeout)
-        return top.sample()
 
 
 class LiveRuns:
