@@ -76,7 +76,10 @@ class TopScreen(Screen):
         self._stop.set()
 
     def on_unmount(self) -> None:
+        """The app ends: stop the samplers' tools now (the worker thread may not get to)."""
         self._stop.set()
+        if self.top is not None:
+            self.top.close()
 
     def _watch(self, stop: threading.Event) -> None:
         """In a worker thread: start the samplers, draw a sample every interval until
