@@ -170,6 +170,15 @@ def _parser() -> argparse.ArgumentParser:
     accelerators = sub.add_parser("accelerators", help="what is available here, and why not")
     accelerators.set_defaults(func=_cmd_accelerators)
 
+    top = sub.add_parser("top", help="this node's CPU, GPUs, NeuronCores, IPUs and RDUs live,"
+                         " and the run on each (q quits)")
+    top.add_argument("--once", action="store_true", help="print one sample and exit")
+    top.add_argument("--json", action="store_true",
+                     help="JSON lines, one per device and per source not present")
+    top.add_argument("--interval", type=_interval, default=1.0, metavar="S",
+                     help="seconds between samples (default 1)")
+    top.set_defaults(func=_cmd_top)
+
     doctor = sub.add_parser("doctor", help="check the run store against its run directories"
                             " and repair it")
     doctor.add_argument("--dry-run", action="store_true", help="only report, change nothing")
@@ -218,6 +227,17 @@ def _age(text: str) -> float:
         ) from None
     if not 0 <= seconds < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not an age of 0 or more")
+    return seconds
+
+
+def _interval(text: str) -> float:
+    """Seconds between samples: a number from 0.1 to 3600."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0.1 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0.1 to 3600")
     return seconds
 
 
@@ -671,6 +691,12 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:
     out = console()
     out.print(table(accelerator_heads(), rows, out.width, title="accelerators"))
     return 0
+
+
+def _cmd_top(args: argparse.Namespace) -> int:
+    from accelbench.cli.top import cmd_top
+
+    return cmd_top(args)
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:

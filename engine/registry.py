@@ -21,6 +21,7 @@ from accelbench.engine.parsers.generic import GENERIC_DIALECTS, TABLE_DIALECTS
 from accelbench.engine.probe import through_gres
 from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
 from accelbench.engine.system import BETTER, Availability, Column, System
+from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import GENERIC, Extension, Workload
 
@@ -89,6 +90,11 @@ def sampler_refs(name: str) -> list[str]:
     return [sampler.ref() for sampler in get_accelerator(name).samplers]
 
 
+def node_samplers() -> list[tuple[str, type[NodeSampler]]]:
+    """(system name, class) of every system's node samplers, in the systems' order."""
+    return [(name, cls) for name, system in systems().items() for cls in system.node]
+
+
 @functools.cache
 def workloads() -> dict[str, Workload]:
     """Every workload by name: the generic ones as the systems extend them, then the
@@ -154,6 +160,7 @@ def _check(system: System, found: dict[str, System]) -> None:
         except UserError as exc:
             fail(f"site key {key.name!r}: default: {exc.message}")
     for kind, items, base in (("sampler", system.samplers, ToolSampler),
+                              ("node sampler", system.node, NodeSampler),
                               ("dialect", system.dialects, Dialect)):
         for item in items:
             if not (isinstance(item, type) and issubclass(item, base) and item.name):

@@ -3,7 +3,8 @@
 A system is one package exporting one ``System`` object, registered under the
 entry-point group ``accelbench.systems`` (``engine/registry.py`` reads them all and
 derives every table from them). It declares how it is detected, its site
-configuration keys, its Slurm GRES names, the samplers run beside its jobs, its log
+configuration keys, its Slurm GRES names, the samplers run beside its jobs, the node
+samplers ``accelbench top`` reads its devices with, its log
 dialects, its workloads and its additions to generic ones, the names its figures
 have, and the columns they show in a comparison.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import Extension, Workload
 
@@ -45,7 +47,8 @@ class System:
 
     ``device`` is the device string generic workloads take; ``detect`` says whether it
     is here; ``gres`` are its Slurm generic-resource names; ``samplers`` run beside
-    each of its jobs; ``dialects`` read its programs' output; ``workloads`` are its
+    each of its jobs; ``node`` read this machine's devices for ``accelbench top``
+    (whatever runs); ``dialects`` read its programs' output; ``workloads`` are its
     own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map
     its metrics' names to the summary's (``summary.CANONICAL``); ``columns`` are its metrics
     shown in a comparison; ``order`` places it in listings (lower first, then by name;
@@ -59,6 +62,7 @@ class System:
     site_keys: tuple[Param, ...] = ()  # its [name] table in the site configuration
     gres: tuple[str, ...] = ()
     samplers: tuple[type[ToolSampler], ...] = ()
+    node: tuple[type[NodeSampler], ...] = ()
     dialects: tuple[type[Dialect], ...] = ()
     workloads: tuple[Workload, ...] = ()
     extends: tuple[Extension, ...] = ()

@@ -33,6 +33,7 @@ from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
+from accelbench.tui.screens.top import TopScreen
 
 T = TypeVar("T")
 FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view redraws it
@@ -47,13 +48,15 @@ class AccelbenchApp(App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
     COMMANDS = App.COMMANDS | {AccelbenchCommands}
     MODES: ClassVar[dict[str, str | Callable[[], Screen]]] = {
-        "launch": LaunchScreen, "runs": RunsScreen}
+        "launch": LaunchScreen, "runs": RunsScreen, "top": TopScreen}
     DEFAULT_MODE = "launch"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "switch_mode('launch')", "Launch", id="app.launch",
                 tooltip="Pick an accelerator and a workload, set the knobs, run"),
         Binding("f3", "switch_mode('runs')", "Runs", id="app.runs",
                 tooltip="Every run: open, compare figures, cancel live ones"),
+        Binding("f4", "switch_mode('top')", "Top", id="app.top",
+                tooltip="This node's CPU, GPUs, NeuronCores, IPUs and RDUs, live"),
         Binding("question_mark,f1", "toggle_help", "Help", id="app.help",
                 tooltip="Show or hide the keys of the current screen"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit",

@@ -1,5 +1,5 @@
-"""Host sampler: per-core CPU % and the job tree's CPU and RSS (psutil), beside the
-samplers of the run's system."""
+"""Host samplers (psutil): per-core CPU % and the job tree's CPU and RSS, beside the
+samplers of the run's system; and this machine's cores and memory for ``accelbench top``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import psutil
 
 from accelbench.engine.telemetry import record_line
+from accelbench.engine.telemetry.node import Device, PolledSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 
 _MIB = 1024 * 1024
@@ -53,6 +54,30 @@ class HostSampler:
                 continue
         self._procs = alive
         return cpu, rss
+
+
+class HostNode(PolledSampler):
+    """Each core's busy percent (``cpu<i>``) and the memory in use (``mem``)."""
+
+    name = "psutil"
+
+    FIRST_S = 0.25  # the span of the first reading (the counters start with the sampler)
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        psutil.cpu_percent(percpu=True)  # start the per-core counters
+        self._first = True
+
+    def read(self) -> list[Device]:
+        if self._first:  # a reading over no time says nothing
+            self._first = False
+            self._stop.wait(self.FIRST_S)
+        memory = psutil.virtual_memory()
+        return [*(Device(f"cpu{i}", util_percent=p)
+                  for i, p in enumerate(psutil.cpu_percent(percpu=True))),
+                Device("mem", "memory", util_percent=memory.percent,
+                       mem_used_mib=round((memory.total - memory.available) / _MIB, 1),
+                       mem_total_mib=round(memory.total / _MIB, 1))]
 
 
 def sample_until(stop: threading.Event, pid: int, interval: float, out: Path,

@@ -7,6 +7,7 @@ import platform
 
 from accelbench.engine.params import Param
 from accelbench.engine.system import Availability, System
+from accelbench.engine.telemetry.host import HostNode
 from accelbench.engine.workloads import Extension
 
 
@@ -19,5 +20,6 @@ def detect() -> Availability:
 SYSTEM = System(
     name="cpu", order=10, title="CPU", device="cpu", detect=detect,
     site_keys=(Param("python", str, "", "the job's interpreter"),),
+    node=(HostNode,),
     extends=(Extension("mnist_cnn"), Extension("bert_finetune")),
 )

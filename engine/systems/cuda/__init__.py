@@ -5,6 +5,7 @@ from __future__ import annotations
 from accelbench.engine.params import Param
 from accelbench.engine.system import Availability, System
 from accelbench.engine.systems.cuda.dialect import NvidiaSmi
+from accelbench.engine.systems.cuda.node import NvidiaNode
 from accelbench.engine.systems.cuda.telemetry import NvmlSampler
 from accelbench.engine.systems.cuda.workloads import GPUS, bert_on_gpus
 from accelbench.engine.workloads import Extension
@@ -37,6 +38,7 @@ SYSTEM = System(
     site_keys=(Param("python", str, "", "the job's interpreter"),),
     gres=("gpu",),
     samplers=(NvmlSampler,),
+    node=(NvidiaNode,),
     dialects=(NvidiaSmi,),
     extends=(Extension("mnist_cnn"),
              Extension("bert_finetune", bert_on_gpus, (GPUS,), "a CUDA knob")),

@@ -39,12 +39,12 @@ _SNIFF = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"
                     r"|^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu|--query-gpu=", re.M)
 
 
-def _field(header: str) -> str:
+def field_name(header: str) -> str:
     """A CSV header cell without its unit: ``power.draw [W]`` → ``power.draw``."""
     return header.split("[", maxsplit=1)[0].strip()
 
 
-def _number(text: str) -> float | None:
+def cell_number(text: str) -> float | None:
     """The leading number of a cell (``631.95 W`` → 631.95); None for ``-``, ``[N/A]``."""
     m = _NUMBER.match(text.strip())
     return float(m[0]) if m else None
@@ -74,7 +74,7 @@ class NvidiaSmi(Dialect):
             self._csv, self._dmon = m[1].split(","), []
             return []
         if "utilization." in line or "power.draw" in line or "memory.used" in line:
-            self._csv, self._dmon = [_field(cell) for cell in line.split(",")], []
+            self._csv, self._dmon = [field_name(cell) for cell in line.split(",")], []
             return []
         if self._dmon:
             return self._dmon_row(line.split(), ts)
@@ -102,7 +102,8 @@ class NvidiaSmi(Dialect):
             ts = datetime.strptime(when, _STAMP).astimezone().timestamp() if when else ts
         values = {_QUERY[key]: cell for key, cell in row.items() if key in _QUERY}
         events = self._readings(index, values, ts)
-        used, total = _number(row.get("memory.used", "")), _number(row.get("memory.total", ""))
+        used = cell_number(row.get("memory.used", ""))
+        total = cell_number(row.get("memory.total", ""))
         if used is not None and total:
             events.append(Utilization(self.run_id, ts, f"gpu{index} mem",
                                       round(100 * used / total, 2), used, "MiB"))
@@ -112,7 +113,7 @@ class NvidiaSmi(Dialect):
         """Events of one GPU's readings by dmon column name."""
         events: list[Event] = []
         for column, cell in values.items():
-            if column not in _DMON or (value := _number(cell)) is None:
+            if column not in _DMON or (value := cell_number(cell)) is None:
                 continue
             kind, name = _DMON[column]
             if kind == "util":
@@ -124,3 +125,14 @@ class NvidiaSmi(Dialect):
     @classmethod
     def sniff(cls, text: str) -> bool:
         return any_line(text, ("gpu",), _SNIFF)  # a dmon header, a CSV header, the command
+
+
+def query_rows(text: str) -> list[dict[str, str]]:
+    """The rows of ``nvidia-smi --query-...=FIELDS --format=csv`` output (a header with
+    units, then a row each), keyed by field without its unit; ``#`` lines are skipped."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    if not lines:
+        return []
+    header = [field_name(cell) for cell in lines[0].split(",")]
+    rows = ([cell.strip() for cell in line.split(",")] for line in lines[1:])
+    return [dict(zip(header, row, strict=True)) for row in rows if len(row) == len(header)]

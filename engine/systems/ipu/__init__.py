@@ -13,6 +13,7 @@ from accelbench.engine.system import System
 from accelbench.engine.systems.ipu.detect import detect
 from accelbench.engine.systems.ipu.dialect import PopTorch
 from accelbench.engine.systems.ipu.examples import GraphcoreExamples
+from accelbench.engine.systems.ipu.node import GraphcoreNode
 from accelbench.engine.systems.ipu.telemetry import GraphcoreSampler
 from accelbench.engine.workloads import (
     COMMAND,
@@ -61,6 +62,7 @@ SYSTEM = System(
     site_keys=(Param("python", str, "", "the PopTorch virtualenv's python"),),
     gres=("ipu",),
     samplers=(GraphcoreSampler,),
+    node=(GraphcoreNode,),
     dialects=(PopTorch, GraphcoreExamples),
     metric_aliases={"training_time": "train_time_s", "epochs_time": "train_time_s"},
     workloads=(MNIST_POPTORCH,),

@@ -19,6 +19,7 @@ device, its ``ipu utilisation`` (percent) is the engine ``ipu<id>``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 from dataclasses import dataclass, field
@@ -40,14 +41,34 @@ class GraphcoreSampler(ToolSampler):
 
     def feed(self, line: str) -> Readings | None:
         """The readings with this IPU's utilisation, if the line gives it."""
-        key, _, value = line.strip().lstrip("- ").partition(":")
+        key, value = _attribute(line)
         if key == "id":
-            self._device = value.strip()
+            self._device = value
         elif key == "ipu utilisation" and self._device:
-            self._ipus[self._device] = float(value.strip().rstrip("%"))
+            self._ipus[self._device] = float(value.rstrip("%"))
             return [{"engine": f"ipu{device}", "percent": percent}
                     for device, percent in self._ipus.items()]
         return None
+
+
+def read_inventory(text: str) -> dict[int, float]:
+    """Each IPU's utilisation (percent) by id in ``gc-inventory``'s device attributes
+    (the keys the sampler reads; a figure printed ``N/A`` is left out)."""
+    device, found = "", {}
+    for line in text.splitlines():
+        key, value = _attribute(line)
+        if key == "id":
+            device = value
+        elif key == "ipu utilisation" and device.isdigit():
+            with contextlib.suppress(ValueError):
+                found[int(device)] = float(value.rstrip("%"))
+    return found
+
+
+def _attribute(line: str) -> tuple[str, str]:
+    """A device attribute line's key and value (``  ipu utilisation: 99.96%``)."""
+    key, _, value = line.strip().lstrip("- ").partition(":")
+    return key, value.strip()
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from accelbench.engine.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from accelbench.engine.systems.sambanova.inventory import detect
 from accelbench.engine.systems.sambanova.sambatune import SambaTune
+from accelbench.engine.systems.sambanova.node import SntilestatNode
 from accelbench.engine.systems.sambanova.telemetry import SambaNovaSampler
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
 
@@ -42,6 +43,7 @@ SYSTEM = System(
     site_keys=(Param("bert_large_script", str, "", "path of BertLarge_run.sh"),),
     gres=("rdu",),
     samplers=(SambaNovaSampler,),
+    node=(SntilestatNode,),
     dialects=(SambaNova, SambaTune),
     workloads=(BERT_LARGE,),
     metric_aliases={"training_samples_per_second": "samples_per_s",

@@ -16,11 +16,11 @@ COMMAND wraps onto lines of its own (as ALCF's pages show it): those are no rows
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
-_FOREVER = 1_000_000_000  # intervals: the tool runs until the job ends
+_FOREVER = 1_000_000_000  # intervals: the tool runs until stopped
 
 
 @dataclass
@@ -30,6 +30,7 @@ class Rdu:
     name: str  # "/XRDU_0/RDU_1"
     exec_percent: list[float]  # each tile's %exec
     idle: int = 0  # tiles 100% idle
+    pids: set[int] = field(default_factory=set)  # the processes on its tiles
 
 
 class TileTable:
@@ -38,6 +39,7 @@ class TileTable:
     def __init__(self) -> None:
         self._exec = 0  # the %exec column's index in a row's fields
         self._idle = 0  # the %idle column's index
+        self._pid = -1  # the PID column's index (-1: none)
         self.rdus: dict[str, Rdu] = {}
         self._open: Rdu | None = None  # the RDU whose rows are being read
 
@@ -46,6 +48,7 @@ class TileTable:
         fields = line.split()
         if fields[:1] == ["TILE"]:
             self._exec, self._idle = fields.index("%exec"), fields.index("%idle")
+            self._pid = fields.index("PID") if "PID" in fields else -1
             return self.close()
         if not (line.startswith("/") and "/TILE_" in fields[0] and len(fields) > self._exec):
             return None  # a wrapped COMMAND, a blank line
@@ -54,6 +57,8 @@ class TileTable:
         rdu = self._open = self._open or Rdu(name, [])
         rdu.exec_percent.append(float(fields[self._exec]))
         rdu.idle += float(fields[self._idle]) == 100.0
+        if 0 <= self._pid < len(fields) and fields[self._pid].isdigit():
+            rdu.pids.add(int(fields[self._pid]))
         return done
 
     def close(self) -> Rdu | None:
@@ -68,6 +73,11 @@ class TileTable:
         return [{"engine": f"rdu{i}", "percent": round(sum(r.exec_percent)
                                                          / len(r.exec_percent), 2)}
                 for i, r in enumerate(self.rdus.values())]
+
+
+def sntilestat_argv(interval: float) -> list[str]:
+    """``sntilestat -i SECONDS --count N``: a table every ``interval`` until stopped."""
+    return ["sntilestat", "-i", str(max(1, round(interval))), "--count", str(_FOREVER)]
 
 
 def read_table(text: str) -> dict[str, Rdu]:
@@ -91,7 +101,7 @@ class SambaNovaSampler(ToolSampler):
 
     def argv(self) -> list[str]:
         """``sntilestat -i SECONDS --count N``: a table every interval."""
-        return [self.tool, "-i", str(max(1, round(self.interval))), "--count", str(_FOREVER)]
+        return sntilestat_argv(self.interval)
 
     def feed(self, line: str) -> Readings | None:
         """The readings once a line ends an RDU's rows (a header, another RDU's row)."""

@@ -12,6 +12,7 @@ from accelbench.engine.systems.trainium.neuron_compile import NeuronCompile
 from accelbench.engine.systems.trainium.neuron_monitor import NeuronMonitor
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
 from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
+from accelbench.engine.systems.trainium.node import NeuronNode
 from accelbench.engine.systems.trainium.nxd_training import NxDTraining
 from accelbench.engine.systems.trainium.telemetry import NeuronSampler
 from accelbench.engine.systems.trainium.workloads import BERT
@@ -28,6 +29,7 @@ SYSTEM = System(
     ),
     gres=("neuron",),
     samplers=(NeuronSampler,),
+    node=(NeuronNode,),
     dialects=(NeuronProfile, NeuronRuntime, NeuronCompile, NxDTraining, NeuronMonitor),
     extends=(BERT,),
     columns=(Column(r"^profile\.(mfu|hfu)\w*$", "max"),),

@@ -1,0 +1,31 @@
+"""RDUs for ``accelbench top``: ``sntilestat``'s tile table every interval, each RDU its
+tiles' mean ``%exec`` and the processes on them (``TileTable``, as the sampler reads it)."""
+
+from __future__ import annotations
+
+from accelbench.engine.systems.sambanova.telemetry import TileTable, sntilestat_argv
+from accelbench.engine.telemetry.node import Device, StreamSampler
+
+
+class SntilestatNode(StreamSampler):
+    """Every RDU ``sntilestat`` lists."""
+
+    name = "sntilestat"
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self._table = TileTable()
+
+    def argv(self) -> list[str]:
+        return sntilestat_argv(self.interval)
+
+    def feed(self, line: str) -> list[Device] | None:
+        """The RDUs once a line ends an RDU's rows (a header, another RDU's row)."""
+        return None if self._table.feed(line) is None else rdus(self._table)
+
+
+def rdus(table: TileTable) -> list[Device]:
+    """The RDUs a table has read: ``rdu<i>`` in its order, its tiles' mean ``%exec``."""
+    return [Device(f"rdu{i}", rdu.name, round(sum(rdu.exec_percent) / len(rdu.exec_percent), 2),
+                   pids=tuple(sorted(rdu.pids)))
+            for i, rdu in enumerate(table.rdus.values())]

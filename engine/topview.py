@@ -1,0 +1,177 @@
+"""The ``accelbench top`` view: one sample drawn as Rich text within a width.
+
+The CLI's live view and the app's f4 screen both draw it. Lines: a heading, the CPU
+(each core a bar character, their mean, the memory in use), then a table of the
+accelerators (a row per device: utilisation, memory, power, temperature, and the run
+using it, else its processes), then a line per source that is not present and why. A
+source with more than ``ROWS_MAX`` devices (a trn2 node's 128 NeuronCores) is drawn as
+one strip like the CPU's, its rows only for the devices that processes use.
+Columns are dropped by priority as the width narrows (the device model first), and
+a run is shown whole when it fits, else by its unique 6-hex suffix.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+from rich.text import Text
+
+from accelbench.engine.telemetry.node import WAITING, Device, Reading
+from accelbench.engine.top import Sample
+
+BARS = "▁▁▂▃▄▅▆▇█"  # by eighths; idle is the lowest bar, never a space (a wrap eats it)
+WIDE = 110  # from this width on, the device model and whole run ids are shown
+MODEL_WIDTH = 24  # characters of the device model shown
+HOST_SYSTEMS = ("cpu",)  # drawn as the CPU line, not as table rows
+ROWS_MAX = 8  # a source with more devices is drawn as a strip
+
+
+def render(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
+           keys: str = "") -> Text:
+    """The whole view as one text; ``titles`` names the systems, ``keys`` ends the
+    heading (e.g. "q quits")."""
+    return Text("\n").join(lines(sample, width, titles, interval, keys))
+
+
+def lines(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
+          keys: str = "", clock: bool = True) -> list[Text]:
+    """The view's lines, each within ``width``; the heading shows the sample's time
+    if ``clock`` (the app leaves it out: a line fewer to redraw every second)."""
+    when = time.strftime("  %H:%M:%S", time.localtime(sample.t)) if clock else ""
+    heading = Text.assemble(("accelbench top", "bold"), when, f"  every {interval:g} s",
+                            (f"  {keys}" if keys else "", "dim"))
+    parts = [heading]
+    host = [r for r in sample.readings if r.system in HOST_SYSTEMS]
+    accel = [r for r in sample.readings if r.system not in HOST_SYSTEMS]
+    for reading in (r for r in host if r.present):
+        parts += cpu_lines(reading, width)
+    rows = []
+    for reading in (r for r in accel if r.present):
+        many = len(reading.devices) > ROWS_MAX
+        if many:
+            parts += strip_lines(reading, width)
+        rows += [(reading, d) for d in reading.devices if d.pids or not many]
+    if rows:
+        parts += device_table(rows, width)
+    absent = [r for r in sample.readings if not r.present]
+    for reading in absent:
+        parts += absent_lines(titles.get(reading.system, reading.system), reading.why, width)
+    if not any(r.devices for r in accel) and not absent:
+        parts.append(Text("no accelerator found", style="dim"))
+    return parts
+
+
+def absent_lines(title: str, why: str, width: int) -> list[Text]:
+    """``NVIDIA GPU (CUDA): not present (why)``, wrapped at ``width``."""
+    state = "waiting for its first reading" if why == WAITING else "not present"
+    plain = f"{title}: {state}" + ("" if why == WAITING else f" ({why})")
+    lines = [Text(line) for line in textwrap.wrap(plain, max(20, width),
+                                                   subsequent_indent="  ")]
+    lines[0].stylize("bold", 0, len(title) + 1)
+    lines[0].highlight_words([state], "dim" if why == WAITING else "yellow")
+    return lines
+
+
+def cpu_lines(reading: Reading, width: int) -> list[Text]:
+    """``CPU 16 cores  23% ▁▃█▂…  mem 12.3/62.7 GiB 19%``; past the width the bars go
+    on lines of their own."""
+    cores = [d for d in reading.devices if d.id.startswith("cpu")]
+    memory = next((d for d in reading.devices if d.id == "mem"), None)
+    mean, bars = strip(cores)
+    tail = Text()
+    if memory is not None:
+        tail = Text.assemble(("  mem", "bold"),
+                             f" {memory_figure(memory)} {memory.util_percent or 0:.0f}%")
+    return fold(Text.assemble(("CPU", "bold"), f" {len(cores)} cores {mean}"), bars, tail,
+                width)
+
+
+def strip_lines(reading: Reading, width: int) -> list[Text]:
+    """``trainium 128 devices  34% ▁▃█▂…``: each device a bar character."""
+    mean, bars = strip(list(reading.devices))
+    return fold(Text.assemble((reading.system, "bold"), f" {len(reading.devices)} devices"
+                              f" {mean}"), bars, Text(), width)
+
+
+def strip(devices: list[Device]) -> tuple[str, Text]:
+    """The devices' mean utilisation, and a bar character each (``·``: no figure)."""
+    known = [d.util_percent for d in devices if d.util_percent is not None]
+    mean = f"{sum(known) / len(known):3.0f}%" if known else "  -"
+    return mean, Text("".join("·" if d.util_percent is None else
+                              BARS[min(8, round(d.util_percent / 12.5))] for d in devices),
+                      style="green")
+
+
+def fold(head: Text, bars: Text, tail: Text, width: int) -> list[Text]:
+    """``head bars tail`` on one line if it fits, else ``head tail`` and then the bars
+    folded at ``width``."""
+    one = Text.assemble(head, " ", bars, tail)
+    if one.cell_len <= width:
+        return [one]
+    return [Text.assemble(head, tail), *(bars[i:i + width]
+                                          for i in range(0, len(bars), max(1, width)))]
+
+
+def device_table(rows: list[tuple[Reading, Device]], width: int) -> list[Text]:
+    """A header line and a line per accelerator device, each within ``width`` (the last
+    column, the runs or pids, is cut with an ellipsis when it does not fit)."""
+    wide = width >= WIDE
+    heads = ["system", "device", *(["model"] if wide else []), "util", "memory", "power",
+             "temp", "run / pids"]
+    right = {"util", "memory", "power", "temp"}
+    table = [[Text(head, style="bold") for head in heads]]
+    for reading, device in rows:
+        cells = [Text(reading.system), Text(device.id, style="bold")]
+        if wide:
+            cells.append(Text(device.name[:MODEL_WIDTH]))
+        cells += [util_cell(device.util_percent, 10 if wide else 5),
+                  Text(memory_figure(device)),
+                  Text("-" if device.power_w is None else f"{device.power_w:.0f} W"),
+                  Text("-" if device.temp_c is None else f"{device.temp_c:.0f}°C"),
+                  users(device, wide)]
+        table.append(cells)
+    widths = [max(row[i].cell_len for row in table) for i in range(len(heads))]
+    lines = []
+    for row in table:
+        line = Text()
+        for head, cell, size in zip(heads, row, widths, strict=True):
+            pad = " " * (size - cell.cell_len)
+            line.append_text(Text(pad) + cell if head in right else cell + pad)
+            line.append("  ")
+        line.rstrip()
+        line.truncate(width, overflow="ellipsis")
+        lines.append(line)
+    return lines
+
+
+def util_cell(percent: float | None, bar: int) -> Text:
+    """A bar ``bar`` characters wide and the percent (``-`` when unknown)."""
+    if percent is None:
+        return Text("-")
+    eighths = round(max(0.0, min(100.0, percent)) / 100 * bar * 8)
+    full, part = divmod(eighths, 8)
+    drawn = ("█" * full + (BARS[part] if part else "")).ljust(bar)
+    style = "red" if percent >= 90 else "yellow" if percent >= 50 else "green"
+    return Text.assemble((drawn, style), f"{percent:4.0f}%")
+
+
+def memory_figure(device: Device) -> str:
+    """``19.4/79.6 GiB`` (``-`` when unknown)."""
+    used, total = device.mem_used_mib, device.mem_total_mib
+    if used is None:
+        return "-"
+    if total is None:
+        return f"{used / 1024:.1f} GiB"
+    return f"{used / 1024:.1f}/{total / 1024:.1f} GiB"
+
+
+def users(device: Device, wide: bool) -> Text:
+    """The runs on the device (whole ids when wide, else their 6-hex suffix), else its
+    pids."""
+    if device.runs:
+        return Text(", ".join(r if wide else r.rpartition("-")[2] for r in device.runs),
+                    style="cyan")
+    if device.pids:
+        return Text("pid " + ", ".join(map(str, device.pids)), style="dim")
+    return Text("")

@@ -1,0 +1,113 @@
+"""``accelbench top`` in the app (f4): this node's devices, redrawn every second.
+
+Sampling never runs on the event loop: one worker thread starts the samplers, reads
+and draws a sample every interval and stops them when the screen is left (``engine.top``;
+each tool in a thread of its own, so a hung tool holds up only its own row).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header
+
+from accelbench.engine import registry, topview
+from accelbench.engine.top import Top
+
+
+class TopLine(Widget):
+    """One line of the view, redrawn alone when it changes (no new layout)."""
+
+    DEFAULT_CSS = "TopLine { height: 1; }"
+
+    def __init__(self, line: Text) -> None:
+        super().__init__()
+        self.line = line
+
+    def render(self) -> Text:
+        return self.line
+
+    def show(self, line: Text) -> None:
+        """Show ``line`` if it differs from the one shown."""
+        if line != self.line:
+            self.line = line
+            self.refresh()
+
+
+class TopScreen(Screen):
+    """The node's CPU, memory and accelerators, with the run on each device."""
+
+    DEFAULT_CSS = "#top-view { padding: 0 1; height: auto; }"
+
+    def __init__(self, interval: float = 1.0, make_top: Callable[[], Top] | None = None) -> None:
+        super().__init__()
+        self.interval = interval
+        self.make_top = make_top
+        self.top: Top | None = None  # while the screen is shown
+        self._stop = threading.Event()
+        self._width = 78
+        self._titles = {name: system.title for name, system in registry.systems().items()}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="top-body"), Vertical(id="top-view"):
+            yield TopLine(Text("starting the samplers…"))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "top: this node"
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._width = max(20, event.size.width - 2)  # the view's padding
+
+    def on_screen_resume(self) -> None:
+        self._stop = threading.Event()
+        stop = self._stop
+        self.run_worker(lambda: self._watch(stop), thread=True, group="top")
+
+    def on_screen_suspend(self) -> None:
+        self._stop.set()
+
+    def on_unmount(self) -> None:
+        """The app ends: stop the samplers' tools now (the worker thread may not get to)."""
+        self._stop.set()
+        if self.top is not None:
+            self.top.close()
+
+    def _watch(self, stop: threading.Event) -> None:
+        """In a worker thread: start the samplers, draw a sample every interval until
+        ``stop`` is set (the screen left), then stop them."""
+        store = getattr(getattr(self.app, "runner", None), "store", None)
+        top = (self.make_top or (lambda: Top(self.interval, store)))().start()
+        self.top = top
+        try:
+            while not stop.is_set():
+                view = topview.lines(top.sample(), self._width, self._titles, self.interval,
+                                     clock=False)
+                self.app.call_from_thread(self._show, view)
+                stop.wait(self.interval)
+        except RuntimeError:  # the app has ended
+            pass
+        finally:
+            top.close()
+            self.top = None
+
+    def _show(self, view: list[Text]) -> None:
+        """Draw the lines that changed (a widget a line: a quiet device costs nothing)."""
+        if not self.is_attached:
+            return
+        box = self.query_one("#top-view", Vertical)
+        shown = list(box.query_children(TopLine))
+        for line, widget in zip(view, shown, strict=False):
+            widget.show(line)
+        if len(view) > len(shown):
+            box.mount_all(TopLine(line) for line in view[len(shown):])
+        for widget in shown[len(view):]:
+            widget.remove()
