@@ -11,8 +11,8 @@ from accelbench.engine.params import Param
 from accelbench.engine.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from accelbench.engine.systems.sambanova.inventory import detect
-from accelbench.engine.systems.sambanova.sambatune import SambaTune
 from accelbench.engine.systems.sambanova.node import SntilestatNode
+from accelbench.engine.systems.sambanova.sambatune import SambaTune
 from accelbench.engine.systems.sambanova.telemetry import SambaNovaSampler
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
 
