@@ -461,20 +461,22 @@ class RunHandle:
             reason = f"{type(exc).__name__}: {reason}"
         self.info.status, self.info.reason = UNREADABLE, reason[:300]
 
-    async def batches(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK
-                      ) -> AsyncIterator[list[Event]]:
+    async def batches(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK,
+                      pace: Callable[[], float] | None = None) -> AsyncIterator[list[Event]]:
         """The run's events in batches: its history first, then live until it ends.
 
         Each batch comes from at most ``chunk`` bytes of each file. The files are read in
-        the process's hub thread, every ``poll`` seconds, with those of every other run
-        followed (``lane.Hub``: the event loop wakes once a tick for all of them); the
-        launcher is asked (``squeue``, ...) in a thread of this reader's own, so the event
-        loop never waits on it and a slow controller delays no other run. Files that cannot
-        be read end it with a ``UserError`` saying why (the run is ``unreadable``).
+        the process's hub thread, every ``poll`` seconds (or every ``pace()`` seconds, as
+        the reader wants now, in ticks of ``poll``; the history at once whatever the pace),
+        with those of every other run followed (``lane.Hub``: the event loop wakes once a
+        tick for all of them); the launcher is asked (``squeue``, ...) in a thread of this
+        reader's own, so the event loop never waits on it and a slow controller delays no
+        other run. Files that cannot be read end it with a ``UserError`` saying why (the
+        run is ``unreadable``).
         """
         from accelbench.engine.lane import hub  # asyncio: listings never need it
 
-        reading = _Reading(self, chunk)
+        reading = _Reading(self, chunk, pace, poll)
         try:
             async for batch in hub(poll).take(reading):
                 yield batch
@@ -494,24 +496,34 @@ class RunHandle:
 
 class _Reading:
     """A run followed live, for a ``lane.Hub``: its files read a step at a time (in the
-    hub's thread), its launcher asked every ``LIVENESS_EVERY`` seconds in a thread of its
-    own until ``stop`` is set or the run has ended."""
+    hub's thread; every ``pace()`` seconds if given, in the hub's ``tick``s), its launcher
+    asked every ``LIVENESS_EVERY`` seconds in a thread of its own until ``stop`` is set or
+    the run has ended."""
 
-    def __init__(self, handle: RunHandle, chunk: int) -> None:
+    def __init__(self, handle: RunHandle, chunk: int,
+                 pace: Callable[[], float] | None = None, tick: float = 0.0) -> None:
         self.handle = handle
         self.chunk = chunk
+        self.pace, self.tick = pace, tick
+        self.read = 0.0  # time.monotonic() of the last step that read the files
         self.stop = threading.Event()
         self.end: ExitRecord | None = None  # the exit record the launcher's thread found
         self.sources: tuple[Deriver, list[FileTail]] | None = None
 
     def step(self) -> tuple[list[list[Event]], bool]:
-        """A batch of what is new (none if nothing is), and whether the run has ended."""
+        """A batch of what is new (none if nothing is, or if it is not time to read),
+        and whether the run has ended."""
         handle = self.handle
         if self.sources is None:
             self.sources = handle._readable(handle._sources)
             threading.Thread(target=self._ask_launcher, name=f"run-{handle.id}",
                              daemon=True).start()
             return [self.sources[0].opening()], False
+        if self.pace is not None and not self.more():
+            now = time.monotonic()
+            if now < self.read + self.pace() - self.tick / 2:  # due at the nearest tick
+                return [], False
+            self.read = now
         batch, ended = handle._readable(handle._step, *self.sources, False, self.chunk,
                                         self.end)
         if ended:
