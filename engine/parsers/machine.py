@@ -90,22 +90,28 @@ def _short(run_id: str, match: re.Match) -> Event | None:
     ``build`` checks."""
     (t, step, total, epoch, epochs, rate_t, rate, rate_step, metric_t, name, value,
      value_step) = match.groups()
+    event: Event
+    numbers: tuple[float, ...]
+    ints: tuple[int, ...]
     if t is not None:
-        event: Event = Progress(run_id, _number(t), int(step), int(total), _number(epoch),
-                                _number(epochs))
-        numbers, ints = (event.ts, event.epoch, event.epochs), (event.step, event.total)
+        ts, numbers = _number(t), (_number(epoch), _number(epochs))
+        ints = (int(step), int(total))
+        event = Progress(run_id, ts, ints[0], ints[1], numbers[0], numbers[1])
     elif rate_t is not None:
-        event = Throughput(run_id, _number(rate_t), _number(rate),
-                           int(rate_step) if rate_step else None)
-        numbers, ints = (event.ts, event.samples_per_s), (event.step or 0,)
+        ts, numbers, ints = _number(rate_t), (_number(rate),), _step(rate_step)
+        event = Throughput(run_id, ts, numbers[0], ints[0] if ints else None)
     else:
-        event = Metric(run_id, _number(metric_t), name, _number(value),
-                       int(value_step) if value_step else None)
-        numbers, ints = (event.ts, event.value), (event.step or 0,)
-    if min(numbers) >= -MAX_NUMBER and max(numbers) <= MAX_NUMBER \
-            and min(ints) > -MAX_INT and max(ints) < MAX_INT:
+        ts, numbers, ints = _number(metric_t), (_number(value),), _step(value_step)
+        event = Metric(run_id, ts, name, numbers[0], ints[0] if ints else None)
+    if -MAX_NUMBER <= ts <= MAX_NUMBER and min(numbers) >= -MAX_NUMBER \
+            and max(numbers) <= MAX_NUMBER and min(ints, default=0) > -MAX_INT \
+            and max(ints, default=0) < MAX_INT:
         return event
     return None
+
+
+def _step(text: str | None) -> tuple[int, ...]:
+    return (int(text),) if text else ()
 
 
 def _number(text: str) -> float:
