@@ -45,6 +45,11 @@ class Follower:
     def feed(self, events: list[Event]) -> None:
         """Fold a batch of events in."""
         self.state.feed_all(events)
+        self._take(events, self.state)
+
+    def _take(self, events: list[Event], state: RunState) -> None:
+        """A batch of events and the state they were folded into (by the reader)."""
+        self.state = state
         logs = [event for event in events if type(event) is Log]
         self.logs.extend(logs)
         self.log_seq += len(logs)
@@ -63,7 +68,8 @@ class Follower:
 
     async def follow(self, handle, poll: float = 0.1, chunk: int = 64 * 1024,
                      unwatched: float | None = None) -> None:
-        """Feed the run's events until it ends (a batch a tick at most: see ``lane.Hub``):
+        """Feed the run's events until it ends (a batch a tick at most: see ``lane.Hub``;
+        the reader folds them, this takes its state):
         read every ``poll`` seconds, or every ``unwatched`` seconds (if given) while no one
         watches it (asks for its log lines: a run's detailed view does, a table of runs
         shows only its figures)."""
@@ -71,5 +77,5 @@ class Follower:
             watched = time.monotonic() - self.looked < WATCHED_S
             return poll if watched or unwatched is None else unwatched
 
-        async for batch in handle.batches(poll=poll, chunk=chunk, pace=pace):
-            self.feed(batch)
+        async for batch, state in handle.folds(poll=poll, chunk=chunk, pace=pace):
+            self._take(batch, state)
