@@ -251,3 +251,35 @@ def test_a_job_printing_bad_machine_lines_ends_done_and_every_reader_works(home,
     assert shown.returncode == 0 and shown.stdout.count("bad_machine_line") == 2  # code, hint
     compared = accelbench("compare", *statuses, "--plot")
     assert compared.returncode == 0, compared.stderr
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.lists(emitted() | _lines() | st.just(PREFIX + '{"type":"progress","t":1,'
+                                                            '"step":2,"total":3}'), max_size=12),
+                max_size=6))
+def test_a_reader_of_the_latest_state_folds_the_same_state_from_fewer_events(batches):
+    """``latest``: progress lines a later one of their batch overrides make no event, and
+    the state, the log lines (with their times) and the damaged lines counted are the same."""
+    full, latest = Deriver("r", 0.0), Deriver("r", 0.0, latest=True)
+    events, fewer = full.opening(), latest.opening()
+    for lines in batches:
+        events += full.output(list(lines))
+        fewer += latest.output(list(lines))
+    assert latest.state == full.state and latest.ts == full.ts
+    assert latest.bad_lines == full.bad_lines
+    assert [e for e in fewer if isinstance(e, Log)] == [e for e in events if isinstance(e, Log)]
+    assert [e for e in fewer if e.kind != "progress"] == [e for e in events
+                                                          if e.kind != "progress"]
+
+
+def test_a_reader_of_the_latest_state_skips_the_overridden_progress_lines():
+    def line(step):
+        return PREFIX + json.dumps({"type": "progress", "t": 100.0 + step, "step": step,
+                                    "total": 9, "epoch": 1, "epochs": 1}, separators=(",", ":"))
+    latest = Deriver("r", 0.0, latest=True)
+    first = latest.output([line(1), line(2), "plain", line(3)])
+    then = latest.output([line(4), line(5), "more", line(6)])
+    assert [e.step for e in first if e.kind == "progress"] == [1, 2, 3]  # none given yet
+    assert [e.step for e in then if e.kind == "progress"] == [6]
+    assert [e.ts for e in then if isinstance(e, Log)] == [105.0]
+    assert (latest.state.step, latest.state.first_progress) == (6, (101.0, 1))

@@ -58,6 +58,18 @@ def parse(run_id: str, line: str) -> Event:
     return event if event is not None else _from_json(run_id, line)
 
 
+def progress_time(line: str) -> float | None:
+    """The time of a progress line :func:`parse` accepts, told without building its event
+    (for readers that keep only the latest progress); None if not one, or not surely."""
+    match = _SHORT.match(line)
+    if match is None or match[1] is None:
+        return None
+    t, step, total, epoch, epochs = match.group(1, 2, 3, 4, 5)
+    if len(step) > 18 or len(total) > 18 or "e" in (t + epoch + epochs).lower():
+        return None  # a number that may be out of bounds: parse says
+    return _number(t)
+
+
 def _from_json(run_id: str, line: str) -> Event:
     """:func:`parse` the long way: any machine line, every field checked."""
     body = line[len(PREFIX):]
