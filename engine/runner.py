@@ -180,11 +180,11 @@ class Deriver:
 
     def _overridden(self, lines: list[str]) -> int:
         """With ``latest``, once a progress event was given: the index of the batch's last
-        progress line (those before it need not make events), else 0."""
+        line that surely makes a progress event (those before it need not), else 0."""
         if not (self.latest and self._progressed):
             return 0
         for i in range(len(lines) - 1, -1, -1):
-            if lines[i].startswith(_PROGRESS):
+            if lines[i].startswith(_PROGRESS) and machine.progress_time(lines[i]) is not None:
                 return i
         return 0
 

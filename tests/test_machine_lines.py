@@ -254,9 +254,12 @@ def test_a_job_printing_bad_machine_lines_ends_done_and_every_reader_works(home,
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.lists(emitted() | _lines() | st.just(PREFIX + '{"type":"progress","t":1,'
-                                                            '"step":2,"total":3}'), max_size=12),
-                max_size=6))
+@given(st.lists(st.lists(emitted() | _lines() | st.sampled_from([
+    PREFIX + '{"type":"progress","t":1,"step":2,"total":3}',
+    PREFIX + '{"type":"progress","t":1,"step":"x","total":3,"epoch":1,"epochs":1}',
+    PREFIX + '{"type":"progress","t":2,"step":3,"total":3,"epoch":1e999,"epochs":1}',
+    PREFIX + '{"type":"progress","t":3,"step":4,"total":5,"epoch":1,"epochs":1}']),
+    max_size=12), max_size=6))
 def test_a_reader_of_the_latest_state_folds_the_same_state_from_fewer_events(batches):
     """``latest``: progress lines a later one of their batch overrides make no event, and
     the state, the log lines (with their times) and the damaged lines counted are the same."""
@@ -283,3 +286,7 @@ def test_a_reader_of_the_latest_state_skips_the_overridden_progress_lines():
     assert [e.step for e in then if e.kind == "progress"] == [6]
     assert [e.ts for e in then if isinstance(e, Log)] == [105.0]
     assert (latest.state.step, latest.state.first_progress) == (6, (101.0, 1))
+    damaged = PREFIX + '{"type":"progress","t":1,"step":"x","total":9,"epoch":1,"epochs":1}'
+    then = latest.output([line(7), damaged])  # the last progress line is damaged: 7 stands
+    assert [e.step for e in then if e.kind == "progress"] == [7]
+    assert latest.state.step == 7 and latest.bad_lines == 1
