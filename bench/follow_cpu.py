@@ -5,9 +5,11 @@ a progress, a throughput and a loss line (``@@accelbench {...}``, as engine/work
 writes them), then opens the app on them (120x40 pseudo-terminal: it follows every live run
 from the start) and measures its CPU over --seconds after a warm-up; with one run, also
 ``accelbench attach RUN`` (its live display). Targets (issue 12): the app <= 5% of a core
-with 20 runs, attach <= 1% with one.
+with 20 runs, attach <= 1% with one. ``--quiet``: jobs that print nothing (the floor: what
+following live runs costs before any line is read). Each figure also as CPU seconds
+(user + system), which a loaded machine skews less than the share of wall time.
 
-    python bench/follow_cpu.py [--runs 1 5 20] [--seconds 20]
+    python bench/follow_cpu.py [--runs 1 5 20] [--seconds 20] [--quiet]
 """
 
 from __future__ import annotations
@@ -42,17 +44,21 @@ for step in range(1, total):
     sys.stdout.flush()
     time.sleep(0.02)
 """
+QUIET_JOB = "import time\ntime.sleep(3600)\n"
 
 
-def cpu_share(proc: psutil.Process, seconds: float) -> float:
-    """% of one core ``proc`` used over ``seconds``."""
+def cpu_share(proc: psutil.Process, seconds: float) -> tuple[float, float]:
+    """% of one core ``proc`` used over ``seconds``, and its CPU seconds (user + system)."""
     t0, c0 = time.perf_counter(), sum(proc.cpu_times()[:2])
     time.sleep(seconds)
-    return 100 * (sum(proc.cpu_times()[:2]) - c0) / (time.perf_counter() - t0)
+    used = sum(proc.cpu_times()[:2]) - c0
+    return 100 * used / (time.perf_counter() - t0), used
 
 
-def measure(runs: int, seconds: float) -> tuple[float, float | None]:
-    """The app's CPU share following ``runs`` live runs, and attach's with one run."""
+def measure(runs: int, seconds: float, job: str = JOB
+            ) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """The app's CPU (share, seconds) following ``runs`` live runs of ``job``, and
+    attach's with one run."""
     from accelbench.engine.runner import Runner
     from accelbench.engine.spec import spec_from_dict
     from accelbench.engine.store import Store
@@ -63,7 +69,7 @@ def measure(runs: int, seconds: float) -> tuple[float, float | None]:
         env = {**os.environ, "TERM": "xterm-256color"}
         runner = Runner(Store())
         spec = spec_from_dict({"name": "flood", "workload": "command", "telemetry_interval": 0,
-                               "params": {"command": shlex.join([sys.executable, "-c", JOB])}})
+                               "params": {"command": shlex.join([sys.executable, "-c", job])}})
         handles = [runner.start(spec) for _ in range(runs)]
         try:
             os.chdir(root)
@@ -95,16 +101,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, nargs="+", default=[1, 5, 20])
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--quiet", action="store_true", help="jobs that print nothing")
     args = parser.parse_args()
+    rate = "0" if args.quiet else "150"
     for runs in args.runs:
-        app, attach = measure(runs, args.seconds)
-        before = (f"issue {BASELINE[runs]}%, before {BEFORE[runs]}%" if runs in BASELINE
-                  else "no baseline")
-        print(f"{runs:2} live run(s) x 150 lines/s: app {app:5.2f}% of one core over"
-              f" {args.seconds:.0f} s  [{before}; target <= 5% at 20 runs]")
+        (app, app_s), attach = measure(runs, args.seconds, QUIET_JOB if args.quiet else JOB)
+        before = (f"issue {BASELINE[runs]}%, before {BEFORE[runs]}%"
+                  if runs in BASELINE and not args.quiet else "no baseline")
+        print(f"{runs:2} live run(s) x {rate:>3} lines/s: app {app:5.2f}% of one core"
+              f" ({app_s:.2f} s CPU over {args.seconds:.0f} s)  [{before};"
+              " target <= 5% at 20 runs]")
         if attach is not None:
-            print(f"{'':27}attach {attach:5.2f}% of one core  [before {ATTACH_BEFORE}%;"
-                  " target <= 1%]")
+            print(f"{'':29}attach {attach[0]:5.2f}% of one core ({attach[1]:.2f} s CPU)"
+                  f"  [before {ATTACH_BEFORE}%; target <= 1%]")
 
 
 if __name__ == "__main__":

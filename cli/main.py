@@ -205,7 +205,7 @@ def _dialect_option(command: argparse.ArgumentParser) -> None:
 
 
 PAGE = 50  # runs in a table unless --limit or --all says otherwise
-LIVE_HZ = 4  # the live display's redraws a second: its run's files are read as often
+LIVE_HZ = 2  # the live display's redraws a second at most: its run's files are read as often
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -350,9 +350,12 @@ def _follow(handle, name: str, as_json: bool) -> int:
 def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, console,
            render: Callable) -> bool:
     """Fold every event of ``batches`` and show them (JSON lines on stdout, or ``render()``
-    live) until they end; Ctrl-C calls ``cancel`` once. True if Ctrl-C was pressed."""
+    live: drawn again when a batch came, ``LIVE_HZ`` times a second at most, else once a
+    second for its clock) until they end; Ctrl-C calls ``cancel`` once. True if Ctrl-C was
+    pressed."""
     import asyncio
     import signal
+    import time
 
     from rich.live import Live
 
@@ -366,12 +369,15 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
             console.print(f"Ctrl-C: cancelling {what} …", style="yellow")
             asyncio.get_running_loop().run_in_executor(None, cancel)
 
-    async def consume(on_batch: Callable[[list], None]) -> None:
+    async def consume(on_batch: Callable[[list], None], beside=None) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
+        task = asyncio.create_task(beside()) if beside else None
         async for batch in batches:
             for event in batch:
                 fold(event)
             on_batch(batch)
+        if task:
+            task.cancel()
 
     if as_json:
         def write(batch: list) -> None:
@@ -379,8 +385,27 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
             sys.stdout.flush()
         asyncio.run(consume(write))
     else:
-        with Live(render(), console=console, refresh_per_second=LIVE_HZ) as live:
-            asyncio.run(consume(lambda batch: live.update(render())))
+        with Live(render(), console=console, auto_refresh=False) as live:
+            gap = 0.9 / LIVE_HZ  # between two draws at least (a tick's jitter allowed)
+            drawn, due = [time.monotonic()], [False]  # when drawn last; a batch came since
+
+            def draw() -> None:
+                live.update(render(), refresh=True)
+                drawn[0], due[0] = time.monotonic(), False
+
+            def came(_batch: list) -> None:
+                due[0] = True
+                if time.monotonic() - drawn[0] >= gap:
+                    draw()
+
+            async def ticks() -> None:  # a batch that came too soon; the clock of a quiet run
+                while True:
+                    await asyncio.sleep(1 / LIVE_HZ)
+                    late = time.monotonic() - drawn[0]
+                    if (due[0] and late >= gap) or late >= 1:
+                        draw()
+
+            asyncio.run(consume(came, ticks))
         if not console.is_terminal:  # Live ends its last frame with a newline only on one
             console.line()
     if interrupted:

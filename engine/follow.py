@@ -8,6 +8,7 @@ by sequence number, so a flood of output never queues up stale UI work.
 from __future__ import annotations
 
 import itertools
+import time
 from collections import deque
 from collections.abc import Iterable
 
@@ -15,6 +16,7 @@ from accelbench.engine.events import Event, Log
 from accelbench.engine.state import RunState
 
 MAX_LOG_LINES = 20_000
+WATCHED_S = 3.0  # a follower whose log lines were asked for this recently is watched
 
 
 class Follower:
@@ -26,6 +28,7 @@ class Follower:
         self.logs: deque[Log] = deque(maxlen=max_log_lines)
         self.log_seq = 0  # number of log lines ever fed
         self.version = 0  # bumped by every fed batch: "has anything changed?"
+        self.looked = float("-inf")  # time.monotonic() when its log lines were last asked for
 
     @classmethod
     def from_events(cls, run_id: str, events: Iterable[Event]) -> Follower:
@@ -42,6 +45,11 @@ class Follower:
     def feed(self, events: list[Event]) -> None:
         """Fold a batch of events in."""
         self.state.feed_all(events)
+        self._take(events, self.state)
+
+    def _take(self, events: list[Event], state: RunState) -> None:
+        """A batch of events and the state they were folded into (by the reader)."""
+        self.state = state
         logs = [event for event in events if type(event) is Log]
         self.logs.extend(logs)
         self.log_seq += len(logs)
@@ -49,7 +57,8 @@ class Follower:
 
     def logs_since(self, seq: int) -> tuple[list[Log], int]:
         """Log lines fed after sequence number ``seq`` (as many as are still kept), and the new
-        seq."""
+        seq. The follower is watched (see :meth:`follow`) for ``WATCHED_S`` seconds."""
+        self.looked = time.monotonic()
         missing = min(self.log_seq - seq, len(self.logs))
         if missing <= 0:
             return [], self.log_seq
@@ -57,7 +66,16 @@ class Follower:
         newest.reverse()
         return newest, self.log_seq
 
-    async def follow(self, handle, poll: float = 0.1, chunk: int = 64 * 1024) -> None:
-        """Feed the run's events until it ends (a batch a tick at most: see ``lane.Hub``)."""
-        async for batch in handle.batches(poll=poll, chunk=chunk):
-            self.feed(batch)
+    async def follow(self, handle, poll: float = 0.1, chunk: int = 64 * 1024,
+                     unwatched: float | None = None) -> None:
+        """Feed the run's events until it ends (a batch a tick at most: see ``lane.Hub``;
+        the reader folds them, this takes its state):
+        read every ``poll`` seconds, or every ``unwatched`` seconds (if given) while no one
+        watches it (asks for its log lines: a run's detailed view does, a table of runs
+        shows only its figures)."""
+        def pace() -> float:
+            watched = time.monotonic() - self.looked < WATCHED_S
+            return poll if watched or unwatched is None else unwatched
+
+        async for batch, state in handle.folds(poll=poll, chunk=chunk, pace=pace):
+            self._take(batch, state)

@@ -30,6 +30,7 @@ from accelbench.engine.events import (
     Finished,
     Log,
     Phase,
+    Progress,
     Redraw,
 )
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
@@ -66,6 +67,7 @@ LIVENESS_EVERY = 2.0
 FOLD_CHUNK = 256 * 1024  # bytes per file per step of a streaming pass: bounds its memory
 MAX_STDERR_PENDING = 10_000  # stderr lines waiting to be met in output.log
 BAD_LINE_SHOWN = 200  # characters of a damaged machine line quoted in its diagnosis
+_PROGRESS = PREFIX + '{"type":"progress",'  # how emit.py's progress lines begin
 REDRAW_EVERY = 0.25  # seconds between two Redraw events of a run
 
 
@@ -77,11 +79,15 @@ class Deriver:
     whole: a line is at most ``tail.MAX_LINE`` bytes (the tail cuts longer ones, saying so
     in the line), and the dialects' expressions take time linear in a line's length;
     with ``logs`` false (a reader of the state only) plain lines make no ``Log`` event:
-    the state takes them in bulk, and :meth:`output` returns the other events.
+    the state takes them in bulk, and :meth:`output` returns the other events. With
+    ``latest`` (a reader that keeps the state and the log lines, not the other events) a
+    progress line that a later one of the same batch overrides makes no event either:
+    only its time is read (the state is the same).
     """
 
     def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
-                 logs: bool = True, sniff: Iterable[str] = (), clock: bool = False) -> None:
+                 logs: bool = True, sniff: Iterable[str] = (), clock: bool = False,
+                 latest: bool = False) -> None:
         self.run_id = run_id
         self.ts = created
         self.clock = LogClock(created) if clock else None  # an imported log's own times
@@ -92,6 +98,8 @@ class Deriver:
         self._take(classes)
         self.sniffer = _sniffer(classes, sniff)
         self.logs = logs
+        self.latest = latest  # the reader keeps the state, and the log lines only
+        self._progressed = False  # a Progress event was given
         self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
         self.bad_lines = 0  # machine lines that could not be read
         self._next_redraw = 0.0  # time.monotonic() before which no Redraw is given
@@ -171,12 +179,18 @@ class Deriver:
     def _lines(self, lines: list[str], wanted: set[int] | None) -> list[Event]:
         """:meth:`output`, line by line."""
         run_id, events = self.run_id, []
+        overridden = self._overridden(lines)  # progress lines before the batch's last one
         for i, line in enumerate(lines):
             if type(line) is Redrawn:
                 events += self._dialect_line(line, wanted is None or i in wanted)
                 continue
             bad = None
             if line.startswith(PREFIX):
+                ts = (machine.progress_time(line) if i < overridden
+                      and line.startswith(_PROGRESS) else None)
+                if ts is not None:
+                    self.ts = ts
+                    continue
                 try:
                     event = machine.parse(run_id, line)
                 except ValueError as exc:
@@ -184,6 +198,7 @@ class Deriver:
                 else:
                     self.ts = event.ts
                     events.append(event)
+                    self._progressed = self._progressed or type(event) is Progress
                     continue
             if self.clock is not None and (wanted is None or i in wanted):
                 self.ts = self.clock.at(line)  # (as the dialects will see it: the same)
@@ -194,6 +209,16 @@ class Deriver:
             events += self._dialect_line(line, wanted is None or i in wanted)
         self._keep(events)
         return events if self.logs else [e for e in events if type(e) is not Log]
+
+    def _overridden(self, lines: list[str]) -> int:
+        """With ``latest``, once a progress event was given: the index of the batch's last
+        line that surely makes a progress event (those before it need not), else 0."""
+        if not (self.latest and self._progressed):
+            return 0
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].startswith(_PROGRESS) and machine.progress_time(lines[i]) is not None:
+                return i
+        return 0
 
     def _wanted(self, text: str) -> list[int] | None:
         """The indices of the lines of ``text`` the dialects need (None: every line)."""
@@ -368,12 +393,13 @@ class RunHandle:
         """The run's id."""
         return self.info.id
 
-    def _sources(self, logs: bool = True) -> tuple[Deriver, list[FileTail]]:
+    def _sources(self, logs: bool = True, latest: bool = False
+                 ) -> tuple[Deriver, list[FileTail]]:
         meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
         launch = read_json(self.info.path(LAUNCH_FILE)) or {}
         dialects, sniff = launch.get("dialects", []), launch.get("sniff", [])
         return Deriver(self.id, meta["created"], dialects, logs, sniff,
-                       clock=self.info.workload == IMPORTED), [
+                       clock=self.info.workload == IMPORTED, latest=latest), [
             FileTail(self.info.path(name),
                      redraws=name == OUTPUT_FILE and bool(dialects or sniff))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
@@ -517,23 +543,41 @@ class RunHandle:
             reason = f"{type(exc).__name__}: {reason}"
         self.info.status, self.info.reason = UNREADABLE, reason[:300]
 
-    async def batches(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK
-                      ) -> AsyncIterator[list[Event]]:
+    async def batches(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK,
+                      pace: Callable[[], float] | None = None) -> AsyncIterator[list[Event]]:
         """The run's events in batches: its history first, then live until it ends.
 
         Each batch comes from at most ``chunk`` bytes of each file. The files are read in
-        the process's hub thread, every ``poll`` seconds, with those of every other run
-        followed (``lane.Hub``: the event loop wakes once a tick for all of them); the
-        launcher is asked (``squeue``, ...) in a thread of this reader's own, so the event
-        loop never waits on it and a slow controller delays no other run. Files that cannot
-        be read end it with a ``UserError`` saying why (the run is ``unreadable``).
+        the process's hub thread, every ``poll`` seconds (or every ``pace()`` seconds, as
+        the reader wants now, in ticks of ``poll``; the history at once whatever the pace),
+        with those of every other run followed (``lane.Hub``: the event loop wakes once a
+        tick for all of them); the launcher is asked (``squeue``, ...) in a thread of this
+        reader's own, so the event loop never waits on it and a slow controller delays no
+        other run. Files that cannot be read end it with a ``UserError`` saying why (the
+        run is ``unreadable``).
         """
+        async for batch, _ in self._read(poll, chunk, pace, False):
+            yield batch
+
+    async def folds(self, poll: float = POLL_INTERVAL, chunk: int = CHUNK,
+                    pace: Callable[[], float] | None = None
+                    ) -> AsyncIterator[tuple[list[Event], RunState]]:
+        """:meth:`batches`, each with the run's state after it: a copy of the state the
+        reader folded the events into (once, in the hub's thread), the taker's to keep. The
+        batches hold the log lines and some other events: not a progress event that a later
+        one of its batch overrides (``Deriver``'s ``latest``)."""
+        async for batch, state in self._read(poll, chunk, pace, True):
+            assert state is not None
+            yield batch, state
+
+    async def _read(self, poll: float, chunk: int, pace: Callable[[], float] | None,
+                    states: bool) -> AsyncIterator[tuple[list[Event], RunState | None]]:
         from accelbench.engine.lane import hub  # asyncio: listings never need it
 
-        reading = _Reading(self, chunk)
+        reading = _Reading(self, chunk, pace, poll, states)
         try:
-            async for batch in hub(poll).take(reading):
-                yield batch
+            async for item in hub(poll).take(reading):
+                yield item
         finally:
             reading.stop.set()  # its launcher's thread ends now; the hub closes its files
 
@@ -550,29 +594,44 @@ class RunHandle:
 
 class _Reading:
     """A run followed live, for a ``lane.Hub``: its files read a step at a time (in the
-    hub's thread), its launcher asked every ``LIVENESS_EVERY`` seconds in a thread of its
-    own until ``stop`` is set or the run has ended."""
+    hub's thread; every ``pace()`` seconds if given, in the hub's ``tick``s), its launcher
+    asked every ``LIVENESS_EVERY`` seconds in a thread of its own until ``stop`` is set or
+    the run has ended. It makes (batch, copy of the state after it if ``states``)."""
 
-    def __init__(self, handle: RunHandle, chunk: int) -> None:
+    def __init__(self, handle: RunHandle, chunk: int,
+                 pace: Callable[[], float] | None = None, tick: float = 0.0,
+                 states: bool = False) -> None:
         self.handle = handle
         self.chunk = chunk
+        self.pace, self.tick, self.states = pace, tick, states
+        self.read = 0.0  # time.monotonic() of the last step that read the files
         self.stop = threading.Event()
         self.end: ExitRecord | None = None  # the exit record the launcher's thread found
         self.sources: tuple[Deriver, list[FileTail]] | None = None
 
-    def step(self) -> tuple[list[list[Event]], bool]:
-        """A batch of what is new (none if nothing is), and whether the run has ended."""
+    def step(self) -> tuple[list[tuple[list[Event], RunState | None]], bool]:
+        """A batch of what is new (none if nothing is, or if it is not time to read),
+        and whether the run has ended."""
         handle = self.handle
         if self.sources is None:
-            self.sources = handle._readable(handle._sources)
+            self.sources = handle._readable(handle._sources, True, self.states)
             threading.Thread(target=self._ask_launcher, name=f"run-{handle.id}",
                              daemon=True).start()
-            return [self.sources[0].opening()], False
+            return [self._item(self.sources[0].opening())], False
+        if self.pace is not None and not self.more():
+            now = time.monotonic()
+            if now < self.read + self.pace() - self.tick / 2:  # due at the nearest tick
+                return [], False
+            self.read = now
         batch, ended = handle._readable(handle._step, *self.sources, False, self.chunk,
                                         self.end)
         if ended:
             self.stop.set()
-        return ([batch] if batch else []), ended
+        return ([self._item(batch)] if batch else []), ended
+
+    def _item(self, batch: list[Event]) -> tuple[list[Event], RunState | None]:
+        assert self.sources is not None
+        return batch, self.sources[0].state.copy() if self.states else None
 
     def more(self) -> bool:
         return self.sources is None or any(t.unread for t in self.sources[1])

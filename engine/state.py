@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from accelbench.engine.events import (
@@ -55,6 +55,13 @@ class Series(list):
             self.stride = stride * 2
         self.added = added + 1
 
+    def copy(self) -> Series:
+        """A copy that grows on its own."""
+        out = Series(self.cap)
+        out.extend(self)
+        out.stride, out.added = self.stride, self.added
+        return out
+
 
 @dataclass
 class RunState:
@@ -83,6 +90,19 @@ class RunState:
     log_tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
     redraw: str = ""  # the newest state of an output line being redrawn, until it ends
     finished: Finished | None = None
+
+    def copy(self) -> RunState:
+        """A copy that later folds of this state leave as it is (what a reader in another
+        thread may keep while this one is fed further)."""
+        return replace(
+            self, metrics=dict(self.metrics),
+            metric_history={name: s.copy() for name, s in self.metric_history.items()},
+            throughput=self.throughput.copy(), _rate_sum=list(self._rate_sum),
+            utilization=dict(self.utilization),
+            util_history={name: deque(h, maxlen=h.maxlen)
+                          for name, h in self.util_history.items()},
+            _util_sums={name: list(sums) for name, sums in self._util_sums.items()},
+            diagnoses=list(self.diagnoses), log_tail=deque(self.log_tail, self.log_tail.maxlen))
 
     def plain_lines(self, texts: list[str], ts: float) -> None:
         """Fold in log lines seen at ``ts`` as ``feed`` would their ``Log`` events (for

@@ -1,6 +1,9 @@
 """The headless CLI: help without torch, one-line errors, listings, plain-command runs."""
 
 import json
+import os
+import pty
+import shlex
 import subprocess
 import sys
 
@@ -76,3 +79,35 @@ def test_command_run_json_runs_and_show(home):
     assert accelbench("show", run_id, "--log").stdout == "hi\n"
     out = accelbench("cancel", run_id)
     assert out.returncode == 2 and "already ended (failed)" in out.stderr
+
+
+def test_run_shows_its_live_display_on_a_terminal_then_the_summary(home):
+    """Without --json, on a terminal: the live display is drawn as the job goes on (each new
+    step, and its clock while it waits), then the summary table, exit 0."""
+    job = ("import json, sys, time\n"
+           "for step in range(1, 4):\n"
+           "    print('@@accelbench ' + json.dumps({'type': 'progress', 't': time.time(),"
+           " 'step': step, 'total': 3}), flush=True)\n"
+           "    time.sleep(1.2)\n")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist",
+                             "--set", "workload=command", "--set",
+                             f"command=python3 -c {shlex.quote(job)}"],
+                            stdin=slave, stdout=slave, stderr=slave, env=os.environ.copy(),
+                            cwd=ROOT)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the program has ended: the pty is closed
+            break
+        if not data:
+            break
+        out += data
+    os.close(master)
+    assert proc.wait(60) == 0
+    text = out.decode(errors="replace")
+    for step in (1, 2, 3):
+        assert f"{step}/3 steps" in text  # drawn while it ran, a step at a time
+    assert "samples/s" in text and "train time" in text  # then the summary table

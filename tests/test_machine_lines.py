@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from accelbench.engine.events import Diagnosis, Log, from_json, to_json
 from accelbench.engine.exitfile import ExitRecord
-from accelbench.engine.parsers.machine import _FROM_WORKLOAD, parse
+from accelbench.engine.parsers.machine import _FROM_WORKLOAD, _SHORT, _from_json, _short, parse
 from accelbench.engine.registry import dialects
 from accelbench.engine.runner import Deriver
 from accelbench.engine.telemetry import events_from_line
@@ -105,6 +105,54 @@ def test_no_machine_line_raises_and_a_damaged_one_is_a_log_and_a_diagnosis(line)
         bad = [e for e in events if isinstance(e, Diagnosis)]
         assert [d.code for d in bad] == (["bad_machine_line"] if line.startswith(PREFIX) else [])
     _fold([line])
+
+
+_NUMBERS = (st.integers(min_value=-2 ** 70, max_value=2 ** 70) | st.floats()
+            | st.sampled_from([0, -0.0, 1e100, -1e100, 1e101, 2 ** 63 - 1, -2 ** 63 + 1, 2 ** 63,
+                               -2 ** 63, 10 ** 19, 1.5e-7, 123456789012345678901234567890]))
+
+
+@st.composite
+def emitted(draw) -> str:
+    """A progress, throughput or metric line as ``emit.py`` writes it (fields in its order,
+    compact), with any numbers, names and steps."""
+    kind = draw(st.sampled_from(["progress", "throughput", "metric"]))
+    fields: dict = {"type": kind, "t": draw(_NUMBERS)}
+    if kind == "progress":
+        fields.update(step=draw(_NUMBERS), total=draw(_NUMBERS), epoch=draw(_NUMBERS),
+                      epochs=draw(_NUMBERS))
+    elif kind == "throughput":
+        fields["samples_per_s"] = draw(_NUMBERS)
+    else:
+        fields.update(name=draw(st.text(max_size=12)), value=draw(_NUMBERS))
+    if kind != "progress" and draw(st.booleans()):
+        fields["step"] = draw(_NUMBERS | st.none())
+    return PREFIX + json.dumps(fields, separators=(",", ":"))
+
+
+@FUZZ
+@given(emitted())
+def test_the_short_cut_for_emitted_lines_gives_the_event_the_checks_give(line):
+    try:
+        expected = repr(_from_json("r", line))  # repr: an int field is not a float one
+    except ValueError:
+        expected = None
+    match = _SHORT.match(line)
+    event = _short("r", match) if match is not None else None
+    assert event is None or repr(event) == expected
+    assert repr(parse("r", line)) == expected if expected is not None else True
+
+
+def test_the_lines_a_training_loop_prints_take_the_short_cut():
+    for event in ({"type": "progress", "t": 1763920000.123456, "step": 12, "total": 100,
+                   "epoch": 1, "epochs": 3},
+                  {"type": "throughput", "t": 1763920000.5, "samples_per_s": 1234.567, "step": 12},
+                  {"type": "metric", "t": 1763920000.5, "name": "loss", "value": 1e-05},
+                  {"type": "metric", "t": 1763920000, "name": "eval/loss_1", "value": -0.25,
+                   "step": 0}):
+        line = PREFIX + json.dumps(event, separators=(",", ":"))
+        match = _SHORT.match(line)
+        assert match is not None and repr(_short("r", match)) == repr(_from_json("r", line))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -203,3 +251,42 @@ def test_a_job_printing_bad_machine_lines_ends_done_and_every_reader_works(home,
     assert shown.returncode == 0 and shown.stdout.count("bad_machine_line") == 2  # code, hint
     compared = accelbench("compare", *statuses, "--plot")
     assert compared.returncode == 0, compared.stderr
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.lists(emitted() | _lines() | st.sampled_from([
+    PREFIX + '{"type":"progress","t":1,"step":2,"total":3}',
+    PREFIX + '{"type":"progress","t":1,"step":"x","total":3,"epoch":1,"epochs":1}',
+    PREFIX + '{"type":"progress","t":2,"step":3,"total":3,"epoch":1e999,"epochs":1}',
+    PREFIX + '{"type":"progress","t":3,"step":4,"total":5,"epoch":1,"epochs":1}']),
+    max_size=12), max_size=6))
+def test_a_reader_of_the_latest_state_folds_the_same_state_from_fewer_events(batches):
+    """``latest``: progress lines a later one of their batch overrides make no event, and
+    the state, the log lines (with their times) and the damaged lines counted are the same."""
+    full, latest = Deriver("r", 0.0), Deriver("r", 0.0, latest=True)
+    events, fewer = full.opening(), latest.opening()
+    for lines in batches:
+        events += full.output(list(lines))
+        fewer += latest.output(list(lines))
+    assert latest.state == full.state and latest.ts == full.ts
+    assert latest.bad_lines == full.bad_lines
+    assert [e for e in fewer if isinstance(e, Log)] == [e for e in events if isinstance(e, Log)]
+    assert [e for e in fewer if e.kind != "progress"] == [e for e in events
+                                                          if e.kind != "progress"]
+
+
+def test_a_reader_of_the_latest_state_skips_the_overridden_progress_lines():
+    def line(step):
+        return PREFIX + json.dumps({"type": "progress", "t": 100.0 + step, "step": step,
+                                    "total": 9, "epoch": 1, "epochs": 1}, separators=(",", ":"))
+    latest = Deriver("r", 0.0, latest=True)
+    first = latest.output([line(1), line(2), "plain", line(3)])
+    then = latest.output([line(4), line(5), "more", line(6)])
+    assert [e.step for e in first if e.kind == "progress"] == [1, 2, 3]  # none given yet
+    assert [e.step for e in then if e.kind == "progress"] == [6]
+    assert [e.ts for e in then if isinstance(e, Log)] == [105.0]
+    assert (latest.state.step, latest.state.first_progress) == (6, (101.0, 1))
+    damaged = PREFIX + '{"type":"progress","t":1,"step":"x","total":9,"epoch":1,"epochs":1}'
+    then = latest.output([line(7), damaged])  # the last progress line is damaged: 7 stands
+    assert [e.step for e in then if e.kind == "progress"] == [7]
+    assert latest.state.step == 7 and latest.bad_lines == 1

@@ -253,3 +253,44 @@ def test_a_hub_steps_every_source_in_one_thread_until_each_ends():
     assert asyncio.run(take_all(Hub(0.01, "test-hub"), sources)) == [["a"] * 3, ["b"] * 5]
     assert len(sources[0].threads | sources[1].threads) == 1
     assert wait_for(lambda: all(source.closed for source in sources), timeout=2)  # by the hub
+
+
+def test_a_follower_takes_the_state_its_reader_folded_the_same_as_one_fed_the_events(runner):
+    """Following folds each event once (in the reader): the follower's state equals that of
+    one fed every event, and the states it took are copies later batches leave as they were."""
+    from accelbench.engine.follow import Follower
+
+    handle = runner.start(command_spec(SUCCESS))
+    follower, taken, fed = Follower(handle.id), [], Follower(handle.id)
+
+    async def follow_it():
+        async for batch, state in handle.folds(poll=0.05):
+            follower._take(batch, state)
+            fed.feed(batch)
+            taken.append((state, state.copy(), state.summary()))
+    asyncio.run(follow_it())
+    assert follower.ended and follower.state == fed.state
+    assert [log.text for log in follower.logs] == [log.text for log in fed.logs]
+    assert follower.log_seq == fed.log_seq == 4
+    for state, copied, summary in taken:  # untouched by the batches that came after
+        assert state == copied and state.summary() == summary
+    assert len({id(state) for state, _, _ in taken}) == len(taken)
+
+
+def test_a_state_copy_grows_on_its_own():
+    from accelbench.engine.events import Throughput
+    from accelbench.engine.state import RunState
+
+    state = RunState("r")
+    state.feed_all([Metric("r", 1.0, "loss", 0.5, 1), Throughput("r", 1.0, 10.0, 1),
+                    Utilization("r", 1.0, "cpu0", 50.0), Log("r", 1.0, "stdout", "a"),
+                    Diagnosis("r", 1.0, "x", "y")])
+    copied = state.copy()
+    before = copied.copy()
+    state.feed_all([Metric("r", 2.0, "loss", 0.25, 2), Throughput("r", 2.0, 30.0, 2),
+                    Utilization("r", 2.0, "cpu0", 70.0), Log("r", 2.0, "stdout", "b"),
+                    Diagnosis("r", 2.0, "z", "w"), Metric("r", 2.0, "acc", 1.0)])
+    assert copied == before and copied != state
+    assert copied.summary().samples_per_s == 10.0 and state.summary().samples_per_s == 20.0
+    copied.metric_history["loss"].add((3, 0.1))
+    assert list(state.metric_history["loss"]) == [(1, 0.5), (2, 0.25)]

@@ -37,6 +37,7 @@ from accelbench.tui.screens.top import TopScreen
 
 T = TypeVar("T")
 FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view redraws it
+UNWATCHED_S = 1.0  # how often while no run view shows it (the experiment view redraws so)
 
 
 class AccelbenchApp(App):
@@ -97,8 +98,8 @@ class AccelbenchApp(App):
         if handle.id not in self.followers:
             follower = self.followers[handle.id] = Follower(handle.id)
             self._titles[handle.id] = f"{handle.info.name} · {handle.id}"
-            self.run_worker(follower.follow(handle, poll=FOLLOW_S), group="follow",
-                            exit_on_error=False)
+            self.run_worker(follower.follow(handle, poll=FOLLOW_S, unwatched=UNWATCHED_S),
+                            group="follow", exit_on_error=False)
         return self.followers[handle.id]
 
     def live_summary(self, run_id: str) -> tuple[str, RunSummary] | None:

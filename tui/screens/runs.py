@@ -50,14 +50,16 @@ class RunsTable(DataTable[Text]):
 
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> SegmentLines:
-        """A cell's lines, rendered again only when its value or look changed (DataTable
-        renders every cell again after any update: a live run's figures change often)."""
+        """A cell's lines (a head's too), rendered again only when its value or look changed
+        (DataTable renders every cell again after any update: a live run's figures change
+        often)."""
         row_key = self._row_locations.get_key(row_index)  # None: the header
         column_key = self._column_locations.get_key(column_index)  # None: a row label
-        if row_key is None or column_key is None:
+        if column_key is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
                                         hover)
-        value = self._data[row_key][column_key]
+        value = (self.columns[column_key].label if row_key is None
+                 else self._data[row_key][column_key])
         key = (row_index, column_index, base_style, width, cursor, hover,
                self._show_hover_cursor, self.show_cursor, self._pseudo_class_state)
         kept = self._cells.get(key)
