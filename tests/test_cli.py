@@ -110,4 +110,4 @@ def test_run_shows_its_live_display_on_a_terminal_then_the_summary(home):
     text = out.decode(errors="replace")
     for step in (1, 2, 3):
         assert f"{step}/3 steps" in text  # drawn while it ran, a step at a time
-    assert "samples/s" in text and "train time" in text  # then the summary table
+    assert "figure" in text and "first event to last" in text  # then the summary table
