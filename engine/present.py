@@ -120,6 +120,11 @@ def key_params(params: Mapping[str, Any]) -> str:
                     if name in params)
 
 
+def short_id(run_id: str) -> str:
+    """A run id's 6-hex suffix: unique, and every command takes it for the id."""
+    return run_id.rsplit("-", 1)[-1]
+
+
 def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tuple:
     """A run's row as raw values in ``RUN_COLUMNS`` order (for sorting); ``live``: the
     phase and figures of a followed run, newer than the index's."""
@@ -128,10 +133,12 @@ def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tup
             s.samples_per_s, s.final_loss, s.accuracy, fmt.when(info.created))
 
 
-def run_cells(values: tuple, marked: bool = False) -> list[Cell]:
-    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``."""
+def run_cells(values: tuple, marked: bool = False, short: bool = False) -> list[Cell]:
+    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``; ``short``:
+    the id's suffix only."""
     status, run_id, workload, accel, params, rate, loss, accuracy, started = values
-    return [status_cell(status), Cell(f"● {run_id}" if marked else run_id), Cell(workload),
+    shown_id = short_id(run_id) if short else run_id
+    return [status_cell(status), Cell(f"● {shown_id}" if marked else shown_id), Cell(workload),
             Cell(accel), Cell(params), Cell(fmt.number(rate), justify="right"),
             Cell(fmt.number(loss), justify="right"), Cell(fmt.fixed(accuracy), justify="right"),
             Cell(started)]
@@ -208,8 +215,7 @@ def comparison_rows(cmp: Comparison) -> list[list[Cell]]:
     rows = []
     for i, run in enumerate(cmp.runs):
         values = cmp.values[i]
-        short = run.id.rsplit("-", 1)[-1]  # ids resolve from a unique suffix
-        cells = [Cell(f"{i + 1} {short}", "dim" if run.status == "done" else "red")]
+        cells = [Cell(f"{i + 1} {short_id(run.id)}", "dim" if run.status == "done" else "red")]
         cells += [Cell(str(values.get(p, "-")), PARAM_STYLE) for p in cmp.params]
         for column in cmp.columns:
             text = fmt.number(values.get(column.key))

@@ -10,19 +10,22 @@ from rich.rule import Rule
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from accelbench.engine import plot, present
 from accelbench.engine.compare import Comparison, loss_curves, throughput
 from accelbench.tui.messages import ComparisonWanted
+from accelbench.tui.nav import NavScreen
 
 
-class CompareScreen(Screen):
+class CompareScreen(NavScreen):
     """A comparison of the given runs, computed off the UI thread."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.pop_screen", "Back", id="compare.back", tooltip="Back")]
+        Binding("escape", "app.pop_screen", "Back", id="compare.back",
+                tooltip="Close the comparison")]
+
+    crumb = "compare"
 
     def __init__(self, run_ids: list[str], title: str) -> None:
         super().__init__()
@@ -37,7 +40,7 @@ class CompareScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"compare: {self.compare_title}"
+        self.sub_title = self.compare_title
         self.load()
 
     def load(self) -> None:

@@ -11,19 +11,19 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 from accelbench.engine import present
 from accelbench.engine.experiment import Entry, Experiment
 from accelbench.engine.follow import Follower
 from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
+from accelbench.tui.nav import NavScreen
 from accelbench.tui.screens.confirm import Confirm
 
 REFRESH_S = 1.0
 
 
-class ExperimentView(Screen):
+class ExperimentView(NavScreen):
     """One row per variant; its runs are followed live by the app."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -33,12 +33,14 @@ class ExperimentView(Screen):
                 tooltip="Compare the experiment's runs: figures, throughput, loss curves"),
         Binding("c", "cancel", "Cancel", id="experiment.cancel",
                 tooltip="Start no more runs and cancel the live ones (asks first)"),
-        Binding("escape", "app.pop_screen", "Back", id="experiment.back", tooltip="Back"),
+        Binding("escape", "app.pop_screen", "Back", id="experiment.back",
+                tooltip="Close the experiment view (its runs go on)"),
     ]
 
     def __init__(self, experiment: Experiment) -> None:
         super().__init__()
         self.experiment = experiment
+        self.crumb = f"experiment {experiment.info.name}"
         self.followers: dict[str, Follower] = {}  # of the variants' runs, from the app
         self.entries: list[Entry] = []  # as last read
 
@@ -54,7 +56,6 @@ class ExperimentView(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"experiment {self.experiment.info.name}"
         self.refresh_rows()
         self.set_interval(REFRESH_S, self.refresh_rows)
 

@@ -10,7 +10,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.markup import escape
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -24,6 +23,7 @@ from accelbench.engine.presets import PresetEntry, find_preset, list_presets
 from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
 from accelbench.engine.system import Availability
 from accelbench.tui.messages import SpecWanted, StartRun
+from accelbench.tui.nav import NavScreen
 from accelbench.tui.widgets.param_form import ParamForm
 
 NAME = Param("name", str, "run", "a short name for the run (used in its id)")
@@ -37,8 +37,10 @@ def default_spec() -> JobSpec:
         return spec_from_dict({"name": "run", "workload": "mnist_cnn"})
 
 
-class LaunchScreen(Screen):
+class LaunchScreen(NavScreen):
     """The accelerator and workload pickers and the parameter form."""
+
+    crumb = "Launch"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "run", "Run", id="launch.run", tooltip="Start a run with these settings"),
@@ -77,7 +79,6 @@ class LaunchScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "launch"
         self.post_message(SpecWanted(self._load_first))
         self.detect()
 

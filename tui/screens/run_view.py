@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Header, ProgressBar, Static, Tab, Tabs
 
 from accelbench.engine import format as fmt
@@ -17,6 +16,7 @@ from accelbench.engine import present
 from accelbench.engine.follow import Follower
 from accelbench.engine.state import RunState
 from accelbench.tui.messages import CancelRun
+from accelbench.tui.nav import NavScreen
 from accelbench.tui.widgets.engine_bars import EngineBars
 from accelbench.tui.widgets.log_pane import LogPane
 from accelbench.tui.widgets.sparkline_panel import SparklinePanel
@@ -29,7 +29,7 @@ _HEADLINE = ("accuracy", "eval_accuracy", "eval_loss", "test_loss", "final_loss"
              "train_samples_per_second", "train_runtime")
 
 
-class RunView(Screen):
+class RunView(NavScreen):
     """Follows one run; reads its Follower on a timer, so bursts never queue up."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -41,13 +41,15 @@ class RunView(Screen):
                 tooltip="Show only the log lines containing a text"),
         Binding("t", "switch_pane", "Log/Overview", id="run.switch_pane",
                 tooltip="On a narrow terminal: switch between the overview and the log"),
-        Binding("escape", "app.pop_screen", "Back", id="run.back", tooltip="Back"),
+        Binding("escape", "app.pop_screen", "Back", id="run.back",
+                tooltip="Close the run view (the run goes on)"),
     ]
 
     def __init__(self, follower: Follower, title: str, clock=time.time) -> None:
         super().__init__()
         self.follower = follower
         self.run_title = title
+        self.crumb = f"run {present.short_id(follower.run_id)}"
         self.clock = clock
         self._drawn_version = -1
         self._last_chart = 0.0
@@ -83,6 +85,8 @@ class RunView(Screen):
     def show_follower(self, follower: Follower, title: str) -> None:
         """Switch the view to another run (its follower keeps running either way)."""
         self.follower, self.run_title, self.sub_title = follower, title, title
+        self.crumb = f"run {present.short_id(follower.run_id)}"
+        self.show_breadcrumb()
         self._diagnoses_shown = -1
         self.query_one(LogPane).show(follower)
         self.refresh_view(force=True)
