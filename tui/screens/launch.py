@@ -124,6 +124,7 @@ class LaunchScreen(NavScreen):
         options = self.query_one("#accelerators", OptionList)
         with self.prevent(OptionList.OptionHighlighted):
             options.highlighted = options.get_option_index(spec.accelerator)
+        self._show_accelerator_status()
         self._fill_workloads()
         self._fill_form({"name": spec.name, **spec.params})
 
@@ -225,6 +226,7 @@ class LaunchScreen(NavScreen):
 
     def action_run(self) -> None:
         if self.query_one("#run", Button).disabled:
+            self.query_one(ParamForm).show_first_error()
             self.notify(str(self.query_one("#form-status", Static).content) or "cannot run yet",
                         severity="warning", markup=False)
             return
