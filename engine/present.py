@@ -197,6 +197,12 @@ def ended_count(statuses: Iterable[str]) -> int:
     return sum(1 for s in statuses if s in ENDED)
 
 
+def ran_count(statuses: Iterable[str]) -> int:
+    """How many variants ran to their end (an experiment's progress: a cancelled or skipped
+    variant ended without running its course)."""
+    return sum(1 for s in statuses if s in ENDED and s not in ("cancelled", "skipped"))
+
+
 # comparisons ------------------------------------------------------------------
 BEST_MARK = "★"
 BEST_STYLE = "bold green"

@@ -86,7 +86,7 @@ class ExperimentView(NavScreen):
             table.move_cursor(row=min(cursor, len(entries) - 1))
         statuses = [present.entry_status(e, state)
                     for e, state in zip(entries, states, strict=True)]
-        self.query_one(ProgressBar).update(progress=present.ended_count(statuses))
+        self.query_one(ProgressBar).update(progress=present.ran_count(statuses))
         self.query_one("#experiment-banner", Static).update(
             present.experiment_banner(self.experiment.info.name, self.experiment.id, status,
                                       statuses))
