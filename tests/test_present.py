@@ -184,10 +184,10 @@ def test_columns_fit_by_priority_and_ids_give_way_to_their_suffix():
     row = ["running", "20261123-174812-cpu-mnist-a1b2c3", "mnist_cnn", "cpu", "bs=64 lr=0.01",
            "1,027", "0.6792", "88.85", "2026-11-23 17:48"]
     short = [*row[:1], "a1b2c3", *row[2:]]
-    keys, is_short = fit.run_columns(titles, [row], [short], 78)
+    keys, is_short = fit.run_columns(titles, [row], [short], 60)
     assert is_short and keys[:2] == ["status", "run"]
     assert {"workload", "samples/s", "loss"} <= set(keys) and sum(
-        fit.text_widths(titles, [short])[titles.index(k)] + fit.GAP for k in keys) <= 78
+        fit.text_widths(titles, [short])[titles.index(k)] + fit.GAP for k in keys) <= 60
     keys, is_short = fit.run_columns(titles, [row], [short], 158)
     assert not is_short and keys == list(titles)
     assert fit.fit(titles, [10] * len(titles), fit.RUN_PRIORITY, 5) == ["run"]  # the first
