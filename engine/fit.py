@@ -41,13 +41,21 @@ def text_widths(titles: Sequence[str], rows: Sequence[Sequence[str]]) -> list[in
             for i, title in enumerate(titles)]
 
 
+def fits(titles: Sequence[str], rows: Sequence[Sequence[str]], room: int,
+         gap: int = GAP) -> bool:
+    """Every column of ``rows`` fits in ``room`` columns."""
+    return sum(width + gap for width in text_widths(titles, rows)) <= room
+
+
 def run_columns(titles: Sequence[str], rows: Sequence[Sequence[str]], short_rows:
-                Sequence[Sequence[str]], room: int) -> tuple[list[str], bool]:
+                Sequence[Sequence[str]], room: int, sorted_by: str = "") -> tuple[list[str], bool]:
     """The runs table's columns for ``room`` columns, and whether the ids are shown by
     their suffix (``short_rows``: the same rows so): whole ids unless that would leave out
-    an essential column."""
+    an essential column; the column ``sorted_by`` comes right after the id."""
     essential = RUN_PRIORITY[:ESSENTIAL]
-    whole = fit(titles, text_widths(titles, rows), RUN_PRIORITY, room)
+    priority = [RUN_PRIORITY[0], *([sorted_by] if sorted_by in titles else []),
+                *(title for title in RUN_PRIORITY[1:] if title != sorted_by)]
+    whole = fit(titles, text_widths(titles, rows), priority, room)
     if all(title in whole for title in essential):
         return whole, False
-    return fit(titles, text_widths(titles, short_rows), RUN_PRIORITY, room), True
+    return fit(titles, text_widths(titles, short_rows), priority, room), True

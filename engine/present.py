@@ -164,8 +164,9 @@ def entry_status(entry: Entry, state: RunState | None) -> str:
     return "skipped" if entry.note else "pending"
 
 
-def entry_cells(entry: Entry, state: RunState | None) -> list[Cell]:
-    """One variant's row: its label, status, progress (or note) and figures."""
+def entry_cells(entry: Entry, state: RunState | None, short: bool = False) -> list[Cell]:
+    """One variant's row: its label, status, progress (or note), figures and run id (its
+    suffix if ``short``)."""
     progress = (f"{state.step}/{state.total}" if state and state.total
                 else "" if entry.run_id else entry.note)
     figures = ((state.samples_per_s(), state.metrics.get("loss"), state.metrics.get("accuracy"))
@@ -174,7 +175,8 @@ def entry_cells(entry: Entry, state: RunState | None) -> list[Cell]:
             status_cell(entry_status(entry, state)), Cell(progress),
             Cell(fmt.number(figures[0]), justify="right"),
             Cell(fmt.number(figures[1]), justify="right"),
-            Cell(fmt.fixed(figures[2]), justify="right"), Cell(entry.run_id or "")]
+            Cell(fmt.fixed(figures[2]), justify="right"),
+            Cell(short_id(entry.run_id) if short and entry.run_id else entry.run_id or "")]
 
 
 def experiment_heads() -> list[Head]:

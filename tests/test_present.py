@@ -191,3 +191,5 @@ def test_columns_fit_by_priority_and_ids_give_way_to_their_suffix():
     keys, is_short = fit.run_columns(titles, [row], [short], 158)
     assert not is_short and keys == list(titles)
     assert fit.fit(titles, [10] * len(titles), fit.RUN_PRIORITY, 5) == ["run"]  # the first
+    keys, _ = fit.run_columns(titles, [row], [short], 60, sorted_by="started")
+    assert "started" in keys and "loss" not in keys

@@ -134,11 +134,13 @@ def help_text(app) -> str:
 
 async def test_help_lists_the_screens_own_keys_first(runner):
     app = AccelbenchApp(runner, quick_spec(), start=True)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(160, 48)) as pilot:
         view = await started_and_done(pilot, app)
         view.query_one("#log").focus()
         await pilot.press("f1")
-        await wait_until(pilot, lambda: app.screen.query("BindingsTable"))
+        wanted = {"c", "esc", "^q", "pgup"}  # the screen's, the app's, the log's
+        await wait_until(pilot, lambda: app.screen.query("BindingsTable") and wanted <= {
+            line.split()[0] for line in help_text(app).splitlines() if line.strip()})
         text = help_text(app)
         lines = [line.split() for line in text.splitlines() if line.strip()]
         keys = [words[0] for words in lines]
@@ -146,3 +148,21 @@ async def test_help_lists_the_screens_own_keys_first(runner):
         assert keys.index("esc") < keys.index("^q")
         assert "Back Back" not in text
         assert "Back Close the run view" in " ".join(" ".join(w) for w in lines)
+
+
+async def test_esc_closes_the_help_panel_before_the_screen(runner):
+    app = AccelbenchApp(runner, quick_spec(), start=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await started_and_done(pilot, app)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: view.query("HelpPanel"))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not view.query("HelpPanel"))
+        assert app.screen is view
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen.query("HelpPanel"))
+        await pilot.press("escape")  # the launch screen: closes the help, stays
+        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+        assert isinstance(app.screen, LaunchScreen)

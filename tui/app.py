@@ -284,3 +284,8 @@ class AccelbenchApp(App):
         """Show the keys panel: the screen's own keys first (see ``KeysHelp``)."""
         if not self.screen.query("HelpPanel"):
             self.screen.mount(KeysHelp())
+            self.screen.refresh_bindings()  # esc now closes it
+
+    def action_hide_help_panel(self) -> None:
+        super().action_hide_help_panel()
+        self.screen.refresh_bindings()

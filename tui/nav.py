@@ -1,7 +1,11 @@
-"""Where the user is: each screen's crumb and the header's breadcrumb built from them."""
+"""Where the user is and how to go back: each screen's crumb, the header's breadcrumb
+built from them, and esc closing the innermost thing open."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 SEP = " > "
@@ -9,8 +13,12 @@ SEP = " > "
 
 class NavScreen(Screen):
     """A screen with a crumb (``crumb``): its header's title is the breadcrumb of the
-    screens under it in the mode's stack, then its own (``Runs > run a1b2c3``)."""
+    screens under it in the mode's stack, then its own (``Runs > run a1b2c3``). Its esc
+    closes the help panel if open, else the screen (not a mode's first one)."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="nav.back",
+                tooltip="Close the help panel, else this screen")]
     crumb = ""
 
     def on_screen_resume(self) -> None:
@@ -22,3 +30,14 @@ class NavScreen(Screen):
         below = stack[:stack.index(self) + 1] if self in stack else [self]
         self.title = SEP.join(s.crumb for s in below if isinstance(s, NavScreen) and s.crumb)
 
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """esc is there when it has something to close."""
+        if action == "back":
+            return bool(self.query("HelpPanel")) or self.app.screen_stack[0] is not self
+        return True
+
+    def action_back(self) -> None:
+        if self.query("HelpPanel"):
+            self.app.action_hide_help_panel()
+        elif self.app.screen_stack[0] is not self:
+            self.app.pop_screen()

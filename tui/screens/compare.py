@@ -22,7 +22,7 @@ class CompareScreen(NavScreen):
     """A comparison of the given runs, computed off the UI thread."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.pop_screen", "Back", id="compare.back",
+        Binding("escape", "back", "Back", id="compare.back",
                 tooltip="Close the comparison")]
 
     crumb = "compare"

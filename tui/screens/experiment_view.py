@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from accelbench.engine import present
+from accelbench.engine import fit, present
 from accelbench.engine.experiment import Entry, Experiment
 from accelbench.engine.follow import Follower
 from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
@@ -33,7 +33,7 @@ class ExperimentView(NavScreen):
                 tooltip="Compare the experiment's runs: figures, throughput, loss curves"),
         Binding("c", "cancel", "Cancel", id="experiment.cancel",
                 tooltip="Start no more runs and cancel the live ones (asks first)"),
-        Binding("escape", "app.pop_screen", "Back", id="experiment.back",
+        Binding("escape", "back", "Back", id="experiment.back",
                 tooltip="Close the experiment view (its runs go on)"),
     ]
 
@@ -77,11 +77,15 @@ class ExperimentView(NavScreen):
         states = [self.followers[e.run_id].state if e.run_id in self.followers else None
                   for e in entries]
         table = self.query_one(DataTable)
+        rows = [present.entry_cells(e, state) for e, state in zip(entries, states, strict=True)]
+        if not fit.fits(present.EXPERIMENT_COLUMNS, [[c.text for c in row] for row in rows],
+                        (table.size.width or self.app.size.width) - 2):
+            rows = [present.entry_cells(e, state, short=True)  # the ids by their suffix
+                    for e, state in zip(entries, states, strict=True)]
         cursor = table.cursor_row
         table.clear()
-        for e, state in zip(entries, states, strict=True):
-            table.add_row(*(cell.rich() for cell in present.entry_cells(e, state)),
-                          key=str(e.index))
+        for e, row in zip(entries, rows, strict=True):
+            table.add_row(*(cell.rich() for cell in row), key=str(e.index))
         if entries:
             table.move_cursor(row=min(cursor, len(entries) - 1))
         statuses = [present.entry_status(e, state)

@@ -7,7 +7,7 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
@@ -61,7 +61,7 @@ class LaunchScreen(NavScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="launch"):
-            with Vertical(id="pickers"):
+            with VerticalScroll(id="pickers", can_focus=False):  # help wraps: it may scroll
                 yield Label("Accelerator", classes="section")
                 yield OptionList(*[Option(f"… {name}", id=name) for name in registry.systems()],
                                  compact=True, id="accelerators")

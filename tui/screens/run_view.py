@@ -41,7 +41,7 @@ class RunView(NavScreen):
                 tooltip="Show only the log lines containing a text"),
         Binding("t", "switch_pane", "Log/Overview", id="run.switch_pane",
                 tooltip="On a narrow terminal: switch between the overview and the log"),
-        Binding("escape", "app.pop_screen", "Back", id="run.back",
+        Binding("escape", "back", "Back", id="run.back",
                 tooltip="Close the run view (the run goes on)"),
     ]
 
@@ -163,7 +163,9 @@ class RunView(NavScreen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """The pane switch exists on narrow terminals only (wide ones show both panes)."""
-        return self.has_class("-narrow") if action == "switch_pane" else True
+        if action == "switch_pane":
+            return self.has_class("-narrow")
+        return super().check_action(action, parameters)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         self.query_one("#body").set_class(event.tab.id == "tab-log", "-show-log")

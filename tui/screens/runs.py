@@ -223,7 +223,7 @@ class RunsScreen(NavScreen):
                   for rid, v in self._raw.items()]
         table = self.query_one(RunsTable)
         room = (table.size.width or self.app.size.width) - 2  # (the scroll bar)
-        keys, short = fit.run_columns(COLUMNS, texts, shorts, room)
+        keys, short = fit.run_columns(COLUMNS, texts, shorts, room, self.sort_column)
         layout = (keys, short, self.sort_column, self.sort_reverse)
         if layout == self._layout:
             return
