@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 from rich.cells import cell_len
 
+from accelbench.engine.present import Cell, Head
+
 GAP = 2  # columns of padding around a cell (a data table's one each side)
 # the runs table's columns, most wanted first; the first ESSENTIAL ones are kept the longest
 RUN_PRIORITY = ("run", "workload", "status", "samples/s", "loss", "accel", "acc %",
@@ -45,6 +47,15 @@ def fits(titles: Sequence[str], rows: Sequence[Sequence[str]], room: int,
          gap: int = GAP) -> bool:
     """Every column of ``rows`` fits in ``room`` columns."""
     return sum(width + gap for width in text_widths(titles, rows)) <= room
+
+
+def transposed(heads: Sequence[Head], rows: Sequence[Sequence[Cell]]
+               ) -> tuple[list[Head], list[list[Cell]]]:
+    """The table turned: the first column's cells become the heads (a comparison's runs as
+    columns), each other column a row led by its title."""
+    new_heads = [Head(heads[0].title), *(Head(row[0].text, "right") for row in rows)]
+    return new_heads, [[Cell(head.title, "bold"), *(row[i] for row in rows)]
+                       for i, head in enumerate(heads) if i]
 
 
 def run_columns(titles: Sequence[str], rows: Sequence[Sequence[str]], short_rows:

@@ -166,3 +166,29 @@ async def test_esc_closes_the_help_panel_before_the_screen(runner):
         await pilot.press("escape")  # the launch screen: closes the help, stays
         await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
         assert isinstance(app.screen, LaunchScreen)
+
+
+async def test_a_comparison_too_wide_for_the_terminal_shows_the_runs_as_columns(runner,
+                                                                                 monkeypatch):
+    from accelbench.tui.screens.compare import CompareScreen
+    from tests.recorded_store import fixed_clock, three_runs
+
+    fixed_clock(monkeypatch)
+    runs = three_runs(runner.store)
+    for size, transposed in (((80, 24), True), ((160, 48), False)):
+        app = AccelbenchApp(runner, quick_spec())
+        async with app.run_test(size=size) as pilot:
+            app.compare([info.id for info in runs], "3 runs")
+            await wait_until(pilot, lambda app=app: isinstance(app.screen, CompareScreen)
+                             and app.screen.query(DataTable)
+                             and app.screen.query_one(DataTable).row_count)
+            table = app.screen.query_one(DataTable)
+            heads = [str(column.label) for column in table.ordered_columns]
+            suffixes = [f"{i} {info.id.rsplit('-', 1)[-1]}" for i, info in enumerate(runs, 1)]
+            if transposed:
+                assert heads == ["run", *suffixes]
+                assert [str(table.get_row_at(0)[0]), str(table.get_row_at(0)[1])] == [
+                    "samples/s", "2105 ★"]
+                assert table.virtual_size.width <= 80
+            else:
+                assert heads[:2] == ["run", "samples/s"] and table.row_count == 3

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from accelbench.engine import plot, present
+from accelbench.engine import fit, plot, present
 from accelbench.engine.compare import Comparison, loss_curves, throughput
 from accelbench.tui.messages import ComparisonWanted
 from accelbench.tui.nav import NavScreen
@@ -50,10 +50,16 @@ class CompareScreen(NavScreen):
     def _show(self, cmp: Comparison, histories: list[dict]) -> None:
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        for head in present.comparison_heads(cmp):  # knob names are the runs' own: Text
+        heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
+        keys: list[str | None] = [run.id for run in cmp.runs]
+        if not fit.fits([h.title for h in heads], [[c.text for c in row] for row in rows],
+                        self.size.width - 2):  # too wide: the runs as columns
+            heads, rows = fit.transposed(heads, rows)
+            keys = [None] * len(rows)
+        for head in heads:  # knob names are the runs' own: Text
             table.add_column(head.rich())
-        for run, cells in zip(cmp.runs, present.comparison_rows(cmp), strict=True):
-            table.add_row(*(cell.rich() for cell in cells), key=run.id)
+        for key, cells in zip(keys, rows, strict=True):
+            table.add_row(*(cell.rich() for cell in cells), key=key)
         width = max(40, self.size.width - 4)
         parts: list[RenderableType] = [Rule("throughput (samples/s)"),
                                        plot.bars(throughput(cmp), width=width)]

@@ -214,19 +214,25 @@ class RunsScreen(NavScreen):
         self.marked = list(page.marked)
         self._redraw_table()
 
-    def _lay_out(self) -> None:
-        """Choose the columns that fit the table's width (the page's cells measured), and
-        set them up, the sorted one marked, when they changed; the rows then written anew."""
+    def _wanted_layout(self) -> tuple[list[str], bool, str, bool]:
+        """The columns that fit the table's width (the page's cells measured), whether the
+        ids show by their suffix, and the sort (marked in its column's head)."""
         texts = [[c.text for c in present.run_cells(v, rid in self.marked)]
                  for rid, v in self._raw.items()]
         shorts = [[c.text for c in present.run_cells(v, rid in self.marked, short=True)]
                   for rid, v in self._raw.items()]
-        table = self.query_one(RunsTable)
-        room = (table.size.width or self.app.size.width) - 2  # (the scroll bar)
+        room = (self.query_one(RunsTable).size.width or self.app.size.width) - 2  # scroll bar
         keys, short = fit.run_columns(COLUMNS, texts, shorts, room, self.sort_column)
-        layout = (keys, short, self.sort_column, self.sort_reverse)
+        return keys, short, self.sort_column, self.sort_reverse
+
+    def _lay_out(self) -> None:
+        """Set the columns up as ``_wanted_layout`` says, when that changed; the rows are
+        then written anew."""
+        layout = self._wanted_layout()
         if layout == self._layout:
             return
+        table = self.query_one(RunsTable)
+        keys, short = layout[:2]
         self._layout, self._keys, self._short = layout, keys, short
         if self._cursor is None:
             self._cursor = (self._selected_id(), table.cursor_row)
@@ -238,7 +244,8 @@ class RunsScreen(NavScreen):
         self._rows = {}
 
     def on_resize(self) -> None:
-        self._redraw_table()
+        if self._wanted_layout() != self._layout:
+            self._redraw_table()
 
     def _redraw_table(self) -> None:
         """Write the page's rows, keeping the cursor on its run (or where it was asked);
