@@ -52,9 +52,10 @@ class CompareScreen(NavScreen):
         table.clear(columns=True)
         heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
         keys: list[str | None] = [run.id for run in cmp.runs]
-        if not fit.fits([h.title for h in heads], [[c.text for c in row] for row in rows],
-                        self.size.width - 2):  # too wide: the runs as columns
-            heads, rows = fit.transposed(heads, rows)
+        turned = fit.transposed(heads, rows)
+        room = self.size.width - 2
+        if not fits(heads, rows, room) and fits(*turned, room):  # the runs as columns
+            heads, rows = turned
             keys = [None] * len(rows)
         for head in heads:  # knob names are the runs' own: Text
             table.add_column(head.rich())
@@ -67,3 +68,8 @@ class CompareScreen(NavScreen):
         if curves:
             parts += [Rule("loss"), plot.lines(curves, width=width, height=12, x_label="step")]
         self.query_one("#compare-plots", Static).update(Group(*parts))
+
+
+def fits(heads: list[present.Head], rows: list[list[present.Cell]], room: int) -> bool:
+    """The table of ``heads`` and ``rows`` fits in ``room`` columns."""
+    return fit.fits([h.title for h in heads], [[c.text for c in row] for row in rows], room)

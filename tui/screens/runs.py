@@ -279,8 +279,7 @@ class RunsScreen(NavScreen):
         table = self.query_one(RunsTable)
         where = (f"run {self.first + table.cursor_row + 1:,} of {self.total:,}"
                  if table.row_count else "no runs")
-        self.sub_title = (f"{where}, sorted by {self.sort_column}"
-                          f" {'↓' if self.sort_reverse else '↑'}")
+        self.sub_title = f"{where}, sorted by {self.sort_column} {SORT_MARK[self.sort_reverse]}"
 
     def on_data_table_row_highlighted(self) -> None:
         self._show_position()
