@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import HelpPanel
 
 SEP = " > "
 
@@ -30,14 +31,19 @@ class NavScreen(Screen):
         below = stack[:stack.index(self) + 1] if self in stack else [self]
         self.title = SEP.join(s.crumb for s in below if isinstance(s, NavScreen) and s.crumb)
 
+    def help_shown(self) -> bool:
+        """The help panel is open (the app mounts it on the screen itself)."""
+        return any(isinstance(child, HelpPanel) for child in self.children)
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """esc is there when it has something to close."""
+        """esc is there when it has something to close (asked at every bindings refresh:
+        no query of the whole screen)."""
         if action == "back":
-            return bool(self.query("HelpPanel")) or self.app.screen_stack[0] is not self
+            return self.help_shown() or self.app.screen_stack[0] is not self
         return True
 
     def action_back(self) -> None:
-        if self.query("HelpPanel"):
+        if self.help_shown():
             self.app.action_hide_help_panel()
         elif self.app.screen_stack[0] is not self:
             self.app.pop_screen()
