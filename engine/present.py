@@ -280,6 +280,11 @@ def key_params(params: Mapping[str, Any]) -> str:
                     if name in params)
 
 
+def short_id(run_id: str) -> str:
+    """A run id's 6-hex suffix: unique, and every command takes it for the id."""
+    return run_id.rsplit("-", 1)[-1]
+
+
 def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tuple:
     """A run's row as raw values in ``RUN_COLUMNS`` order (for sorting); ``live``: the
     phase and figures of a followed run, newer than the index's."""
@@ -288,10 +293,14 @@ def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tup
             s.samples_per_s, s.final_loss, s.accuracy, fmt.when(info.created))
 
 
-def run_cells(values: tuple, marked: bool = False) -> list[Cell]:
-    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``."""
+def run_cells(values: tuple, marked: bool = False, short: bool = False) -> list[Cell]:
+    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``; ``short``:
+    the id's suffix only."""
     status, run_id, workload, accel, params, rate, loss, accuracy, started = values
-    return [status_cell(status), id_cell(run_id, "● " if marked else ""), Cell(workload),
+    shown = Cell(short_id(run_id)) if short else id_cell(run_id)
+    if marked:
+        shown = Cell(f"● {shown.text}", shorter=tuple(f"● {f}" for f in shown.shorter))
+    return [status_cell(status), shown, Cell(workload),
             Cell(accel), Cell(params), Cell(fmt.number(rate), justify="right"),
             Cell(fmt.number(loss), justify="right"), Cell(fmt.fixed(accuracy), justify="right"),
             Cell(started)]
@@ -321,9 +330,9 @@ def entry_status(entry: Entry, state: RunState | None) -> str:
     return "skipped" if entry.note else "pending"
 
 
-def entry_cells(entry: Entry, state: RunState | None) -> list[Cell]:
-    """One variant's row: its label, status, progress (or note) and figures (those of
-    ``run_summary``, as every view shows them)."""
+def entry_cells(entry: Entry, state: RunState | None, short: bool = False) -> list[Cell]:
+    """One variant's row: its label, status, progress (or note), figures (those of
+    ``run_summary``, as every view shows them) and run id (its suffix if ``short``)."""
     progress = (f"{state.step}/{state.total}" if state and state.total
                 else "" if entry.run_id else entry.note)
     s = run_summary(state) if state else RunSummary()
@@ -332,7 +341,8 @@ def entry_cells(entry: Entry, state: RunState | None) -> list[Cell]:
             status_cell(entry_status(entry, state)), Cell(progress),
             Cell(fmt.number(figures[0]), justify="right"),
             Cell(fmt.number(figures[1]), justify="right"),
-            Cell(fmt.fixed(figures[2]), justify="right"), id_cell(entry.run_id or "")]
+            Cell(fmt.fixed(figures[2]), justify="right"),
+            Cell(short_id(entry.run_id)) if short and entry.run_id else id_cell(entry.run_id or "")]
 
 
 def experiment_heads() -> list[Head]:
@@ -382,8 +392,7 @@ def comparison_rows(cmp: Comparison) -> list[list[Cell]]:
     rows = []
     for i, run in enumerate(cmp.runs):
         values = cmp.values[i]
-        short = run.id.rsplit("-", 1)[-1]  # ids resolve from a unique suffix
-        cells = [Cell(f"{i + 1} {short}", "dim" if run.status == "done" else "red")]
+        cells = [Cell(f"{i + 1} {short_id(run.id)}", "dim" if run.status == "done" else "red")]
         cells += [Cell("-" if values.get(p) is None else str(values[p]), PARAM_STYLE)
                   for p in cmp.params]  # a knob a run does not have: "-"
         for column in cmp.columns:

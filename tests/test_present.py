@@ -144,6 +144,8 @@ def test_experiment_rows_and_banner():
     assert banner.plain == ("[bold]x  running  1/4 ended  (1 running, 1 starting, 1 skipped,"
                             " 1 pending)  exp-1")
     assert present.ended_count(["done", "failed", "skipped", "running"]) == 3
+    ran = ["done", "failed", "lost", "cancelled", "skipped", "running"]
+    assert present.progress_count(ran) == 2
 
 
 def test_the_cli_experiment_view_uses_the_rows_and_banner(monkeypatch):
@@ -174,3 +176,21 @@ def test_figures_and_clock():
     assert present.utilization_figure(Utilization("r", 0, "mem", 40.0, 1234.4, "MiB")) == (
         "1,234 MiB")
     assert present.availability_cell(False) == present.Cell("not detected", "red")
+
+
+def test_columns_fit_by_priority_and_ids_give_way_to_their_suffix():
+    from accelbench.engine import fit
+
+    titles = present.RUN_COLUMNS
+    row = ["running", "20261123-174812-cpu-mnist-a1b2c3", "mnist_cnn", "cpu", "bs=64 lr=0.01",
+           "1,027", "0.6792", "88.85", "2026-11-23 17:48"]
+    short = [*row[:1], "a1b2c3", *row[2:]]
+    keys, is_short = fit.run_columns(titles, [row], [short], 60)
+    assert is_short and keys[:2] == ["status", "run"]
+    assert {"workload", "samples/s", "loss"} <= set(keys) and sum(
+        fit.text_widths(titles, [short])[titles.index(k)] + fit.GAP for k in keys) <= 60
+    keys, is_short = fit.run_columns(titles, [row], [short], 158)
+    assert not is_short and keys == list(titles)
+    assert fit.fit(titles, [10] * len(titles), fit.RUN_PRIORITY, 5) == ["run"]  # the first
+    keys, _ = fit.run_columns(titles, [row], [short], 60, sorted_by="started")
+    assert "started" in keys and "loss" not in keys

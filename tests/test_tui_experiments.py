@@ -4,7 +4,7 @@ listed first when the app opens again."""
 import shlex
 import sys
 
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, ProgressBar, Static
 
 from accelbench.engine.spec import spec_from_dict
 from accelbench.tui.app import AccelbenchApp
@@ -84,3 +84,27 @@ async def test_live_runs_are_listed_first_on_opening(runner):
             assert live.id in app.followers  # followed live from the start
     finally:
         live.cancel()
+
+
+async def test_a_cancelled_sweep_shows_the_share_that_ran(runner):
+    """Cancelled after its first variant: the bar shows 1 of 3 (not 100%: the cancelled and
+    skipped variants ended, but did not run their course)."""
+    sleep = {"command": shlex.join([sys.executable, "-c", "import time; time.sleep(60)"])}
+    spec = spec_from_dict({"name": "cut-sweep", "workload": "command", "telemetry_interval": 0,
+                           "params": {"command": "true"},
+                           "sweep": {"variants": [{"command": "true"}, sleep, sleep]}})
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ExperimentView))
+        view = app.screen
+        table = view.query_one(DataTable)
+        await wait_until(pilot, lambda: table.row_count == 3
+                         and str(table.get_row_at(1)[2]) == "running", timeout=60)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.screen is not view)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: view.experiment.status() == "cancelled", timeout=60)
+        bar = view.query_one(ProgressBar)
+        await wait_until(pilot, lambda: "3/3 ended" in str(
+            view.query_one("#experiment-banner", Static).content), timeout=20)
+        assert (bar.progress, bar.total) == (1, 3)

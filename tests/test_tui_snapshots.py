@@ -1,4 +1,5 @@
-"""Snapshots of the main screen and the run view, from a recorded event stream.
+"""Snapshots of every screen at 80x24 and 160x48, from a recorded event stream (the run
+view) and a store made from it (runs, help, compare, experiment: tests/recorded_store.py).
 
 Fixed terminal sizes, fixed clock, fixed accelerator detection, no cursor blink:
 nothing here depends on timing or on the machine.
@@ -8,16 +9,21 @@ import dataclasses
 import json
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from accelbench.engine import registry
 from accelbench.engine.events import from_dict
+from accelbench.engine.experiment import Experiment
 from accelbench.engine.follow import Follower
 from accelbench.engine.system import Availability
 from accelbench.tui.app import AccelbenchApp
-from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.experiment_view import ExperimentView
+from accelbench.tui.screens.launch import LaunchScreen, default_spec
 from accelbench.tui.screens.run_view import RunView
+from accelbench.tui.screens.runs import RunsScreen
 from tests.conftest import FIXTURES
+from tests.recorded_store import fixed_clock, live_experiment, three_runs
 
 SIZES = [(80, 24), (160, 48)]
 RECORDED = [from_dict(json.loads(line))
@@ -99,3 +105,76 @@ def test_chart_of_a_metric(snap_compare, runner, size):
 def test_charts_of_a_glob(snap_compare, runner):
     assert snap_compare(AccelbenchApp(runner), terminal_size=(80, 24),
                         run_before=chart_before("*loss*"))
+
+
+def rows(screen) -> int:
+    """The rows of the screen's table (0 before it is mounted)."""
+    tables = screen.query(DataTable)
+    return tables.first().row_count if tables else 0
+
+
+async def wait_for(pilot, predicate, timeout=30.0):
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out")
+
+
+def on_runs_screen(then=()):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, RunsScreen)
+                       and rows(pilot.app.screen) == 3)
+        await pilot.press(*then)
+        await pilot.pause(0.3)
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_runs_screen(snap_compare, runner, monkeypatch, size):
+    fixed_clock(monkeypatch)
+    three_runs(runner.store)
+    assert snap_compare(AccelbenchApp(runner), terminal_size=size, run_before=on_runs_screen())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_help(snap_compare, runner, monkeypatch, size):
+    fixed_clock(monkeypatch)
+    three_runs(runner.store)
+    assert snap_compare(AccelbenchApp(runner), terminal_size=size,
+                        run_before=on_runs_screen(then=("f1",)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compare(snap_compare, runner, monkeypatch, size):
+    fixed_clock(monkeypatch)
+    runs = three_runs(runner.store)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.compare([info.id for info in runs], "3 marked runs")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
+                       and rows(pilot.app.screen) > 0)  # a row a run, or a figure (80x24)
+        await pilot.pause(0.3)
+
+    assert snap_compare(AccelbenchApp(runner), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_experiment_live(snap_compare, runner, monkeypatch, size):
+    fixed_clock(monkeypatch)
+    exp_id, followers = live_experiment(runner.store)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        view = ExperimentView(Experiment.open(runner, exp_id))
+        view.followers.update(followers)
+        pilot.app.push_screen(view)
+        await wait_for(pilot, lambda: rows(view) == 3)
+        await pilot.pause(0.3)
+
+    # opened with a spec: the experiment's live run is not followed from its (empty) files
+    assert snap_compare(AccelbenchApp(runner, default_spec()), terminal_size=size,
+                        run_before=run_before)

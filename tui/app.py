@@ -34,6 +34,7 @@ from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from accelbench.tui.screens.top import TopScreen
+from accelbench.tui.widgets.keys_help import KeysHelp
 
 T = TypeVar("T")
 FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view redraws it
@@ -52,9 +53,9 @@ class AccelbenchApp(App):
         "launch": LaunchScreen, "runs": RunsScreen, "top": TopScreen}
     DEFAULT_MODE = "launch"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f2", "switch_mode('launch')", "Launch", id="app.launch",
+        Binding("f2", "go('launch')", "Launch", id="app.launch",
                 tooltip="Pick an accelerator and a workload, set the knobs, run"),
-        Binding("f3", "switch_mode('runs')", "Runs", id="app.runs",
+        Binding("f3", "go('runs')", "Runs", id="app.runs",
                 tooltip="Every run: open, compare figures, cancel live ones"),
         Binding("f4", "switch_mode('top')", "Top", id="app.top",
                 tooltip="This node's CPU, GPUs, NeuronCores, IPUs and RDUs, live"),
@@ -256,15 +257,22 @@ class AccelbenchApp(App):
 
         self.run_worker(read, thread=True, exclusive=True, group="compare")
 
-    # commands --------------------------------------------------------------
+    # navigation and commands -------------------------------------------------
+    def action_go(self, mode: str) -> None:
+        """Show ``mode``'s own screen (launch, runs), closing what was opened over it (run
+        views, dialogs): the key or command that names a screen always reaches it."""
+        self.switch_mode(mode)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
     def load_spec(self, spec: JobSpec) -> None:
         """Show the launch screen filled from ``spec``."""
-        self.switch_mode("launch")
+        self.action_go("launch")
         self.call_after_refresh(lambda: self._launch_screen().load_spec(spec))
 
     def use_accelerator(self, name: str) -> None:
         """Show the launch screen with accelerator ``name`` picked."""
-        self.switch_mode("launch")
+        self.action_go("launch")
         self.call_after_refresh(lambda: self._launch_screen().select_accelerator(name))
 
     def _launch_screen(self) -> LaunchScreen:
@@ -275,3 +283,13 @@ class AccelbenchApp(App):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def action_show_help_panel(self) -> None:
+        """Show the keys panel: the screen's own keys first (see ``KeysHelp``)."""
+        if not self.screen.query("HelpPanel"):
+            self.screen.mount(KeysHelp())
+            self.screen.refresh_bindings()  # esc now closes it
+
+    def action_hide_help_panel(self) -> None:
+        super().action_hide_help_panel()
+        self.screen.refresh_bindings()

@@ -11,9 +11,14 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from accelbench.engine import registry
+from accelbench.engine.present import short_id
 from accelbench.engine.presets import list_presets
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import JobSpec
+
+Entry = tuple[str, Callable[[], Any], str, tuple[str, ...]]
+EXACT = 1e9  # the score of a run named exactly by the query: above any fuzzy match
+NAMED_RUNS = 3  # the newest runs of a name that the name alone matches exactly
 
 
 class _Target(Protocol):
@@ -33,34 +38,42 @@ class AccelbenchCommands(Provider):
     async def startup(self) -> None:
         self.entries = await asyncio.to_thread(self._entries)
 
-    def _entries(self) -> list[tuple[str, Callable[[], Any], str]]:
-        """(text, callback, help) per command; the texts escaped (names are the user's)."""
+    def _entries(self) -> list[Entry]:
+        """(text, callback, help, exact) per command, ``exact`` the queries that name it
+        exactly (a run's id, its suffix, its name for the newest runs of that name); the
+        texts escaped (names are the user's)."""
         app = cast(_Target, self.app)
-        entries: list[tuple[str, Callable[[], Any], str]] = []
+        entries: list[Entry] = []
         for preset in list_presets():
             if preset.spec is not None:
                 entries.append((f"Load preset: {escape(preset.name)}",
                                 partial(app.load_spec, preset.spec),
-                                escape(preset.spec.description)))
-        for info in app.runner.store.list(limit=200):
+                                escape(preset.spec.description), ()))
+        named: dict[str, int] = {}
+        for info in app.runner.store.list(limit=200):  # newest first
+            named[info.name] = named.get(info.name, 0) + 1
+            exact = (info.id, short_id(info.id)) + (
+                (info.name,) if named[info.name] <= NAMED_RUNS else ())
             entries.append((f"Open run: {info.id}", partial(app.open_run, info.id),
-                            f"{info.status} · {info.workload} on {info.accelerator}"))
+                            f"{info.status} · {info.workload} on {info.accelerator}", exact))
         for exp in app.runner.store.experiments()[:50]:
             entries.append((f"Open experiment: {escape(exp.name)} ({exp.id})",
                             partial(app.open_experiment, exp.id),
-                            f"{exp.status} · {exp.total} variants"))
+                            f"{exp.status} · {exp.total} variants", ()))
         for acc in registry.systems().values():
             entries.append((f"Use accelerator: {acc.name}", partial(app.use_accelerator, acc.name),
-                            acc.title))
+                            acc.title, ()))
         return entries
 
     async def discover(self) -> Hits:
-        for text, callback, help_text in self.entries:
+        for text, callback, help_text, _ in self.entries:
             yield DiscoveryHit(text, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
+        """Fuzzy matches by score; a run the query names exactly before any."""
         matcher = self.matcher(query)
-        for text, callback, help_text in self.entries:
-            score = matcher.match(text)
+        wanted = query.strip()
+        for text, callback, help_text, exact in self.entries:
+            score = EXACT if wanted in exact else matcher.match(text)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), callback, help=help_text)

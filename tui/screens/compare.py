@@ -10,20 +10,23 @@ from rich.rule import Rule
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from accelbench.engine import plot, present
+from accelbench.engine import fit, plot, present
 from accelbench.engine.compare import Comparison, loss_curves, throughput
 from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import ComparisonWanted
+from accelbench.tui.nav import NavScreen
 
 
-class CompareScreen(Screen):
+class CompareScreen(NavScreen):
     """A comparison of the given runs, computed off the UI thread."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.pop_screen", "Back", id="compare.back", tooltip="Back")]
+        Binding("escape", "back", "Back", id="compare.back",
+                tooltip="Close the comparison")]
+
+    crumb = "compare"
 
     def __init__(self, run_ids: list[str], title: str) -> None:
         super().__init__()
@@ -41,7 +44,7 @@ class CompareScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"compare: {self.compare_title}"
+        self.sub_title = self.compare_title
         self.load()
 
     def load(self) -> None:
@@ -51,10 +54,17 @@ class CompareScreen(Screen):
     def _show(self, cmp: Comparison, histories: list[dict]) -> None:
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        for head in present.comparison_heads(cmp):  # knob names are the runs' own: Text
+        heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
+        keys: list[str | None] = [run.id for run in cmp.runs]
+        turned = fit.transposed(heads, rows)
+        room = self.size.width - 2
+        if not fits(heads, rows, room) and fits(*turned, room):  # the runs as columns
+            heads, rows = turned
+            keys = [None] * len(rows)
+        for head in heads:  # knob names are the runs' own: Text
             table.add_column(head.rich())
-        for run, cells in zip(cmp.runs, present.comparison_rows(cmp), strict=True):
-            table.add_row(*(cell.rich() for cell in cells), key=run.id)
+        for key, cells in zip(keys, rows, strict=True):
+            table.add_row(*(cell.rich() for cell in cells), key=key)
         width = max(40, self.size.width - 4)
         parts: list[RenderableType] = [Rule("throughput (samples/s)"),
                                        plot.bars(throughput(cmp), width=width)]
@@ -62,3 +72,8 @@ class CompareScreen(Screen):
         if curves:
             parts += [Rule("loss"), plot.lines(curves, width=width, height=12, x_label="step")]
         self.query_one("#compare-plots", Static).update(Group(*parts))
+
+
+def fits(heads: list[present.Head], rows: list[list[present.Cell]], room: int) -> bool:
+    """The table of ``heads`` and ``rows`` fits in ``room`` columns."""
+    return fit.fits([h.title for h in heads], [[c.text for c in row] for row in rows], room)

@@ -11,20 +11,20 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from accelbench.engine import present
+from accelbench.engine import fit, present
 from accelbench.engine.experiment import Entry, Experiment
 from accelbench.engine.follow import Follower
 from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
+from accelbench.tui.nav import NavScreen
 from accelbench.tui.screens.confirm import Confirm
 
 REFRESH_S = 1.0
 
 
-class ExperimentView(Screen):
+class ExperimentView(NavScreen):
     """One row per variant; its runs are followed live by the app."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -34,12 +34,14 @@ class ExperimentView(Screen):
                 tooltip="Compare the experiment's runs: figures, throughput, loss curves"),
         Binding("c", "cancel", "Cancel", id="experiment.cancel",
                 tooltip="Start no more runs and cancel the live ones (asks first)"),
-        Binding("escape", "app.pop_screen", "Back", id="experiment.back", tooltip="Back"),
+        Binding("escape", "back", "Back", id="experiment.back",
+                tooltip="Close the experiment view (its runs go on)"),
     ]
 
     def __init__(self, experiment: Experiment) -> None:
         super().__init__()
         self.experiment = experiment
+        self.crumb = f"experiment {experiment.info.name}"
         self.followers: dict[str, Follower] = {}  # of the variants' runs, from the app
         self.entries: list[Entry] = []  # as last read
 
@@ -56,7 +58,6 @@ class ExperimentView(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"experiment {self.experiment.info.name}"
         self.refresh_rows()
         self.set_interval(REFRESH_S, self.refresh_rows)
 
@@ -78,11 +79,15 @@ class ExperimentView(Screen):
         states = [self.followers[e.run_id].state if e.run_id in self.followers else None
                   for e in entries]
         table = self.query_one(DataTable)
+        rows = [present.entry_cells(e, state) for e, state in zip(entries, states, strict=True)]
+        if not fit.fits(present.EXPERIMENT_COLUMNS, [[c.text for c in row] for row in rows],
+                        (table.size.width or self.app.size.width) - 2):
+            rows = [present.entry_cells(e, state, short=True)  # the ids by their suffix
+                    for e, state in zip(entries, states, strict=True)]
         cursor = table.cursor_row
         table.clear()
-        for e, state in zip(entries, states, strict=True):
-            table.add_row(*(cell.rich() for cell in present.entry_cells(e, state)),
-                          key=str(e.index))
+        for e, row in zip(entries, rows, strict=True):
+            table.add_row(*(cell.rich() for cell in row), key=str(e.index))
         if entries:
             table.move_cursor(row=min(cursor, len(entries) - 1))
         statuses = [present.entry_status(e, state)

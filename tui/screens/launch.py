@@ -7,10 +7,9 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.markup import escape
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -24,6 +23,7 @@ from accelbench.engine.presets import PresetEntry, find_preset, list_presets
 from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
 from accelbench.engine.system import Availability
 from accelbench.tui.messages import SpecWanted, StartRun
+from accelbench.tui.nav import NavScreen
 from accelbench.tui.widgets.param_form import ParamForm
 
 NAME = Param("name", str, "run", "a short name for the run (used in its id)")
@@ -37,8 +37,10 @@ def default_spec() -> JobSpec:
         return spec_from_dict({"name": "run", "workload": "mnist_cnn"})
 
 
-class LaunchScreen(Screen):
+class LaunchScreen(NavScreen):
     """The accelerator and workload pickers and the parameter form."""
+
+    crumb = "Launch"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "run", "Run", id="launch.run", tooltip="Start a run with these settings"),
@@ -59,7 +61,7 @@ class LaunchScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="launch"):
-            with Vertical(id="pickers"):
+            with VerticalScroll(id="pickers", can_focus=False):  # help wraps: it may scroll
                 yield Label("Accelerator", classes="section")
                 yield OptionList(*[Option(f"… {name}", id=name) for name in registry.systems()],
                                  compact=True, id="accelerators")
@@ -77,7 +79,6 @@ class LaunchScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "launch"
         self.post_message(SpecWanted(self._load_first))
         self.detect()
 
@@ -123,6 +124,7 @@ class LaunchScreen(Screen):
         options = self.query_one("#accelerators", OptionList)
         with self.prevent(OptionList.OptionHighlighted):
             options.highlighted = options.get_option_index(spec.accelerator)
+        self._show_accelerator_status()
         self._fill_workloads()
         self._fill_form({"name": spec.name, **spec.params})
 
@@ -224,6 +226,7 @@ class LaunchScreen(Screen):
 
     def action_run(self) -> None:
         if self.query_one("#run", Button).disabled:
+            self.query_one(ParamForm).show_first_error()
             self.notify(str(self.query_one("#form-status", Static).content) or "cannot run yet",
                         severity="warning", markup=False)
             return

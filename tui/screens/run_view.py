@@ -10,7 +10,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Header, ProgressBar, Static, Tab, Tabs
 
 from accelbench.engine import format as fmt
@@ -19,6 +18,7 @@ from accelbench.engine.follow import Follower
 from accelbench.engine.state import RunState
 from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import CancelRun
+from accelbench.tui.nav import NavScreen
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.widgets.engine_bars import EngineBars
 from accelbench.tui.widgets.log_pane import LogPane
@@ -31,7 +31,7 @@ QUIET_REDRAW_S = 1.0  # otherwise everything at once, once a second (one frame, 
 BUSY_LINES = 20  # pending log lines that make the run "busy"
 
 
-class RunView(Screen):
+class RunView(NavScreen):
     """Follows one run; reads its Follower on a timer, so bursts never queue up."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -45,13 +45,15 @@ class RunView(Screen):
                 tooltip="Chart the selected metric (then filter: loss*, *acc*, ...)"),
         Binding("t", "switch_pane", "Log/Overview", id="run.switch_pane",
                 tooltip="On a narrow terminal: switch between the overview and the log"),
-        Binding("escape", "app.pop_screen", "Back", id="run.back", tooltip="Back"),
+        Binding("escape", "back", "Back", id="run.back",
+                tooltip="Close the run view (the run goes on)"),
     ]
 
     def __init__(self, follower: Follower, title: str, clock=time.time) -> None:
         super().__init__()
         self.follower = follower
         self.run_title = title
+        self.crumb = f"run {present.short_id(follower.run_id)}"
         self.clock = clock
         self._drawn_version = -1
         self._last_chart = 0.0
@@ -92,6 +94,8 @@ class RunView(Screen):
     def show_follower(self, follower: Follower, title: str) -> None:
         """Switch the view to another run (its follower keeps running either way)."""
         self.follower, self.run_title, self.sub_title = follower, title, title
+        self.crumb = f"run {present.short_id(follower.run_id)}"
+        self.show_breadcrumb()
         self._diagnoses_shown = -1
         self.query_one(LogPane).show(follower)
         self.query_one(MetricsTable).reset()
@@ -178,7 +182,9 @@ class RunView(Screen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """The pane switch exists on narrow terminals only (wide ones show both panes)."""
-        return self.has_class("-narrow") if action == "switch_pane" else True
+        if action == "switch_pane":
+            return self.has_class("-narrow")
+        return super().check_action(action, parameters)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         self.query_one("#body").set_class(event.tab.id == "tab-log", "-show-log")

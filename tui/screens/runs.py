@@ -16,19 +16,20 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
 
-from accelbench.engine import present
+from accelbench.engine import fit, present
 from accelbench.engine.store import RunInfo, RunOrder, RunQuery
 from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, RunsWanted
+from accelbench.tui.nav import NavScreen
 
 SegmentLines = list[list[Segment]]
 COLUMNS = present.RUN_COLUMNS
 REFRESH_S = 2.0
 PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
 DESCENDING = ("started", present.RATE, present.ACCURACY)  # the columns first sorted highest first
+SORT_MARK = {True: "↓", False: "↑"}  # by descending or not
 CELLS_KEPT = 10_000  # rendered cells (and lines) a table keeps: its page, in a few looks
 
 
@@ -137,8 +138,11 @@ class RunsTable(DataTable[Text]):
         self.post_message(self.Turn(1, end=True))
 
 
-class RunsScreen(Screen):
-    """The run history; live runs first on opening."""
+class RunsScreen(NavScreen):
+    """The run history; live runs first on opening. Its columns are those that fit the
+    width, by priority (``fit.RUN_PRIORITY``); the sorted one is marked."""
+
+    crumb = "Runs"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open", id="runs.open",
@@ -161,7 +165,9 @@ class RunsScreen(Screen):
         self.total = 0
         self._raw: dict[str, tuple] = {}  # the page's rows (present.run_values), in order
         self._rows: dict[str, list[Text]] = {}  # the cells the table shows, by run
-        self._keys = [head.title for head in present.run_heads()]  # the columns' keys
+        self._layout: tuple = ()  # the columns shown, short ids or not, the sort marked
+        self._keys: list[str] = []  # the columns shown
+        self._short = False  # whether the ids are shown by their suffix
         self._infos: dict[str, RunInfo] = {}
         self._seen: object = None  # what the page shown is as of (see RunsWanted)
         self._cursor: tuple[str | None, int] | None = None  # the next page's cursor: on
@@ -170,15 +176,11 @@ class RunsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        table = RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-        for head in present.run_heads():
-            table.add_column(head.rich(), key=head.title)
-        self._rows = {}
-        yield table
+        yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "runs"
+        self._lay_out()
         self.reload()
         self.set_interval(REFRESH_S, self.reload)
 
@@ -214,12 +216,48 @@ class RunsScreen(Screen):
         self.marked = list(page.marked)
         self._redraw_table()
 
+    def _wanted_layout(self) -> tuple[list[str], bool, str, bool]:
+        """The columns that fit the table's width (the page's cells measured), whether the
+        ids show by their suffix, and the sort (marked in its column's head)."""
+        texts = [[c.text for c in present.run_cells(v, rid in self.marked)]
+                 for rid, v in self._raw.items()]
+        shorts = [[c.text for c in present.run_cells(v, rid in self.marked, short=True)]
+                  for rid, v in self._raw.items()]
+        room = (self.query_one(RunsTable).size.width or self.app.size.width) - 2  # scroll bar
+        keys, short = fit.run_columns(COLUMNS, texts, shorts, room, self.sort_column)
+        return keys, short, self.sort_column, self.sort_reverse
+
+    def _lay_out(self) -> None:
+        """Set the columns up as ``_wanted_layout`` says, when that changed; the rows are
+        then written anew."""
+        layout = self._wanted_layout()
+        if layout == self._layout:
+            return
+        table = self.query_one(RunsTable)
+        keys, short = layout[:2]
+        self._layout, self._keys, self._short = layout, keys, short
+        if self._cursor is None:
+            self._cursor = (self._selected_id(), table.cursor_row)
+        table.clear(columns=True)
+        for head in present.run_heads():
+            if head.title in keys:
+                mark = f" {SORT_MARK[self.sort_reverse]}" if head.title == self.sort_column else ""
+                table.add_column(Text(head.title + mark), key=head.title)
+        self._rows = {}
+
+    def on_resize(self) -> None:
+        if self._wanted_layout() != self._layout:
+            self._redraw_table()
+
     def _redraw_table(self) -> None:
         """Write the page's rows, keeping the cursor on its run (or where it was asked);
         when the page holds the same runs in the same order, only the cells that changed."""
+        self._lay_out()
         table = self.query_one(RunsTable)
-        rows = {rid: [cell.rich() for cell in present.run_cells(values, rid in self.marked)]
-                for rid, values in self._raw.items()}
+        picked = [COLUMNS.index(key) for key in self._keys]
+        rows = {rid: [cells[i].rich() for i in picked]
+                for rid, values in self._raw.items()
+                for cells in [present.run_cells(values, rid in self.marked, self._short)]}
         if self._cursor is None and list(rows) == list(self._rows):
             for rid, cells in rows.items():
                 for key, cell, shown in zip(self._keys, cells, self._rows[rid], strict=True):
@@ -243,8 +281,7 @@ class RunsScreen(Screen):
         table = self.query_one(RunsTable)
         where = (f"run {self.first + table.cursor_row + 1:,} of {self.total:,}"
                  if table.row_count else "no runs")
-        self.sub_title = (f"runs: {where}, sorted by {self.sort_column}"
-                          f" {'↓' if self.sort_reverse else '↑'}")
+        self.sub_title = f"{where}, sorted by {self.sort_column} {SORT_MARK[self.sort_reverse]}"
 
     def on_data_table_row_highlighted(self) -> None:
         self._show_position()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Log, Static
 
@@ -12,6 +15,18 @@ from accelbench.engine.follow import Follower
 
 MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines
+
+
+class FilterInput(Input):
+    """The log filter: esc clears it and leaves it (the next esc leaves the screen)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", "Clear filter", id="log.clear_filter",
+                tooltip="Clear the filter and go back to the log")]
+
+    def action_leave(self) -> None:
+        self.clear()
+        self.screen.set_focus(self.screen.query_one(Log))
 
 
 class LogPane(Vertical):
@@ -26,7 +41,7 @@ class LogPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="log-controls"):
-            yield Input(placeholder="filter (/)", compact=True, id="log-filter")
+            yield FilterInput(placeholder="filter (/)", compact=True, id="log-filter")
             yield Checkbox("follow", value=True, compact=True, id="log-follow")
         yield Log(max_lines=MAX_LINES, highlight=False, auto_scroll=True, id="log")
         redraw = Static(id="log-redraw")

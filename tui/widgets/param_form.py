@@ -8,10 +8,22 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select, Static, Switch
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from accelbench.engine.errors import UserError
 from accelbench.engine.params import Param
+
+
+class Toggle(Checkbox):
+    """A yes/no knob in one line that says its state: ``▐X▌ on`` or ``▐ ▌ off``."""
+
+    def __init__(self, value: bool, **kwargs) -> None:
+        super().__init__("", value, compact=True, **kwargs)
+        self.watch_value()
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        self.label = "on" if self.value else "off"
 
 
 class ParamForm(VerticalScroll):
@@ -43,7 +55,7 @@ class ParamForm(VerticalScroll):
             field = Select([(str(c), c) for c in param.choices], value=value, allow_blank=False,
                            compact=True, id=f"param-{param.name}")
         elif param.type is bool:
-            field = Switch(value=bool(value), id=f"param-{param.name}")
+            field = Toggle(bool(value), id=f"param-{param.name}")
         else:
             kind: Literal["integer", "number", "text"] = (
                 "integer" if param.type is int else "number" if param.type is float else "text")
@@ -60,12 +72,20 @@ class ParamForm(VerticalScroll):
         out = {}
         for param in self.params:
             field = self.query_one(f"#param-{param.name}")
-            if isinstance(field, Switch):
+            if isinstance(field, Toggle):
                 out[param.name] = "true" if field.value else "false"
             else:
                 assert isinstance(field, Input | Select)  # the fields _row makes
                 out[param.name] = str(field.value)
         return out
+
+    def show_first_error(self) -> None:
+        """Scroll to the first knob in error and focus it (Run names it: it must be seen)."""
+        name = next((p.name for p in self.params if p.name in self.errors), None)
+        if name is not None:
+            field = self.query_one(f"#param-{name}")
+            self.scroll_to_widget(field)
+            field.focus()
 
     @property
     def valid(self) -> bool:
