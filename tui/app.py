@@ -57,7 +57,7 @@ class AccelbenchApp(App):
                 tooltip="Pick an accelerator and a workload, set the knobs, run"),
         Binding("f3", "go('runs')", "Runs", id="app.runs",
                 tooltip="Every run: open, compare figures, cancel live ones"),
-        Binding("f4", "switch_mode('top')", "Top", id="app.top",
+        Binding("f4", "go('top')", "Top", id="app.top",
                 tooltip="This node's CPU, GPUs, NeuronCores, IPUs and RDUs, live"),
         Binding("question_mark,f1", "toggle_help", "Help", id="app.help",
                 tooltip="Show or hide the keys of the current screen"),

@@ -14,12 +14,12 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header
 
 from accelbench.engine import registry, topview
 from accelbench.engine.top import Top
+from accelbench.tui.nav import NavScreen
 
 
 class TopLine(Widget):
@@ -41,8 +41,10 @@ class TopLine(Widget):
             self.refresh()
 
 
-class TopScreen(Screen):
+class TopScreen(NavScreen):
     """The node's CPU, memory and accelerators, with the run on each device."""
+
+    crumb = "Top"
 
     DEFAULT_CSS = "#top-view { padding: 0 1; height: auto; }"
 
