@@ -243,17 +243,18 @@ def _interval(text: str) -> float:
 
 def _open_tui(args: argparse.Namespace) -> int:
     """The app (no command given); ``--preset`` fills its form, ``--start`` runs it."""
-    spec = None
+    spec, preset = None, ""
     if args.preset:
         from accelbench.engine.presets import find_preset
         from accelbench.engine.spec import load_preset
 
-        spec = load_preset(find_preset(args.preset))
+        path = find_preset(args.preset)
+        spec, preset = load_preset(path), path.stem
     elif args.start:
         raise UserError("--start needs --preset", hint="e.g. accelbench --preset cpu-mnist --start")
     from accelbench.tui.app import AccelbenchApp
 
-    AccelbenchApp(_runner(), spec, start=args.start).run()
+    AccelbenchApp(_runner(), spec, start=args.start, preset=preset).run()
     return 0
 
 
