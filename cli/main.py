@@ -407,6 +407,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
                         draw()
 
             asyncio.run(consume(came, ticks))
+            live.update(render())  # the last frame (Live draws it as it stops)
         if not console.is_terminal:  # Live ends its last frame with a newline only on one
             console.line()
     if interrupted:
