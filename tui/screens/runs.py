@@ -8,6 +8,7 @@ the first or last row turns the page.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -19,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
+from textual.widgets.data_table import RowKey
 
 from accelbench.engine import layout, present
 from accelbench.engine.store import RunInfo, RunOrder, RunQuery
@@ -44,6 +46,9 @@ class RunsTable(DataTable[Text]):
         def __init__(self, step: int, end: bool = False) -> None:
             super().__init__()
             self.step, self.end = step, end
+
+    class Resized(Message):
+        """The table's width changed (the screen's may not have: the help panel opened)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._cells: dict[tuple, tuple[object, SegmentLines]] = {}  # see _render_cell
@@ -93,6 +98,19 @@ class RunsTable(DataTable[Text]):
                 self._lines.clear()
             kept = self._lines[key] = (values, super()._render_line(y, x1, x2, base_style))
         return kept[1]
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """As DataTable's, then its rendered rows dropped when a column's width changed:
+        DataTable keys them without the widths (a table wider than its view kept rows
+        rendered at its titles' widths, cut)."""
+        widths = [column.get_render_width(self) for column in self.ordered_columns]
+        super()._update_dimensions(new_rows)
+        if widths != [column.get_render_width(self) for column in self.ordered_columns]:
+            self._update_count += 1
+            self.refresh()
 
     def _clear_caches(self) -> None:
         super()._clear_caches()
@@ -249,7 +267,7 @@ class RunsScreen(NavScreen):
             table.add_column(Text(head.title), key=COLUMNS[i])
         self._rows = {}
 
-    def on_resize(self) -> None:
+    def on_runs_table_resized(self) -> None:
         if self._layout_key(self._wanted_layout()) != self._layout:
             self._redraw_table()
 
