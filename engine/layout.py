@@ -10,12 +10,14 @@ priority, and the least important steps are taken first until the table fits:
 Columns never lose characters: ``whole`` columns (names, ids, figures) keep their widest
 cell; ``wrap`` columns (descriptions, knobs) may wrap onto more lines, down to their
 longest word. A table whose ``whole`` columns alone are wider than the width stays wider.
+A table of one-line rows (Textual's ``DataTable``) fits with ``wrap=False`` in ``padded``
+room; a column it must show (the one it is sorted by) is ``keep``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -72,8 +74,19 @@ def longest_word(text: str) -> int:
     return max((cell_len(word) for word in text.split()), default=0)
 
 
-def fit(heads: Sequence[Head], rows: Sequence[Sequence[Cell]], width: int) -> Layout:
-    """The columns of ``heads``/``rows`` to show in ``width`` cells, and how wide."""
+def padded(width: int) -> int:
+    """The room ``fit`` has in a table ``width`` cells wide that pads each cell by half a
+    ``GAP`` on both sides (Textual's ``DataTable``): ``fit`` counts the gaps between
+    columns, not the halves at the table's two edges."""
+    return width - GAP
+
+
+def fit(heads: Sequence[Head], rows: Sequence[Sequence[Cell]], width: int,
+        keep: Collection[int] = (), wrap: bool = True) -> Layout:
+    """The columns of ``heads``/``rows`` to show in ``width`` cells, and how wide; the
+    columns ``keep`` (indices) are never dropped, whatever their priority (they may still
+    take a shorter form); ``wrap=False``: rows one line high, ``wrap`` columns kept whole
+    as the others."""
     @functools.cache  # each column's widths are read once, however many steps it takes
     def natural(i: int, k: int) -> int:
         return max([text_width(heads[i].title)]
@@ -81,7 +94,7 @@ def fit(heads: Sequence[Head], rows: Sequence[Sequence[Cell]], width: int) -> La
 
     @functools.cache
     def narrowest(i: int, k: int) -> int:
-        if heads[i].fit != "wrap":
+        if not wrap or heads[i].fit != "wrap":
             return natural(i, k)
         words = max([longest_word(heads[i].title)]
                     + [longest_word(text_of(row[i], k)) for row in rows])
@@ -89,7 +102,8 @@ def fit(heads: Sequence[Head], rows: Sequence[Sequence[Cell]], width: int) -> La
 
     shown = list(range(len(heads)))
     forms = [0] * len(heads)
-    steps = sorted([(head.priority, i, None) for i, head in enumerate(heads) if head.priority]
+    steps = sorted([(head.priority, i, None) for i, head in enumerate(heads)
+                    if head.priority and i not in keep]
                    + [(p, i, k + 1) for i, head in enumerate(heads)
                       for k, p in enumerate(head.shorten)],
                    key=lambda step: (-step[0], step[2] is None, -step[1]))

@@ -263,9 +263,10 @@ RUN_COLUMNS = ("status", "run", "workload", "accel", "params", RATE, LOSS, ACCUR
                "started")
 _NUMERIC = (RATE, LOSS, ACCURACY)
 # narrower: the id without its date and time (the started column's) first, then the least
-# telling columns, then the id's random end alone; status, id and samples/s always stay
+# telling columns, then the id's random end alone, then the workload and the last figures;
+# status, id and samples/s always stay
 RUN_NARROW: dict[str, dict[str, Any]] = {
-    "run": {"shorten": (70, 20)}, "started": {"priority": 60}, "workload": {"priority": 50},
+    "run": {"shorten": (70, 20)}, "started": {"priority": 60}, "workload": {"priority": 18},
     "accel": {"priority": 40}, "params": {"priority": 30, "fit": "wrap"},
     ACCURACY: {"priority": 15}, LOSS: {"priority": 10}}
 # what each column is sorted by in the index (``store.SORTS``)
@@ -293,13 +294,10 @@ def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tup
             s.samples_per_s, s.final_loss, s.accuracy, fmt.when(info.created))
 
 
-def run_cells(values: tuple, marked: bool = False, short: bool = False) -> list[Cell]:
-    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``; ``short``:
-    the id's suffix only."""
+def run_cells(values: tuple, marked: bool = False) -> list[Cell]:
+    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``."""
     status, run_id, workload, accel, params, rate, loss, accuracy, started = values
-    shown = Cell(short_id(run_id)) if short else id_cell(run_id)
-    if marked:
-        shown = Cell(f"● {shown.text}", shorter=tuple(f"● {f}" for f in shown.shorter))
+    shown = id_cell(run_id, "● " if marked else "")
     return [status_cell(status), shown, Cell(workload),
             Cell(accel), Cell(params), Cell(fmt.number(rate), justify="right"),
             Cell(fmt.number(loss), justify="right"), Cell(fmt.fixed(accuracy), justify="right"),
@@ -330,9 +328,9 @@ def entry_status(entry: Entry, state: RunState | None) -> str:
     return "skipped" if entry.note else "pending"
 
 
-def entry_cells(entry: Entry, state: RunState | None, short: bool = False) -> list[Cell]:
+def entry_cells(entry: Entry, state: RunState | None) -> list[Cell]:
     """One variant's row: its label, status, progress (or note), figures (those of
-    ``run_summary``, as every view shows them) and run id (its suffix if ``short``)."""
+    ``run_summary``, as every view shows them) and run id."""
     progress = (f"{state.step}/{state.total}" if state and state.total
                 else "" if entry.run_id else entry.note)
     s = run_summary(state) if state else RunSummary()
@@ -342,7 +340,7 @@ def entry_cells(entry: Entry, state: RunState | None, short: bool = False) -> li
             Cell(fmt.number(figures[0]), justify="right"),
             Cell(fmt.number(figures[1]), justify="right"),
             Cell(fmt.fixed(figures[2]), justify="right"),
-            Cell(short_id(entry.run_id)) if short and entry.run_id else id_cell(entry.run_id or "")]
+            id_cell(entry.run_id or "")]
 
 
 def experiment_heads() -> list[Head]:

@@ -178,19 +178,30 @@ def test_figures_and_clock():
     assert present.availability_cell(False) == present.Cell("not detected", "red")
 
 
-def test_columns_fit_by_priority_and_ids_give_way_to_their_suffix():
-    from accelbench.engine import fit
+def test_a_one_line_table_keeps_its_columns_whole_and_its_sorted_column():
+    from accelbench.engine import layout
 
-    titles = present.RUN_COLUMNS
-    row = ["running", "20261123-174812-cpu-mnist-a1b2c3", "mnist_cnn", "cpu", "bs=64 lr=0.01",
-           "1,027", "0.6792", "88.85", "2026-11-23 17:48"]
-    short = [*row[:1], "a1b2c3", *row[2:]]
-    keys, is_short = fit.run_columns(titles, [row], [short], 60)
-    assert is_short and keys[:2] == ["status", "run"]
-    assert {"workload", "samples/s", "loss"} <= set(keys) and sum(
-        fit.text_widths(titles, [short])[titles.index(k)] + fit.GAP for k in keys) <= 60
-    keys, is_short = fit.run_columns(titles, [row], [short], 158)
-    assert not is_short and keys == list(titles)
-    assert fit.fit(titles, [10] * len(titles), fit.RUN_PRIORITY, 5) == ["run"]  # the first
-    keys, _ = fit.run_columns(titles, [row], [short], 60, sorted_by="started")
-    assert "started" in keys and "loss" not in keys
+    heads = present.run_heads()
+    row = present.run_cells(("running", "20261123-174812-cpu-mnist-a1b2c3", "mnist_cnn", "cpu",
+                             "bs=64 lr=0.01 epochs=10 opt=adam", 1027.3, 0.6792, 88.85,
+                             "2026-11-23 17:48"))
+    titles = [h.title for h in heads]
+    started, params = titles.index("started"), titles.index("params")
+
+    def whole(shape: layout.Layout) -> bool:  # every shown cell as wide as its text
+        return all(width >= max(len(heads[i].title), len(layout.text_of(row[i], k)))
+                   for i, width, k in zip(shape.columns, shape.widths, shape.forms, strict=True))
+
+    assert layout.fit(heads, [row], 158, wrap=False).columns == tuple(range(len(heads)))
+    wrapped = layout.fit(heads, [row], 100)
+    assert params in wrapped.columns and not whole(wrapped)  # the knobs wrap in a CLI table
+    for width in (40, 60, 80, 100):
+        narrow = layout.fit(heads, [row], width, wrap=False)
+        assert whole(narrow) and narrow.width <= width
+        assert {"status", "run", "samples/s"} <= {titles[i] for i in narrow.columns}
+    narrow = layout.fit(heads, [row], 60, wrap=False)
+    assert started not in narrow.columns and "workload" in {titles[i] for i in narrow.columns}
+    assert narrow.forms[narrow.columns.index(1)] == 2  # the id by its 6-hex suffix
+    kept = layout.fit(heads, [row], 60, keep=[started], wrap=False)
+    assert started in kept.columns and kept.width <= 60 and whole(kept)
+    assert layout.padded(80) == 80 - layout.GAP  # a data table pads its two edges too

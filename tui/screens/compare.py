@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from accelbench.engine import fit, plot, present
+from accelbench.engine import layout, plot, present
 from accelbench.engine.compare import Comparison, loss_curves, throughput
 from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import ComparisonWanted
@@ -56,8 +56,8 @@ class CompareScreen(NavScreen):
         table.clear(columns=True)
         heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
         keys: list[str | None] = [run.id for run in cmp.runs]
-        turned = fit.transposed(heads, rows)
-        room = self.size.width - 2
+        turned = layout.transpose(heads, rows)
+        room = layout.padded(self.size.width - 2)
         if not fits(heads, rows, room) and fits(*turned, room):  # the runs as columns
             heads, rows = turned
             keys = [None] * len(rows)
@@ -75,5 +75,5 @@ class CompareScreen(NavScreen):
 
 
 def fits(heads: list[present.Head], rows: list[list[present.Cell]], room: int) -> bool:
-    """The table of ``heads`` and ``rows`` fits in ``room`` columns."""
-    return fit.fits([h.title for h in heads], [[c.text for c in row] for row in rows], room)
+    """The table of ``heads`` and ``rows`` (its columns never dropped) fits in ``room``."""
+    return layout.fit(heads, rows, room, keep=range(len(heads)), wrap=False).width <= room

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from accelbench.engine import fit, present
+from accelbench.engine import layout, present
 from accelbench.engine.experiment import Entry, Experiment
 from accelbench.engine.follow import Follower
 from accelbench.engine.summary import figures_help
@@ -80,10 +80,10 @@ class ExperimentView(NavScreen):
                   for e in entries]
         table = self.query_one(DataTable)
         rows = [present.entry_cells(e, state) for e, state in zip(entries, states, strict=True)]
-        if not fit.fits(present.EXPERIMENT_COLUMNS, [[c.text for c in row] for row in rows],
-                        (table.size.width or self.app.size.width) - 2):
-            rows = [present.entry_cells(e, state, short=True)  # the ids by their suffix
-                    for e, state in zip(entries, states, strict=True)]
+        heads = present.experiment_heads()
+        room = layout.padded((table.size.width or self.app.size.width) - 2)  # scroll bar
+        shape = layout.fit(heads, rows, room, keep=range(len(heads)), wrap=False)
+        rows = [shape.row(row) for row in rows]  # every column; the ids shorter if need be
         cursor = table.cursor_row
         table.clear()
         for e, row in zip(entries, rows, strict=True):

@@ -8,6 +8,8 @@ the first or last row turns the page.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.segment import Segment
@@ -18,8 +20,9 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
+from textual.widgets.data_table import RowKey
 
-from accelbench.engine import fit, present
+from accelbench.engine import layout, present
 from accelbench.engine.store import RunInfo, RunOrder, RunQuery
 from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, RunsWanted
 from accelbench.tui.nav import NavScreen
@@ -43,6 +46,9 @@ class RunsTable(DataTable[Text]):
         def __init__(self, step: int, end: bool = False) -> None:
             super().__init__()
             self.step, self.end = step, end
+
+    class Resized(Message):
+        """The table's width changed (the screen's may not have: the help panel opened)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._cells: dict[tuple, tuple[object, SegmentLines]] = {}  # see _render_cell
@@ -93,6 +99,19 @@ class RunsTable(DataTable[Text]):
             kept = self._lines[key] = (values, super()._render_line(y, x1, x2, base_style))
         return kept[1]
 
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """As DataTable's, then its rendered rows dropped when a column's width changed:
+        DataTable keys them without the widths (a table wider than its view kept rows
+        rendered at its titles' widths, cut)."""
+        widths = [column.get_render_width(self) for column in self.ordered_columns]
+        super()._update_dimensions(new_rows)
+        if widths != [column.get_render_width(self) for column in self.ordered_columns]:
+            self._update_count += 1
+            self.refresh()
+
     def _clear_caches(self) -> None:
         super()._clear_caches()
         self._cells.clear()
@@ -140,7 +159,7 @@ class RunsTable(DataTable[Text]):
 
 class RunsScreen(NavScreen):
     """The run history; live runs first on opening. Its columns are those that fit the
-    width, by priority (``fit.RUN_PRIORITY``); the sorted one is marked."""
+    width (``layout.fit``, by ``present.RUN_NARROW``); the sorted one is marked and kept."""
 
     crumb = "Runs"
 
@@ -165,9 +184,8 @@ class RunsScreen(NavScreen):
         self.total = 0
         self._raw: dict[str, tuple] = {}  # the page's rows (present.run_values), in order
         self._rows: dict[str, list[Text]] = {}  # the cells the table shows, by run
-        self._layout: tuple = ()  # the columns shown, short ids or not, the sort marked
-        self._keys: list[str] = []  # the columns shown
-        self._short = False  # whether the ids are shown by their suffix
+        self._layout: tuple = ()  # the columns shown, their cells' forms, the sort marked
+        self._shape = layout.Layout((), (), ())  # the columns shown and their forms
         self._infos: dict[str, RunInfo] = {}
         self._seen: object = None  # what the page shown is as of (see RunsWanted)
         self._cursor: tuple[str | None, int] | None = None  # the next page's cursor: on
@@ -216,37 +234,41 @@ class RunsScreen(NavScreen):
         self.marked = list(page.marked)
         self._redraw_table()
 
-    def _wanted_layout(self) -> tuple[list[str], bool, str, bool]:
-        """The columns that fit the table's width (the page's cells measured), whether the
-        ids show by their suffix, and the sort (marked in its column's head)."""
-        texts = [[c.text for c in present.run_cells(v, rid in self.marked)]
-                 for rid, v in self._raw.items()]
-        shorts = [[c.text for c in present.run_cells(v, rid in self.marked, short=True)]
-                  for rid, v in self._raw.items()]
+    def _heads(self) -> list[present.Head]:
+        """The columns' heads, the sorted one's title marked with its order."""
+        mark = f" {SORT_MARK[self.sort_reverse]}"
+        return [replace(head, title=head.title + mark) if head.title == self.sort_column
+                else head for head in present.run_heads()]
+
+    def _wanted_layout(self) -> layout.Layout:
+        """The columns that fit the table's width (the page's cells measured) and their
+        cells' forms (a run id by a shorter suffix); the sorted column is kept."""
+        rows = [present.run_cells(v, rid in self.marked) for rid, v in self._raw.items()]
         room = (self.query_one(RunsTable).size.width or self.app.size.width) - 2  # scroll bar
-        keys, short = fit.run_columns(COLUMNS, texts, shorts, room, self.sort_column)
-        return keys, short, self.sort_column, self.sort_reverse
+        return layout.fit(self._heads(), rows, layout.padded(room),
+                          keep=[COLUMNS.index(self.sort_column)], wrap=False)
+
+    def _layout_key(self, shape: layout.Layout) -> tuple:
+        """What the table's columns are set up for: shown, in which forms, sorted how."""
+        return shape.columns, shape.forms, self.sort_column, self.sort_reverse
 
     def _lay_out(self) -> None:
         """Set the columns up as ``_wanted_layout`` says, when that changed; the rows are
         then written anew."""
-        layout = self._wanted_layout()
-        if layout == self._layout:
+        shape = self._wanted_layout()
+        if self._layout_key(shape) == self._layout:
             return
         table = self.query_one(RunsTable)
-        keys, short = layout[:2]
-        self._layout, self._keys, self._short = layout, keys, short
+        self._layout, self._shape = self._layout_key(shape), shape
         if self._cursor is None:
             self._cursor = (self._selected_id(), table.cursor_row)
         table.clear(columns=True)
-        for head in present.run_heads():
-            if head.title in keys:
-                mark = f" {SORT_MARK[self.sort_reverse]}" if head.title == self.sort_column else ""
-                table.add_column(Text(head.title + mark), key=head.title)
+        for i, head in zip(shape.columns, shape.heads(self._heads()), strict=True):
+            table.add_column(Text(head.title), key=COLUMNS[i])
         self._rows = {}
 
-    def on_resize(self) -> None:
-        if self._wanted_layout() != self._layout:
+    def on_runs_table_resized(self) -> None:
+        if self._layout_key(self._wanted_layout()) != self._layout:
             self._redraw_table()
 
     def _redraw_table(self) -> None:
@@ -254,13 +276,13 @@ class RunsScreen(NavScreen):
         when the page holds the same runs in the same order, only the cells that changed."""
         self._lay_out()
         table = self.query_one(RunsTable)
-        picked = [COLUMNS.index(key) for key in self._keys]
-        rows = {rid: [cells[i].rich() for i in picked]
-                for rid, values in self._raw.items()
-                for cells in [present.run_cells(values, rid in self.marked, self._short)]}
+        keys = [COLUMNS[i] for i in self._shape.columns]
+        rows = {rid: [cell.rich() for cell in self._shape.row(
+                    present.run_cells(values, rid in self.marked))]
+                for rid, values in self._raw.items()}
         if self._cursor is None and list(rows) == list(self._rows):
             for rid, cells in rows.items():
-                for key, cell, shown in zip(self._keys, cells, self._rows[rid], strict=True):
+                for key, cell, shown in zip(keys, cells, self._rows[rid], strict=True):
                     if cell != shown:
                         table.update_cell(rid, key, cell, update_width=True)
             self._rows = rows
