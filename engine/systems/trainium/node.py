@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from accelbench.engine.systems.trainium.telemetry import monitor_argv
 from accelbench.engine.telemetry.node import Device, StreamSampler
 
 _MIB = 1024 * 1024
@@ -22,13 +23,7 @@ class NeuronNode(StreamSampler):
 
     def argv(self) -> list[str]:
         """``neuron-monitor -c CONFIG``: reports every interval, the groups read here."""
-        config = self.workdir / "neuron-monitor.json"
-        config.write_text(json.dumps({
-            "period": f"{max(1, round(self.interval))}s",
-            "neuron_runtimes": [{"tag_filter": ".*", "metrics": [
-                {"type": "neuroncore_counters"}, {"type": "memory_used"}]}],
-            "system_metrics": []}))
-        return ["neuron-monitor", "-c", str(config)]
+        return monitor_argv(self.workdir, self.interval)
 
     def feed(self, line: str) -> list[Device] | None:
         return cores(json.loads(line)) if line.startswith("{") else None

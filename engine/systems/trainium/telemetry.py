@@ -13,6 +13,7 @@ memory: percent of the instance's, value in MiB).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
@@ -27,13 +28,7 @@ class NeuronSampler(ToolSampler):
 
     def argv(self) -> list[str]:
         """``neuron-monitor -c <run>/neuron-monitor.json``: the period and metric groups we read."""
-        config = self.run_dir / "neuron-monitor.json"
-        config.write_text(json.dumps({
-            "period": f"{max(1, round(self.interval))}s",
-            "neuron_runtimes": [{"tag_filter": ".*", "metrics": [
-                {"type": "neuroncore_counters"}, {"type": "memory_used"}]}],
-            "system_metrics": []}))
-        return [self.tool, "-c", str(config)]
+        return monitor_argv(self.run_dir, self.interval)
 
     def feed(self, line: str) -> Readings | None:
         """One report's readings (a line holds a whole report)."""
@@ -67,3 +62,15 @@ def readings(report: dict) -> Readings:
         found.append({"engine": "neuron mem", "percent": round(100 * used / total, 2),
                       "value": round(used / _MIB, 1), "unit": "MiB"})
     return found
+
+
+def monitor_argv(folder: Path, interval: float) -> list[str]:
+    """``neuron-monitor -c FOLDER/neuron-monitor.json``, the config written there: a report
+    every ``interval`` (whole seconds, 1 at least) with the groups read here."""
+    config = folder / "neuron-monitor.json"
+    config.write_text(json.dumps({
+        "period": f"{max(1, round(interval))}s",
+        "neuron_runtimes": [{"tag_filter": ".*", "metrics": [
+            {"type": "neuroncore_counters"}, {"type": "memory_used"}]}],
+        "system_metrics": []}))
+    return ["neuron-monitor", "-c", str(config)]
