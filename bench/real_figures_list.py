@@ -56,6 +56,15 @@ def _snconfig(body: str) -> Any:
     return read_snconfig(body)
 
 
+def _smi_processes(body: str) -> Any:
+    """``--query-compute-apps`` CSV, then ``--query-gpu`` CSV: the GPUs with their pids."""
+    from accelbench.engine.systems.cuda.dialect import query_rows
+    from accelbench.engine.systems.cuda.node import smi_devices
+    lines = body.strip("\n").split("\n")
+    split = next(i for i, line in enumerate(lines) if line.startswith("index,"))
+    return smi_devices(query_rows("\n".join(lines[split:])), query_rows("\n".join(lines[:split])))
+
+
 def _neuron_ls(body: str) -> Any:
     from accelbench.engine.systems.trainium.neuron_ls import devices
     return devices(body)
@@ -407,6 +416,9 @@ def listed() -> list[Fixture]:
             util("gpu0", 9.0), value(110.23, "W"), value(1235.0, "MiB")]),
         Fixture("cuda/query_gpu_rtx2080_load.csv", "nvidia-smi --query-gpu csv", [
             util("gpu0", 8.0), value(111.5, "W"), value(45.0, "C"), util("gpu0 mem", 10.0)]),
+        Fixture("cuda/query_compute_apps_4gpu.txt", "nvidia-smi --query-compute-apps csv", [
+            rows(4), value(1912379, "pid"), value(3891903, "pid"), value(100.0, "util"),
+            value(74709.0, "MiB"), value(1683.0, "MiB")], _smi_processes),
         # --- Generic ------------------------------------------------------------------
         _keras("keras_16906.txt", step(1250), total(25000), loss(2.2068), acc(0.5443),
                secs(3), value(0.030, "s/step")),
