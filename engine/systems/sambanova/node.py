@@ -20,8 +20,10 @@ class SntilestatNode(StreamSampler):
         return sntilestat_argv(self.interval)
 
     def feed(self, line: str) -> list[Device] | None:
-        """The RDUs once a line ends an RDU's rows (a header, another RDU's row)."""
-        return None if self._table.feed(line) is None else rdus(self._table)
+        """The RDUs once a table is whole: when the next table's header closes it (an RDU's
+        rows ending is not enough: a sample taken then would lack the RDUs after it)."""
+        self._table.feed(line)
+        return rdus(self._table) if line.split()[:1] == ["TILE"] and self._table.rdus else None
 
 
 def rdus(table: TileTable) -> list[Device]:
