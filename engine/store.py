@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -475,7 +476,19 @@ def _write_error(path: Path, what: str, exc: BaseException) -> UserError:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, default=str)
+    """``value`` as the index's JSON: NaN and infinities as null (SQLite's JSON functions
+    reject them; the run's own files keep them)."""
+    return json.dumps(_finite(value), default=str)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 Reader = Callable[[Path, "dict[str, Any] | None"], "dict[str, Any] | str | None"]

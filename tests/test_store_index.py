@@ -434,3 +434,19 @@ def test_opening_lists_the_run_directories_only_when_they_or_the_index_changed(h
     with closing(sqlite3.connect(home / "index.sqlite")) as db, db:
         db.execute("DELETE FROM runs WHERE id = ?", (made.name,))
     assert {i.id for i in Store(home).list()} == {old.id, made.name}  # the row counted
+
+
+def test_a_run_whose_figures_are_nan_is_indexed(tmp_path, caplog):
+    """SQLite's JSON functions reject NaN: the index stores it as null (no warning, the run
+    listed); the run's own summary keeps it."""
+    from accelbench.engine.importer import import_file
+
+    log = tmp_path / "nan.log"
+    log.write_text("2024-03-30 13:00:00,000 INFO:   | Train Device=CSX, Step=1, Loss=nan,"
+                   " Rate=1.0 samples/sec, GlobalRate=1.0 samples/sec\n")
+    store = Store(tmp_path / "home")
+    with caplog.at_level("WARNING"):
+        [info] = import_file(store, log)
+    assert not [r for r in caplog.records if "index" in r.getMessage()]
+    assert [run.id for run in store.list()] == [info.id]
+    assert "NaN" in info.path("summary.json").read_text()
