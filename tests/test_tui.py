@@ -2,6 +2,7 @@
 
 import time
 
+from textual.css.query import NoMatches
 from textual.widgets import Button, DataTable, Input, OptionList, ProgressBar
 
 from accelbench.engine.presets import user_dir
@@ -17,10 +18,15 @@ TINY_MNIST = ["data=synthetic", "batch_size=64", "train_samples=640", "test_samp
 
 
 async def wait_until(pilot, predicate, timeout=60.0, step=0.1):
+    """Wait until ``predicate()`` holds with the app's current screen composed (a screen just
+    pushed has no widgets until its compose ran; a query on it meanwhile counts as not yet)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if predicate():
-            return
+        try:
+            if predicate() and pilot.app.screen.is_mounted:
+                return
+        except NoMatches:
+            pass
         await pilot.pause(step)
     raise AssertionError("timed out")
 
