@@ -6,6 +6,7 @@ import sys
 
 from accelbench.engine import format as fmt
 from accelbench.engine import logfile
+from accelbench.engine import rows as batches
 from accelbench.engine.events import Event
 from accelbench.engine.jsonlines import json_lines
 from accelbench.engine.state import RunState
@@ -27,9 +28,9 @@ class _Summaries(logfile.Reader):
     def begin(self, run_id: str, dialects: list[str]) -> None:
         self.state, self.count, self.dialects = RunState("parsed"), 0, dialects
 
-    def events(self, events: list[Event]) -> None:
-        self.count += len(events)
-        self.state.feed_all(events)
+    def batch(self, batch: batches.Batch) -> None:
+        self.count += batches.count(batch)
+        self.state.feed_all(batch)  # (its Rows folded as columns: no event objects made)
 
     def end(self, title: str, outcome: logfile.Outcome) -> None:
         self.rows.append((title, self.dialects, self.count, outcome, self.state))

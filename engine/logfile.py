@@ -40,6 +40,7 @@ from accelbench.engine.parsers.prefilter import (
 )
 from accelbench.engine.parsers.slurm_rows import job_tables
 from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
+from accelbench.engine.rows import Batch, Rows, expanded
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -96,6 +97,11 @@ class Reader:
 
     def events(self, events: list[Event]) -> None:
         """More of the run's events, in order."""
+
+    def batch(self, batch: Batch) -> None:
+        """More of the run's events, in order, some maybe as :class:`Rows` (columns): by
+        default given to :meth:`events` as events."""
+        self.events(expanded(batch))
 
     def end(self, title: str, outcome: Outcome) -> None:
         """The run's text and events are all given; ``title`` is its section's."""
@@ -367,12 +373,29 @@ def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
 _TS = operator.attrgetter("ts")
 
 
-def _metric_in(events: list[Event], names: frozenset[str]) -> bool:
+def _metric_in(events: Batch, names: frozenset[str]) -> bool:
     """Whether one of ``events`` is a metric named in ``names`` (the names of all first,
     in C: most batches have none of them)."""
+    if Rows in set(map(type, events)) and any(
+            not names.isdisjoint(item.metric_names()) for item in events if type(item) is Rows):
+        return True
     if names.isdisjoint(map(getattr, events, repeat("name"), repeat(None))):
         return False
     return any(type(event) is Metric and event.name in names for event in events)
+
+
+def _stamps(batch: Batch) -> list[float]:
+    """The times of the events of ``batch`` that have one (not 0), or as many as give the
+    least and the greatest of them."""
+    if Rows not in set(map(type, batch)):
+        return list(filter(None, map(_TS, batch)))
+    stamps: list[float] = []
+    for item in batch:
+        if not isinstance(item, Rows):
+            stamps += filter(None, (item.ts,))
+        elif some := list(filter(None, item.stamps)):
+            stamps += (min(some), max(some))
+    return stamps
 
 
 def _closing(event: Event) -> bool:
@@ -404,7 +427,7 @@ class _Runs:
         self.ended = False  # a run's end was seen, and no event since
         self.gap = False  # the last thing given was a gap (lines without needs)
         self.runs = 0
-        self.batch: list[Event] = []
+        self.batch: list[Event | Rows] = []
         self.text, self.done = "", 0  # the current piece; where its text not yet given starts
         self._begin()
 
@@ -419,7 +442,7 @@ class _Runs:
     def _give(self) -> None:
         """Hand the batch to the reader, noting what says how the run ended, and when."""
         batch = self.batch
-        stamps = list(filter(None, map(_TS, batch)))
+        stamps = _stamps(batch)
         if stamps:
             first = min(stamps)
             self.first = min(self.first or first, first)
@@ -429,7 +452,7 @@ class _Runs:
         if self.failure is None and Diagnosis in set(map(type, batch)):
             self.failure = next((event for event in batch if type(event) is Diagnosis
                                  and event.code not in self.warnings), None)
-        self.reader.events(batch)
+        self.reader.batch(batch)
         self.batch = []
 
     def _end(self, title: str) -> None:

@@ -8,8 +8,10 @@ the summary does not change), and names and diagnoses are capped.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -26,6 +28,7 @@ from accelbench.engine.events import (
     Utilization,
 )
 from accelbench.engine.registry import metric_aliases
+from accelbench.engine.rows import Batch, Rows
 from accelbench.engine.summary import RunSummary
 
 HISTORY = 600  # samples kept per utilization engine
@@ -45,15 +48,36 @@ class Series(list):
 
     def add(self, point: Any) -> None:
         """Add the newest point."""
-        added, stride = self.added, self.stride
-        if self and (added - 1) % stride:
-            self[-1] = point  # in place of the previous newest point, between two kept ones
-        else:
-            self.append(point)
-        if added % stride == 0 and len(self) > self.cap:
-            del self[1::2]
-            self.stride = stride * 2
-        self.added = added + 1
+        self.add_all((point,))
+
+    def add_all(self, points: Sequence[Any]) -> None:
+        """Add ``points``, newest last, as :meth:`add` each: the point added as the
+        ``added``-th (0-based) is appended where ``(added - 1) % stride`` is 0 (or the series
+        is empty), else it takes the newest one's place; after one whose ``added`` is a
+        multiple of the stride, a series past its cap drops every other point. So a stride's
+        worth of points goes at once: one appended, the last of them newest."""
+        i, n = 0, len(points)
+        while i < n:
+            added, stride = self.added, self.stride
+            if not self:
+                self.append(points[i])
+                taken = 1
+            else:
+                # up to and with the next multiple of the stride (its point ends the chunk)
+                taken = min(n - i, -added % stride + 1)
+                kept = -(added - 1) % stride  # where in the chunk the point appended is
+                if before := min(kept, taken):  # (those before it take the newest's place)
+                    self[-1] = points[i + before - 1]
+                if kept < taken:
+                    self.append(points[i + kept])
+                    if kept < taken - 1:
+                        self[-1] = points[i + taken - 1]
+            last = added + taken - 1
+            if last % stride == 0 and len(self) > self.cap:
+                del self[1::2]
+                self.stride = stride * 2
+            self.added = last + 1
+            i += taken
 
     def copy(self) -> Series:
         """A copy that grows on its own."""
@@ -125,16 +149,29 @@ class RunState:
         if fold is not None:
             fold(self, event)
 
-    def feed_all(self, events: list[Event]) -> None:
-        """Fold a batch of events into the state, in order (as ``feed`` each)."""
+    def feed_all(self, events: Batch) -> None:
+        """Fold a batch of events into the state, in order (as ``feed`` each); a
+        :class:`Rows` is folded column by column (``_COLUMNS``: its kinds touch apart what
+        they change), or as its events."""
         if not events:
             return
+        first, last = events[0], events[-1]
         if self.created is None:
-            self.created = events[0].ts
-        self.last_ts = events[-1].ts
+            self.created = first.stamps[0] if isinstance(first, Rows) else first.ts
+        self.last_ts = last.stamps[-1] if isinstance(last, Rows) else last.ts
         folds = _FOLDS
         for event in events:
             fold = folds.get(type(event))
+            if fold is not None:
+                fold(self, event)
+
+    def _rows(self, rows: Rows) -> None:
+        if all(cls in _COLUMNS for cls, _ in rows.kinds):
+            for cls, columns in rows.kinds:
+                _COLUMNS[cls](self, rows.stamps, *columns)
+            return
+        for event in rows.events():
+            fold = _FOLDS.get(type(event))
             if fold is not None:
                 fold(self, event)
 
@@ -156,27 +193,48 @@ class RunState:
         sums[1] += 1
 
     def _progress(self, event: Progress) -> None:
-        self.step, self.total = event.step, event.total
-        self.epoch, self.epochs = event.epoch, event.epochs
-        self.progress_ts = event.ts
+        self._progresses((event.ts,), (event.step,), (event.total,), (event.epoch,),
+                         (event.epochs,))
+
+    def _progresses(self, stamps: Sequence[float], steps: Sequence[int],
+                    totals: Sequence[int], epoch: Sequence[float], epochs: Sequence[float]
+                    ) -> None:
+        """Fold progress events, given as columns."""
+        self.step, self.total = steps[-1], totals[-1]
+        self.epoch, self.epochs = epoch[-1], epochs[-1]
+        self.progress_ts = stamps[-1]
         if self.first_progress is None:
-            self.first_progress = (event.ts, event.step)
+            self.first_progress = (stamps[0], steps[0])
 
     def _throughput(self, event: Throughput) -> None:
-        rate, sums = event.samples_per_s, self._rate_sum
-        self.throughput.add((event.ts, rate))
-        sums[0] += rate
-        sums[1] += 1
+        self._rates((event.ts,), (event.samples_per_s,))
+
+    def _rates(self, stamps: Sequence[float], rates: Sequence[float],
+               steps: Sequence[int | None] = ()) -> None:
+        """Fold throughput events, given as columns (their steps are not kept)."""
+        sums = self._rate_sum
+        self.throughput.add_all(list(zip(stamps, rates, strict=True)))
+        sums[0] = functools.reduce(operator.add, rates, sums[0])  # (in order, as += each)
+        sums[1] += len(rates)
 
     def _metric(self, event: Metric) -> None:
-        name, value, metrics = event.name, event.value, self.metrics
+        self._metrics((), (event.name,), (event.value,), (event.step,))
+
+    def _metrics(self, stamps: Sequence[float], names: Sequence[str], values: Sequence[float],
+                 steps: Sequence[int | None]) -> None:
+        """Fold metric events, given as columns (their times are not kept)."""
+        if len(set(names)) > 1:  # (a column of one name, as a rule)
+            for name, value, step in zip(names, values, steps, strict=True):
+                self._metrics(stamps, (name,), (value,), (step,))
+            return
+        name, metrics = names[0], self.metrics
         if name not in metrics and len(metrics) >= MAX_NAMES:
             return
-        metrics[name] = value
+        metrics[name] = values[-1]
         history = self.metric_history.get(name)
         if history is None:  # (setdefault would make a Series per event)
             history = self.metric_history[name] = Series()
-        history.add((event.step, value))
+        history.add_all(list(zip(steps, values, strict=True)))
 
     def _phase(self, event: Phase) -> None:
         self.phase, self.phase_detail = event.name, event.detail
@@ -227,4 +285,8 @@ class RunState:
 _FOLDS: dict[type, Callable[[RunState, Any], None]] = {
     Log: RunState._log, Redraw: RunState._redraw, Utilization: RunState._utilization,
     Progress: RunState._progress, Throughput: RunState._throughput, Metric: RunState._metric,
-    Phase: RunState._phase, Diagnosis: RunState._diagnosis, Finished: RunState._finished}
+    Phase: RunState._phase, Diagnosis: RunState._diagnosis, Finished: RunState._finished,
+    Rows: RunState._rows}
+# How each kind of event a Rows may hold folds as columns (each changes its own fields).
+_COLUMNS: dict[type, Callable[..., None]] = {
+    Progress: RunState._progresses, Throughput: RunState._rates, Metric: RunState._metrics}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from accelbench.engine.events import Event
+from accelbench.engine.rows import Rows
 
 
 class Dialect:
@@ -19,7 +20,8 @@ class Dialect:
     ``feed`` returns the events a line completes (Phase, Progress, Metric,
     Throughput, Utilization, Diagnosis; never Log: the caller makes those), each
     with this dialect's ``run_id`` and the timestamp it is given unless the line
-    carries its own; ``feed_lines`` (optional) does the same for many lines at once.
+    carries its own; ``feed_lines`` (optional) does the same for many lines at once, and
+    may give the events of a run of lines alike as one ``Rows`` (columns: ``engine.rows``).
     ``finish`` flushes what a block left pending at the end.
 
     ``needs`` (literal texts, matched with case) lets a reader skip lines: a line
@@ -62,9 +64,10 @@ class Dialect:
         """Events recognised in ``line`` (seen at ``ts``)."""
         raise NotImplementedError
 
-    def feed_lines(self, lines: list[str], ts: float) -> list[Event]:
+    def feed_lines(self, lines: list[str], ts: float) -> list[Event | Rows]:
         """The events of ``lines`` fed in order (each seen at ``ts``), as ``feed`` gives
-        them: a dialect may offer a quicker way through many lines at once."""
+        them (some maybe as ``Rows``): a dialect may offer a quicker way through many lines
+        at once."""
         feed = self.feed
         return [event for line in lines for event in feed(line, ts)]
 

@@ -16,11 +16,15 @@ step: X.``.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import time
+from itertools import repeat
+from typing import Any, cast
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.rows import Rows
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
 _LINE = re.compile("^" + _HEAD + "(.*)$")
@@ -31,6 +35,9 @@ _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
                    r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
 # A timestamped line whose text is a Train line: what _LINE, then _TRAIN, read of it.
 _TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
+_HOURS_GROUP = 8  # of _TRAIN_LINE: the hours of the time remaining (None: none given)
+_HOURS = operator.itemgetter(_HOURS_GROUP)
+_GROUPS = operator.methodcaller("group", 1, 2, 3, 4, 5, 6, 7)  # stamp ... global rate
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -159,17 +166,63 @@ class Cerebras(Dialect):
                        Throughput(run, ts, float(rate), step),
                        Metric(run, ts, "global_rate", float(global_rate), step)))
 
-    def feed_lines(self, lines: list[str], ts: float) -> list[Event]:
-        """As ``feed`` each, a timestamped Train line read with one pattern."""
-        events: list[Event] = []
-        match, feed, train = _TRAIN_LINE.match, self.feed, self._train
-        for line in lines:
-            if m := match(line):
+    def feed_lines(self, lines: list[str], ts: float) -> list[Event | Rows]:
+        """As ``feed`` each: a timestamped Train line read with one pattern, and those
+        without a time remaining, one after another, as columns (``_rows``)."""
+        events: list[Event | Rows] = []
+        matches = list(map(_TRAIN_LINE.match, lines))
+        if None not in matches:  # (Train lines only)
+            trains = cast("list[re.Match[str]]", matches)
+            if not any(map(_HOURS, trains)):
+                return self._rows(trains)
+        alike: list[re.Match[str]] = []  # the Train lines without a time remaining so far
+        feed, train = self.feed, self._train
+        for line, m in zip(lines, matches, strict=True):
+            if m is not None and m[_HOURS_GROUP] is None:
+                alike.append(m)
+                continue
+            if alike:
+                events += self._rows(alike)
+                alike = []
+            if m is not None:
                 self._ts = _local_ts(m[1], m[2])
-                train(events, self._ts, *m.groups()[3:])
+                train(events, self._ts, *m.groups()[3:])  # type: ignore[arg-type]
             else:
                 events += feed(line, ts)
+        if alike:
+            events += self._rows(alike)
         return events
+
+    def _rows(self, matches: list[re.Match[str]]) -> list[Event | Rows]:
+        """The events ``_train`` gives of Train lines without a time remaining (matches of
+        ``_TRAIN_LINE``), as columns."""
+        if not matches:
+            return []
+        stamps, millis, _, step_texts, losses, rates, global_rates = zip(
+            *map(_GROUPS, matches), strict=True)
+        seconds = {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)}
+        times = list(map(operator.add, map(seconds.__getitem__, stamps),
+                         map(operator.truediv, map(int, millis), repeat(1000))))
+        steps = list(map(int, step_texts))
+        loss = list(map(float, losses))
+        events: list[Event | Rows] = []
+        if not self._training:
+            events += self._enter(times[0], "running")
+        # what _progress keeps of each line: the first, the interval, the last step
+        self._first = self._first or (times[0], steps[0])
+        for step, before in zip(reversed(steps), reversed([self._last_step, *steps[:-1]]),
+                                strict=True):
+            if before and step > before:
+                self._interval = step - before
+                break
+        self._last_step, self._loss, self._ts, n = steps[-1], loss[-1], times[-1], len(steps)
+        kinds: list[tuple[type[Event], tuple[list[Any], ...]]] = []
+        if self._total:
+            kinds.append((Progress, (steps, [self._total] * n, [0] * n, [0] * n)))
+        kinds += [(Metric, (["loss"] * n, loss, steps)),
+                  (Throughput, (list(map(float, rates)), steps)),
+                  (Metric, (["global_rate"] * n, list(map(float, global_rates)), steps))]
+        return [*events, Rows(self.run_id, times, kinds)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.rstrip()

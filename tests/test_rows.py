@@ -1,0 +1,157 @@
+"""Events as columns (``engine.rows.Rows``) give what the events themselves give: the same
+events to the readers that want them, the same state to those that fold them."""
+
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+
+import pytest
+
+from accelbench.engine import logfile, registry
+from accelbench.engine.events import Event
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.rows import Batch, Rows, count, expanded
+from accelbench.engine.state import RunState, Series
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FILES = [p for p in sorted(FIXTURES.rglob("*"))
+         if p.is_file() and p.suffix in (".txt", ".log", ".md", ".json", ".jsonl", ".csv")]
+# Cerebras Train lines with and without a time remaining, among others, planned or not.
+STAMP = "2024-03-30 14:{:02d}:{:02d},{:03d} INFO:   "
+TRAIN = ("| Train Device=CSX, Step={}, Loss={}, Rate=6855.28 samples/sec,"
+         " GlobalRate=6776.30 samples/sec")
+LEFT = ", LoopTimeRemaining=0:01:02, TimeRemaining>0:00:{:02d}"
+
+
+def _cerebras_log(planned: bool) -> str:
+    lines = ["Cerebras Wafer Scale Cluster", STAMP.format(0, 0, 1) + "Compiling the model"]
+    if planned:
+        lines.append(STAMP.format(0, 0, 2) + "for a total of 400 train steps")
+    for i in range(1, 400):
+        head = STAMP.format(i // 60, i % 60, i % 1000)
+        if i % 7 == 0:
+            lines.append(head + "Saving checkpoint at step 3")
+        elif i % 5 == 0 or i < 3:
+            lines.append(head + TRAIN.format(i * 2, 9 - i / 100))
+        elif i % 41 == 0:
+            lines.append(head + TRAIN.format(i * 2, 7.25) + LEFT.format(i % 60))
+        else:
+            lines.append(head + "Post-layout optimizations...")
+    return "\n".join(lines) + "\n"
+
+
+class _Old(list):
+    """``Series.add`` as it was, one point at a time."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap, self.stride, self.added = cap, 1, 0
+
+    def add(self, point: int) -> None:
+        added, stride = self.added, self.stride
+        if self and (added - 1) % stride:
+            self[-1] = point
+        else:
+            self.append(point)
+        if added % stride == 0 and len(self) > self.cap:
+            del self[1::2]
+            self.stride = stride * 2
+        self.added = added + 1
+
+
+def test_a_series_takes_many_points_as_it_takes_each() -> None:
+    chance = random.Random(12)
+    for _ in range(2000):
+        cap, n = chance.choice([1, 2, 3, 5, 8, 16]), chance.randint(0, 300)
+        old, series, i = _Old(cap), Series(cap), 0
+        for point in range(n):
+            old.add(point)
+        while i < n:
+            step = chance.randint(1, 40)
+            series.add_all(list(range(i, min(i + step, n))))
+            i += step
+        assert (list(series), series.stride, series.added) == (list(old), old.stride,
+                                                               old.added), (cap, n)
+
+
+def _texts() -> dict[str, str]:
+    texts = {str(p.relative_to(FIXTURES)): p.read_text(errors="replace") for p in FILES}
+    texts["(planned)"], texts["(unplanned)"] = _cerebras_log(True), _cerebras_log(False)
+    return texts
+
+
+@pytest.mark.parametrize("name", list(registry.dialects()))
+def test_the_lines_fed_at_once_give_the_events_fed_one_by_one(name: str) -> None:
+    """``feed_lines`` (its Rows as events) gives what ``feed`` gives each line, and leaves
+    the dialect as ``feed`` does."""
+    cls = registry.dialects()[name]
+    for source, text in _texts().items():
+        lines = text.split("\n")
+        for cut in (len(lines), 50, 7):
+            one, many = cls("r"), cls("r")
+            each = [e for line in lines for e in one.feed(line, 0.0)]
+            at_once = [e for i in range(0, len(lines), cut)
+                       for e in expanded(many.feed_lines(lines[i:i + cut], 0.0))]
+            assert at_once == each, (source, cut)
+            assert vars(many) == vars(one), (source, cut)
+
+
+def test_cerebras_gives_train_lines_as_rows() -> None:
+    dialect = registry.get_dialect("cerebras")("r")
+    batch = dialect.feed_lines(_cerebras_log(True).split("\n"), 0.0)
+    assert sum(len(item) for item in batch if type(item) is Rows) > 200
+
+
+class _Folds(logfile.Reader):
+    """Each run's event count, outcome and state, folded from its Rows as columns or from
+    the events."""
+
+    def __init__(self, rows: bool) -> None:
+        self.rows, self.runs = rows, []
+        self.given = 0  # Rows given
+
+    def begin(self, run_id: str, dialects: list[str]) -> None:
+        self.state, self.count = RunState("p"), 0
+
+    def batch(self, batch: Batch) -> None:
+        if self.rows:
+            self.given += sum(type(item) is Rows for item in batch)
+            self.count += count(batch)
+            self.state.feed_all(batch)
+        else:
+            super().batch(batch)
+
+    def events(self, events: list[Event]) -> None:
+        self.count += len(events)
+        self.state.feed_all(events)
+
+    def end(self, title: str, outcome: logfile.Outcome) -> None:
+        self.runs.append((title, self.count, outcome, self.state.summary(),
+                          self.state.diagnoses, self.state))
+
+
+def test_a_log_folded_from_rows_is_the_log_folded_from_its_events(tmp_path: Path) -> None:
+    """On every fixture (and long Cerebras logs): the same runs, event counts, statuses,
+    diagnoses, summaries and states whether its Rows fold as columns or as events."""
+    paths = [*FILES]
+    for planned in (True, False):
+        paths.append(tmp_path / f"cerebras-{planned}.log")
+        paths[-1].write_text(_cerebras_log(planned) * 30)
+    given = 0
+    for path in paths:
+        fast, slow = _Folds(rows=True), _Folds(rows=False)
+        logfile.read_file(path, fast)
+        logfile.read_file(path, slow)
+        assert fast.runs == slow.runs, path
+        given += fast.given
+    assert given > 10  # (the columns were folded)
+
+
+def test_rows_count_and_expand_in_order() -> None:
+    dialect: Dialect = registry.get_dialect("cerebras")("r")
+    batch = dialect.feed_lines(_cerebras_log(False).split("\n"), 0.0)
+    events = expanded(batch)
+    assert count(batch) == len(events) and len(events) > 200
+    assert events == expanded(copy.deepcopy(batch))
