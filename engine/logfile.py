@@ -321,7 +321,7 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
     whole = _Sample(middle=False)
     span, offset, fenced = _Span("", 0), 0, False
     for block in blocks():
-        if markdown is None and "```" in block and _FENCE.search(block):
+        if markdown is None and "`" in block and _FENCE.search(block):  # (memchr first)
             return _scan(blocks, True)
         whole.add(block)
         shapes = Shapes.of(block)

@@ -48,6 +48,7 @@ class NeuronCompile(Dialect):
     name = "neuron_compile"
     title = "Neuron compiler and neuron_parallel_compile"
     needs = (*_COMPILING, '"compilation_time"')
+    sniff_needs = ("||", "Compiler status ")  # (what each of its sniff's patterns holds)
     success = frozenset({"compile.graphs_compiled"})  # the totals of a finished job
 
     def __init__(self, run_id: str) -> None:

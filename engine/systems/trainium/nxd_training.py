@@ -27,6 +27,7 @@ class NxDTraining(Dialect):
     name = "nxd_training"
     title = "NeuronX Distributed training steps"
     needs = (" step_time ",)
+    sniff_needs = (" step_time ",)  # (its sniff's pattern holds it)
     warnings = frozenset({"loss_not_finite"})  # training went on
 
     def __init__(self, run_id: str) -> None:
