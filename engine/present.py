@@ -24,13 +24,13 @@ from accelbench.engine.events import FINAL_STATUSES, Diagnosis, Utilization
 from accelbench.engine.params import KEY_PARAMS
 from accelbench.engine.registry import metric_aliases
 from accelbench.engine.state import RunState
-from accelbench.engine.store import RunInfo
 from accelbench.engine.summary import FIGURES, LAST_RATE, MEAN_THROUGHPUT, RunSummary, canonical
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
     from accelbench.engine.compare import Comparison
     from accelbench.engine.experiment import Entry
     from accelbench.engine.presets import PresetEntry
+    from accelbench.engine.store import RunInfo  # (nor does accelbench parse's table)
 
 Justify = Literal["left", "right"]
 Fit = Literal["whole", "wrap"]

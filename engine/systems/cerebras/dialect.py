@@ -20,7 +20,7 @@ import operator
 import re
 import time
 from itertools import repeat
-from typing import Any, cast
+from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
@@ -36,8 +36,9 @@ _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
 # A timestamped line whose text is a Train line: what _LINE, then _TRAIN, read of it.
 _TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
 _HOURS_GROUP = 8  # of _TRAIN_LINE: the hours of the time remaining (None: none given)
-_HOURS = operator.itemgetter(_HOURS_GROUP)
-_GROUPS = operator.methodcaller("group", 1, 2, 3, 4, 5, 6, 7)  # stamp ... global rate
+_HOURS = operator.itemgetter(_HOURS_GROUP - 1)  # of a tuple of its groups
+# Train lines, each at a line's start (their groups as findall gives them)
+_TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -169,17 +170,17 @@ class Cerebras(Dialect):
     def feed_lines(self, lines: list[str], ts: float) -> list[Event | Rows]:
         """As ``feed`` each: a timestamped Train line read with one pattern, and those
         without a time remaining, one after another, as columns (``_rows``)."""
+        # Train lines only, as a rule: read all at once (a match for each line, each in its
+        # line: then each is the line's own match, its groups '' where they took no part)
+        rows = _TRAIN_ROWS.findall("\n".join(lines))
+        if len(rows) == len(lines) and not any(map(_HOURS, rows)):
+            return self._rows(rows)
         events: list[Event | Rows] = []
-        matches = list(map(_TRAIN_LINE.match, lines))
-        if None not in matches:  # (Train lines only)
-            trains = cast("list[re.Match[str]]", matches)
-            if not any(map(_HOURS, trains)):
-                return self._rows(trains)
-        alike: list[re.Match[str]] = []  # the Train lines without a time remaining so far
+        alike: list[tuple[str, ...]] = []  # the Train lines without a time remaining so far
         feed, train = self.feed, self._train
-        for line, m in zip(lines, matches, strict=True):
+        for line, m in zip(lines, map(_TRAIN_LINE.match, lines), strict=True):
             if m is not None and m[_HOURS_GROUP] is None:
-                alike.append(m)
+                alike.append(m.groups())
                 continue
             if alike:
                 events += self._rows(alike)
@@ -193,13 +194,13 @@ class Cerebras(Dialect):
             events += self._rows(alike)
         return events
 
-    def _rows(self, matches: list[re.Match[str]]) -> list[Event | Rows]:
-        """The events ``_train`` gives of Train lines without a time remaining (matches of
-        ``_TRAIN_LINE``), as columns."""
-        if not matches:
+    def _rows(self, rows: list[tuple[str, ...]]) -> list[Event | Rows]:
+        """The events ``_train`` gives of Train lines without a time remaining (the groups
+        of their ``_TRAIN_LINE`` matches), as columns."""
+        if not rows:
             return []
-        stamps, millis, _, step_texts, losses, rates, global_rates = zip(
-            *map(_GROUPS, matches), strict=True)
+        stamps, millis, step_texts, losses, rates, global_rates = (
+            list(map(operator.itemgetter(i), rows)) for i in (0, 1, 3, 4, 5, 6))
         seconds = {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)}
         times = list(map(operator.add, map(seconds.__getitem__, stamps),
                          map(operator.truediv, map(int, millis), repeat(1000))))
