@@ -155,12 +155,11 @@ class _Sample:
     else its start and its end (whole lines) and the dialects found in its middle, each
     sniffed on the lines of the middle holding what it needs (:func:`_sniff_needed`)."""
 
-    def __init__(self, middle: bool = True) -> None:
+    def __init__(self) -> None:
         self.pieces: list[str] = []
         self.size = 0
         self.tail = ""  # once too long: its last lines, SNIFF characters or a few more
         self.blank = True
-        self.middle = middle  # whether the middle is sniffed
         self.found: set[str] = set()  # dialects found in the middle
         # The line shapes of the blocks the text not yet middle is of, each with how many
         # characters of it are of that block (or more).
@@ -185,16 +184,15 @@ class _Sample:
             whole = "".join(self.pieces)
             head = whole.rfind("\n", 0, SNIFF) + 1 or SNIFF
             self.pieces = [whole[:head]]
-            if self.middle:  # what the start shows need not be looked for further
-                self.found = set(_detect(self.pieces))
-            self._cut(whole, head)
+            self.found = set(_detect(self.pieces))  # (what the start shows is not looked for
+            self._cut(whole, head)  # further)
 
     def _cut(self, text: str, start: int) -> None:
         """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
         middle."""
         cut = max(start, text.rfind("\n", start, len(text) - SNIFF) + 1
                   or len(text) - SNIFF)  # no line ends there: SNIFF characters all the same
-        if self.middle and cut > start:
+        if cut > start:
             self.found = _sniff_needed(text[start:cut], self.found,
                                        Shapes.joined([shapes for shapes, _ in self.shapes]))
         self.tail = text[cut:]
@@ -221,7 +219,7 @@ class _Sample:
     def unsniffed(self) -> list[str]:
         """The texts its dialects are yet to be detected from: its end where those of its
         start and middle are in ``found``, else :meth:`texts`."""
-        return [self.tail] if self.tail and self.middle else self.texts()
+        return [self.tail] if self.tail else self.texts()
 
 
 def _sniffs(dialect: type[Dialect], text: str, shapes: Shapes | None) -> bool:
@@ -318,12 +316,14 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
     held: list[tuple[int, _Held]] = []
     spans: list[_Span] = []
     headings: list[str] = []
-    whole = _Sample(middle=False)
+    whole: list[str] = []  # the whole text, while no longer than 2 * SNIFF characters
+    size = 0
     span, offset, fenced = _Span("", 0), 0, False
     for block in blocks():
         if markdown is None and "`" in block and _FENCE.search(block):  # (memchr first)
             return _scan(blocks, True)
-        whole.add(block)
+        size += len(block)
+        whole = [*whole, block] if size <= 2 * SNIFF else []
         shapes = Shapes.of(block)
         held.append((len(block), None if shapes is None else (
             frozenset(shapes.held(needs)), frozenset(shapes.held(nocase, lowered=True)))))
@@ -352,9 +352,9 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
     span.end = max(offset, span.start)
     if not span.sample.blank:
         spans.append(span)
-    if whole.tail:  # a large file: what its sections and headings show
+    if size > 2 * SNIFF:  # a large file: what its sections and headings show
         return spans, ["\n".join(headings)], True, held
-    return spans, whole.texts(), False, held
+    return spans, ["".join(whole)], False, held
 
 
 def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:

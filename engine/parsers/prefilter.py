@@ -100,11 +100,16 @@ class Shapes:
         text = self.text
         if lowered:
             text = self._lowered = self._lowered or text.lower()
-        return tuple(literal for literal in literals
-                     if literal.encode().translate(None, _DIGITS) in text)
+        return tuple(literal for literal in literals if _shape(literal) in text)
 
 
 _DIGITS = b"0123456789"
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(literal: str) -> bytes:
+    """``literal`` without its digits, as the shapes hold it."""
+    return literal.encode().translate(None, _DIGITS)
 
 
 def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[str, int]
