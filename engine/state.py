@@ -150,30 +150,17 @@ class RunState:
             fold(self, event)
 
     def feed_all(self, events: Batch) -> None:
-        """Fold a batch of events into the state, in order (as ``feed`` each); a
-        :class:`Rows` is folded column by column (``_COLUMNS``: its kinds touch apart what
-        they change), or as its events."""
+        """Fold a batch of events into the state, as ``feed`` each in order: the metrics,
+        throughput and progress as columns (:class:`_Columns`), a :class:`Rows` too."""
         if not events:
             return
         first, last = events[0], events[-1]
         if self.created is None:
             self.created = first.stamps[0] if isinstance(first, Rows) else first.ts
         self.last_ts = last.stamps[-1] if isinstance(last, Rows) else last.ts
-        folds = _FOLDS
-        for event in events:
-            fold = folds.get(type(event))
-            if fold is not None:
-                fold(self, event)
-
-    def _rows(self, rows: Rows) -> None:
-        if all(cls in _COLUMNS for cls, _ in rows.kinds):
-            for cls, columns in rows.kinds:
-                _COLUMNS[cls](self, rows.stamps, *columns)
-            return
-        for event in rows.events():
-            fold = _FOLDS.get(type(event))
-            if fold is not None:
-                fold(self, event)
+        columns = _Columns()
+        columns.add(self, events)
+        columns.fold(self)
 
     def _log(self, event: Log) -> None:
         self.log_lines += 1
@@ -209,25 +196,20 @@ class RunState:
     def _throughput(self, event: Throughput) -> None:
         self._rates((event.ts,), (event.samples_per_s,))
 
-    def _rates(self, stamps: Sequence[float], rates: Sequence[float],
-               steps: Sequence[int | None] = ()) -> None:
-        """Fold throughput events, given as columns (their steps are not kept)."""
+    def _rates(self, stamps: Sequence[float], rates: Sequence[float]) -> None:
+        """Fold throughput events, given as columns (times, samples/s)."""
         sums = self._rate_sum
         self.throughput.add_all(list(zip(stamps, rates, strict=True)))
         sums[0] = functools.reduce(operator.add, rates, sums[0])  # (in order, as += each)
         sums[1] += len(rates)
 
     def _metric(self, event: Metric) -> None:
-        self._metrics((), (event.name,), (event.value,), (event.step,))
+        self._metrics(event.name, (event.value,), (event.step,))
 
-    def _metrics(self, stamps: Sequence[float], names: Sequence[str], values: Sequence[float],
-                 steps: Sequence[int | None]) -> None:
-        """Fold metric events, given as columns (their times are not kept)."""
-        if len(set(names)) > 1:  # (a column of one name, as a rule)
-            for name, value, step in zip(names, values, steps, strict=True):
-                self._metrics(stamps, (name,), (value,), (step,))
-            return
-        name, metrics = names[0], self.metrics
+    def _metrics(self, name: str, values: Sequence[float], steps: Sequence[int | None]
+                 ) -> None:
+        """Fold the events of metric ``name``, given as columns."""
+        metrics = self.metrics
         if name not in metrics and len(metrics) >= MAX_NAMES:
             return
         metrics[name] = values[-1]
@@ -285,8 +267,64 @@ class RunState:
 _FOLDS: dict[type, Callable[[RunState, Any], None]] = {
     Log: RunState._log, Redraw: RunState._redraw, Utilization: RunState._utilization,
     Progress: RunState._progress, Throughput: RunState._throughput, Metric: RunState._metric,
-    Phase: RunState._phase, Diagnosis: RunState._diagnosis, Finished: RunState._finished,
-    Rows: RunState._rows}
-# How each kind of event a Rows may hold folds as columns (each changes its own fields).
-_COLUMNS: dict[type, Callable[..., None]] = {
-    Progress: RunState._progresses, Throughput: RunState._rates, Metric: RunState._metrics}
+    Phase: RunState._phase, Diagnosis: RunState._diagnosis, Finished: RunState._finished}
+
+
+class _Columns:
+    """The metric, throughput and progress events of a batch, as columns, folded after the
+    others: each of these kinds changes fields of its own (no other kind changes them), so
+    the state is the one that folding each event in order makes."""
+
+    def __init__(self) -> None:
+        self.metrics: dict[str, tuple[list[float], list[int | None]]] = {}  # (values, steps)
+        self.rates: tuple[list[float], list[float]] = ([], [])  # times, samples/s
+        self.progress: tuple[list[Any], ...] = ([], [], [], [], [])  # times, step, total, ...
+
+    def add(self, state: RunState, events: Batch) -> None:
+        """Take the events of those kinds; fold the others into ``state`` in order."""
+        metrics, (stamps, rates), folds = self.metrics, self.rates, _FOLDS
+        for event in events:
+            if type(event) is Metric:
+                column = metrics.get(event.name)
+                if column is None:
+                    column = metrics[event.name] = ([], [])
+                column[0].append(event.value)
+                column[1].append(event.step)
+            elif type(event) is Throughput:
+                stamps.append(event.ts)
+                rates.append(event.samples_per_s)
+            elif type(event) is Rows:
+                self._rows(state, event)
+            elif type(event) is Progress:
+                for column_of, value in zip(self.progress, (
+                        event.ts, event.step, event.total, event.epoch, event.epochs),
+                        strict=True):
+                    column_of.append(value)
+            elif (fold := folds.get(type(event))) is not None:
+                fold(state, event)
+
+    def _rows(self, state: RunState, rows: Rows) -> None:
+        if not all(cls in (Throughput, Progress) or (cls is Metric and len(set(columns[0])) == 1)
+                   for cls, columns in rows.kinds):  # (a Rows of other kinds, as events)
+            self.add(state, rows.events())
+            return
+        for cls, columns in rows.kinds:
+            if cls is Metric:
+                values, steps = self.metrics.setdefault(columns[0][0], ([], []))
+                values += columns[1]
+                steps += columns[2]
+            elif cls is Throughput:
+                self.rates[0].extend(rows.stamps)
+                self.rates[1].extend(columns[0])
+            else:
+                for column_of, values_of in zip(self.progress, (rows.stamps, *columns),
+                                                strict=True):
+                    column_of.extend(values_of)
+
+    def fold(self, state: RunState) -> None:
+        for name, (values, steps) in self.metrics.items():
+            state._metrics(name, values, steps)
+        if self.rates[0]:
+            state._rates(*self.rates)
+        if self.progress[0]:
+            state._progresses(*self.progress)

@@ -10,10 +10,21 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine import logfile, registry
-from accelbench.engine.events import Event
+from accelbench.engine.events import (
+    Diagnosis,
+    Event,
+    Finished,
+    Log,
+    Metric,
+    Phase,
+    Progress,
+    Redraw,
+    Throughput,
+    Utilization,
+)
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.rows import Batch, Rows, count, expanded
-from accelbench.engine.state import RunState, Series
+from accelbench.engine.state import MAX_NAMES, RunState, Series
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = [p for p in sorted(FIXTURES.rglob("*"))
@@ -155,3 +166,72 @@ def test_rows_count_and_expand_in_order() -> None:
     events = expanded(batch)
     assert count(batch) == len(events) and len(events) > 200
     assert events == expanded(copy.deepcopy(batch))
+
+
+def _random_events(chance: random.Random, n: int) -> list[Event]:
+    names = [f"m{i}" for i in range(chance.choice([2, 5, MAX_NAMES + 3]))]
+    events: list[Event] = []
+    for i in range(n):
+        ts = 1000.0 + i * chance.random()
+        kind = chance.randrange(9)
+        if kind < 3:
+            events.append(Metric("r", ts, chance.choice(names), chance.random(),
+                                 chance.choice([None, i])))
+        elif kind == 3:
+            events.append(Throughput("r", ts, chance.random() * 100, i))
+        elif kind == 4:
+            events.append(Progress("r", ts, i, 500, chance.random(), 3))
+        elif kind == 5:
+            events.append(chance.choice([Log("r", ts, "stdout", f"line {i}"),
+                                         Redraw("r", ts, f"{i}%")]))
+        elif kind == 6:
+            events.append(chance.choice([Phase("r", ts, "running", str(i)),
+                                         Finished("r", ts, "done")]))
+        elif kind == 7:
+            events.append(Utilization("r", ts, chance.choice(["a", "b"]), 50.0))
+        else:
+            events.append(Diagnosis("r", ts, "x", str(i)))
+    return events
+
+
+def _shape(state: RunState) -> tuple:
+    return (state, {name: (s.stride, s.added) for name, s in state.metric_history.items()},
+            state.throughput.stride, state.throughput.added)
+
+
+def test_a_batch_folds_as_its_events_one_by_one() -> None:
+    """``feed_all`` (metrics, throughput and progress as columns, Rows among them) leaves
+    the state that ``feed`` of each event in order leaves, however the events are cut."""
+    chance = random.Random(7)
+    for _ in range(60):
+        events = _random_events(chance, chance.randint(1, 3000))
+        each, batched, rows = RunState("r"), RunState("r"), RunState("r")
+        for event in events:
+            each.feed(event)
+        i = 0
+        while i < len(events):
+            step = chance.randint(1, 400)
+            batched.feed_all(events[i:i + step])
+            rows.feed_all(_as_rows(events[i:i + step]))
+            i += step
+        assert _shape(batched) == _shape(each)
+        assert _shape(rows) == _shape(each)
+
+
+def _as_rows(events: list[Event]) -> Batch:
+    """``events`` with each run of metric events as a Rows of one kind."""
+    out: list[Event | Rows] = []
+    for event in events:
+        if type(event) is Metric and out and type(out[-1]) is Rows:
+            last = out[-1]
+            names, values, steps = last.kinds[0][1]
+            last.stamps.append(event.ts)
+            names.append(event.name)
+            values.append(event.value)
+            steps.append(event.step)
+        elif type(event) is Metric:
+            out.append(Rows("r", [event.ts], [(Metric, ([event.name], [event.value],
+                                                         [event.step]))]))
+        else:
+            out.append(event)
+    return out
