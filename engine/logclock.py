@@ -12,6 +12,7 @@ differences matter.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 
@@ -23,9 +24,15 @@ TAIL = 64 * 1024  # characters of a text's end looked at first for its last time
 
 
 def _dated(m: re.Match[str]) -> float:
-    whole = time.mktime((int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]),
-                         0, 0, -1))  # (strptime is slow)
-    return whole + (float(f"0.{m[7]}") if m[7] else 0.0)
+    return _local(*m.group(1, 2, 3, 4, 5, 6)) + (float(f"0.{m[7]}") if m[7] else 0.0)
+
+
+@functools.lru_cache(maxsize=256)
+def _local(*fields: str) -> float:
+    """Epoch seconds of a date and time (year ... second) read as local time (cached: a log
+    gives many lines the same second)."""
+    year, month, day, hour, minute, second = map(int, fields)
+    return time.mktime((year, month, day, hour, minute, second, 0, 0, -1))  # (strptime: slow)
 
 
 def _clock(m: re.Match[str]) -> float:
