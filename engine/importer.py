@@ -14,9 +14,10 @@ from pathlib import Path
 
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError
-from accelbench.engine.events import FINAL_STATUSES, Event
+from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
+from accelbench.engine.rows import Batch, Rows
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
@@ -55,8 +56,11 @@ class _Importer(Reader):
         self._file.write(text)
         self._clock.text(text)
 
-    def events(self, events: list[Event]) -> None:
-        self._events = self._events or any(e.kind != "log" for e in events)
+    def batch(self, batch: Batch) -> None:
+        """(Whether the run has events: its Rows need not be made events to say.)"""
+        self._events = self._events or any(
+            any(cls.kind != "log" for cls, _ in item.kinds) if isinstance(item, Rows)
+            else item.kind != "log" for item in batch)
 
     def end(self, title: str, outcome: Outcome) -> None:
         assert self._file is not None
