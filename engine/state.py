@@ -35,6 +35,7 @@ HISTORY = 600  # samples kept per utilization engine
 SERIES = 1000  # points kept of each metric's history and of throughput (even)
 MAX_NAMES = 1000  # distinct metrics, and utilization engines, kept
 MAX_DIAGNOSES = 100
+COLUMNS_FROM = 32  # events in a batch from which they fold as columns (:class:`_Columns`)
 
 
 class Series(list):
@@ -48,30 +49,37 @@ class Series(list):
 
     def add(self, point: Any) -> None:
         """Add the newest point."""
-        self.add_all((point,))
+        added, stride = self.added, self.stride
+        if self and (added - 1) % stride:
+            self[-1] = point  # in place of the previous newest point, between two kept ones
+        else:
+            self.append(point)
+        if added % stride == 0 and len(self) > self.cap:
+            del self[1::2]
+            self.stride = stride * 2
+        self.added = added + 1
 
     def add_all(self, points: Sequence[Any]) -> None:
-        """Add ``points``, newest last, as :meth:`add` each: the point added as the
-        ``added``-th (0-based) is appended where ``(added - 1) % stride`` is 0 (or the series
-        is empty), else it takes the newest one's place; after one whose ``added`` is a
-        multiple of the stride, a series past its cap drops every other point. So a stride's
-        worth of points goes at once: one appended, the last of them newest."""
+        """Add ``points``, newest last, as :meth:`add` each (the same series: tested), a
+        stride's worth at once: one appended, the last of them newest."""
         i, n = 0, len(points)
         while i < n:
             added, stride = self.added, self.stride
-            if not self:
-                self.append(points[i])
-                taken = 1
-            else:
+            if self:
                 # up to and with the next multiple of the stride (its point ends the chunk)
-                taken = min(n - i, -added % stride + 1)
+                taken = min(-added % stride + 1, n - i)
                 kept = -(added - 1) % stride  # where in the chunk the point appended is
-                if before := min(kept, taken):  # (those before it take the newest's place)
-                    self[-1] = points[i + before - 1]
                 if kept < taken:
+                    if kept:  # (those before it take the newest's place)
+                        self[-1] = points[i + kept - 1]
                     self.append(points[i + kept])
                     if kept < taken - 1:
                         self[-1] = points[i + taken - 1]
+                else:
+                    self[-1] = points[i + taken - 1]
+            else:
+                self.append(points[i])
+                taken = 1
             last = added + taken - 1
             if last % stride == 0 and len(self) > self.cap:
                 del self[1::2]
@@ -158,6 +166,17 @@ class RunState:
         if self.created is None:
             self.created = first.stamps[0] if isinstance(first, Rows) else first.ts
         self.last_ts = last.stamps[-1] if isinstance(last, Rows) else last.ts
+        if len(events) >= COLUMNS_FROM:
+            self._columns(events)
+            return
+        folds = _FOLDS  # (a few events: one by one is quicker)
+        for event in events:
+            fold = folds.get(type(event))
+            if fold is not None:
+                fold(self, event)
+
+    def _columns(self, events: Batch) -> None:
+        """Fold events (and Rows) as columns: :class:`_Columns`."""
         columns = _Columns()
         columns.add(self, events)
         columns.fold(self)
@@ -199,7 +218,10 @@ class RunState:
     def _rates(self, stamps: Sequence[float], rates: Sequence[float]) -> None:
         """Fold throughput events, given as columns (times, samples/s)."""
         sums = self._rate_sum
-        self.throughput.add_all(list(zip(stamps, rates, strict=True)))
+        if len(rates) == 1:  # (one event, as a live run gives them: no list made)
+            self.throughput.add((stamps[0], rates[0]))
+        else:
+            self.throughput.add_all(list(zip(stamps, rates, strict=True)))
         sums[0] = functools.reduce(operator.add, rates, sums[0])  # (in order, as += each)
         sums[1] += len(rates)
 
@@ -216,7 +238,10 @@ class RunState:
         history = self.metric_history.get(name)
         if history is None:  # (setdefault would make a Series per event)
             history = self.metric_history[name] = Series()
-        history.add_all(list(zip(steps, values, strict=True)))
+        if len(values) == 1:  # (one event, as a live run gives them: no list made)
+            history.add((steps[0], values[0]))
+        else:
+            history.add_all(list(zip(steps, values, strict=True)))
 
     def _phase(self, event: Phase) -> None:
         self.phase, self.phase_detail = event.name, event.detail
@@ -267,7 +292,8 @@ class RunState:
 _FOLDS: dict[type, Callable[[RunState, Any], None]] = {
     Log: RunState._log, Redraw: RunState._redraw, Utilization: RunState._utilization,
     Progress: RunState._progress, Throughput: RunState._throughput, Metric: RunState._metric,
-    Phase: RunState._phase, Diagnosis: RunState._diagnosis, Finished: RunState._finished}
+    Phase: RunState._phase, Diagnosis: RunState._diagnosis, Finished: RunState._finished,
+    Rows: lambda state, rows: state._columns((rows,))}
 
 
 class _Columns:
@@ -278,7 +304,9 @@ class _Columns:
     def __init__(self) -> None:
         self.metrics: dict[str, tuple[list[float], list[int | None]]] = {}  # (values, steps)
         self.rates: tuple[list[float], list[float]] = ([], [])  # times, samples/s
-        self.progress: tuple[list[Any], ...] = ([], [], [], [], [])  # times, step, total, ...
+        # (time, step, total, epoch, epochs) of the first progress and of the last
+        self.first: tuple[Any, ...] | None = None
+        self.last: tuple[Any, ...] = ()
 
     def add(self, state: RunState, events: Batch) -> None:
         """Take the events of those kinds; fold the others into ``state`` in order."""
@@ -293,13 +321,11 @@ class _Columns:
             elif type(event) is Throughput:
                 stamps.append(event.ts)
                 rates.append(event.samples_per_s)
+            elif type(event) is Progress:
+                self.last = (event.ts, event.step, event.total, event.epoch, event.epochs)
+                self.first = self.first or self.last
             elif type(event) is Rows:
                 self._rows(state, event)
-            elif type(event) is Progress:
-                for column_of, value in zip(self.progress, (
-                        event.ts, event.step, event.total, event.epoch, event.epochs),
-                        strict=True):
-                    column_of.append(value)
             elif (fold := folds.get(type(event))) is not None:
                 fold(state, event)
 
@@ -317,14 +343,13 @@ class _Columns:
                 self.rates[0].extend(rows.stamps)
                 self.rates[1].extend(columns[0])
             else:
-                for column_of, values_of in zip(self.progress, (rows.stamps, *columns),
-                                                strict=True):
-                    column_of.extend(values_of)
+                self.first = self.first or (rows.stamps[0], *(c[0] for c in columns))
+                self.last = (rows.stamps[-1], *(c[-1] for c in columns))
 
     def fold(self, state: RunState) -> None:
         for name, (values, steps) in self.metrics.items():
             state._metrics(name, values, steps)
         if self.rates[0]:
             state._rates(*self.rates)
-        if self.progress[0]:
-            state._progresses(*self.progress)
+        if self.first is not None:  # (columns of the first and the last: all it reads)
+            state._progresses(*zip(self.first, self.last, strict=True))

@@ -53,38 +53,19 @@ def _cerebras_log(planned: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-class _Old(list):
-    """``Series.add`` as it was, one point at a time."""
-
-    def __init__(self, cap: int) -> None:
-        super().__init__()
-        self.cap, self.stride, self.added = cap, 1, 0
-
-    def add(self, point: int) -> None:
-        added, stride = self.added, self.stride
-        if self and (added - 1) % stride:
-            self[-1] = point
-        else:
-            self.append(point)
-        if added % stride == 0 and len(self) > self.cap:
-            del self[1::2]
-            self.stride = stride * 2
-        self.added = added + 1
-
-
 def test_a_series_takes_many_points_as_it_takes_each() -> None:
     chance = random.Random(12)
     for _ in range(2000):
         cap, n = chance.choice([1, 2, 3, 5, 8, 16]), chance.randint(0, 300)
-        old, series, i = _Old(cap), Series(cap), 0
+        each, series, i = Series(cap), Series(cap), 0
         for point in range(n):
-            old.add(point)
+            each.add(point)
         while i < n:
             step = chance.randint(1, 40)
             series.add_all(list(range(i, min(i + step, n))))
             i += step
-        assert (list(series), series.stride, series.added) == (list(old), old.stride,
-                                                               old.added), (cap, n)
+        assert (list(series), series.stride, series.added) == (list(each), each.stride,
+                                                               each.added), (cap, n)
 
 
 def _texts() -> dict[str, str]:
