@@ -57,6 +57,8 @@ def _entries(group: str) -> list[_Entry] | None:
     found: list[_Entry] = []
     seen: set[str] = set()
     for root in sys.path:
+        if not isinstance(root, str):
+            return None
         try:
             children = os.listdir(root or ".")
         except OSError:
