@@ -57,8 +57,8 @@ def _entries(group: str) -> list[_Entry] | None:
     found: list[_Entry] = []
     seen: set[str] = set()
     for root in sys.path:
-        if not isinstance(root, str):
-            return None
+        if not isinstance(root, str):  # (typed str, but anything can be put there)
+            return None  # type: ignore[unreachable]
         try:
             children = os.listdir(root or ".")
         except OSError:
