@@ -184,8 +184,9 @@ class _Sample:
             whole = "".join(self.pieces)
             head = whole.rfind("\n", 0, SNIFF) + 1 or SNIFF
             self.pieces = [whole[:head]]
-            self.found = set(_detect(self.pieces))  # (what the start shows is not looked for
-            self._cut(whole, head)  # further)
+            # (what the start shows need not be looked for further)
+            self.found = set(_detect(self.pieces))
+            self._cut(whole, head)
 
     def _cut(self, text: str, start: int) -> None:
         """Keep the last lines of ``text`` as the tail; the rest from ``start`` on is
