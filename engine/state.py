@@ -35,7 +35,7 @@ HISTORY = 600  # samples kept per utilization engine
 SERIES = 1000  # points kept of each metric's history and of throughput (even)
 MAX_NAMES = 1000  # distinct metrics, and utilization engines, kept
 MAX_DIAGNOSES = 100
-COLUMNS_FROM = 32  # events in a batch from which they fold as columns (:class:`_Columns`)
+COLUMNS_FROM = 16  # events in a batch from which they fold as columns (:class:`_Columns`)
 
 
 class Series(list):
@@ -199,18 +199,16 @@ class RunState:
         sums[1] += 1
 
     def _progress(self, event: Progress) -> None:
-        self._progresses((event.ts,), (event.step,), (event.total,), (event.epoch,),
-                         (event.epochs,))
+        self._progresses(event.ts, event.step, event.ts, event.step, event.total, event.epoch,
+                         event.epochs)
 
-    def _progresses(self, stamps: Sequence[float], steps: Sequence[int],
-                    totals: Sequence[int], epoch: Sequence[float], epochs: Sequence[float]
-                    ) -> None:
-        """Fold progress events, given as columns."""
-        self.step, self.total = steps[-1], totals[-1]
-        self.epoch, self.epochs = epoch[-1], epochs[-1]
-        self.progress_ts = stamps[-1]
+    def _progresses(self, first_ts: float, first_step: int, ts: float, step: int, total: int,
+                    epoch: float, epochs: float) -> None:
+        """Fold progress events: the first one's time and step, the last one's fields."""
+        self.step, self.total, self.epoch, self.epochs = step, total, epoch, epochs
+        self.progress_ts = ts
         if self.first_progress is None:
-            self.first_progress = (stamps[0], steps[0])
+            self.first_progress = (first_ts, first_step)
 
     def _throughput(self, event: Throughput) -> None:
         self._rates((event.ts,), (event.samples_per_s,))
@@ -351,5 +349,5 @@ class _Columns:
             state._metrics(name, values, steps)
         if self.rates[0]:
             state._rates(*self.rates)
-        if self.first is not None:  # (columns of the first and the last: all it reads)
-            state._progresses(*zip(self.first, self.last, strict=True))
+        if self.first is not None:
+            state._progresses(*self.first[:2], *self.last)
