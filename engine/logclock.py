@@ -12,14 +12,18 @@ differences matter.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import re
 import time
+from collections.abc import Iterator
 
 IMPORTED = "imported"  # the workload of an imported run: its events are placed so
 DATED = re.compile(r"(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
 CLOCK = re.compile(r"^\s{0,8}\[(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\]", re.M)
 DAY = 86400.0
+ZONE_FILE = "/etc/localtime"  # the zone the C library reads local time by where TZ is unset
 TAIL = 64 * 1024  # characters of a text's end looked at first for its last timestamp
 
 
@@ -33,6 +37,22 @@ def _local(*fields: str) -> float:
     gives many lines the same second)."""
     year, month, day, hour, minute, second = map(int, fields)
     return time.mktime((year, month, day, hour, minute, second, 0, 0, -1))  # (strptime: slow)
+
+
+@contextlib.contextmanager
+def zone_file() -> Iterator[None]:
+    """For a while, ``TZ`` names the zone file that local time is read by where it is unset
+    (the same zone): with ``TZ`` unset, the C library reads that file again at every
+    ``mktime``, ten times what the conversion itself costs. Nothing changes where ``TZ`` is
+    set or the file is missing."""
+    if "TZ" in os.environ or not os.path.exists(ZONE_FILE):
+        yield
+        return
+    os.environ["TZ"] = ":" + ZONE_FILE
+    try:
+        yield
+    finally:
+        os.environ.pop("TZ", None)
 
 
 def _clock(m: re.Match[str]) -> float:
