@@ -216,3 +216,14 @@ def _as_rows(events: list[Event]) -> Batch:
         else:
             out.append(event)
     return out
+
+
+def test_a_runs_span_counts_the_times_its_rows_give() -> None:
+    """The least and the greatest time of a batch (0: none), its Rows' among them."""
+    rows = Rows("r", [0.0, 5.0, 3.0], [(Throughput, ([1.0, 2.0, 3.0], [1, 2, 3]))])
+    batch: list[Event | Rows] = [Log("r", 0.0, "stdout", "x"), rows, Phase("r", 9.0, "done")]
+    stamps = logfile._stamps(batch)
+    assert (min(stamps), max(stamps)) == (3.0, 9.0)
+    assert logfile._metric_in([rows], frozenset({"loss"})) is False
+    named = Rows("r", [1.0], [(Metric, (["loss"], [2.0], [None]))])
+    assert logfile._metric_in([Log("r", 0.0, "stdout", "x"), named], frozenset({"loss"}))
