@@ -44,7 +44,8 @@ def zone_file() -> Iterator[None]:
     """For a while, ``TZ`` names the zone file that local time is read by where it is unset
     (the same zone): with ``TZ`` unset, the C library reads that file again at every
     ``mktime``, ten times what the conversion itself costs. Nothing changes where ``TZ`` is
-    set or the file is missing."""
+    set or the file is missing. For a command's one thread (``accelbench parse``, ``import``):
+    the environment is not safe to change while another thread reads it."""
     if "TZ" in os.environ or not os.path.exists(ZONE_FILE):
         yield
         return

@@ -30,7 +30,6 @@ from pathlib import Path
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
-from accelbench.engine.logclock import zone_file
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import (
     Searched,
@@ -562,13 +561,8 @@ class _Runs:
 
 def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     """Give ``reader`` each run of a log file, its events from its section's dialects
-    (``auto``: detected per section); its local times read by one zone file throughout
-    (``logclock.zone_file``)."""
-    with zone_file():
-        _read_file(Path(path), reader, dialect)
-
-
-def _read_file(path: Path, reader: Reader, dialect: str) -> None:
+    (``auto``: detected per section)."""
+    path = Path(path)
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
