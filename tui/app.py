@@ -61,7 +61,7 @@ class AccelbenchApp(App):
                 tooltip="This node's CPU, GPUs, NeuronCores, IPUs and RDUs, live"),
         Binding("question_mark,f1", "toggle_help", "Help", id="app.help",
                 tooltip="Show or hide the keys of the current screen"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit",
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", show=False,
                 tooltip="Quit; running jobs go on and can be attached to later"),
     ]
 

@@ -1,0 +1,126 @@
+"""Pilot tests of the app at 80x24: every screen's footer shows the keys to get around,
+tables fit what is left beside the help panel, headers name where one is whole."""
+
+import pytest
+from textual.widgets import DataTable, Footer, Header
+from textual.widgets._footer import FooterKey
+
+from accelbench.engine import present
+from accelbench.engine.experiment import Experiment
+from accelbench.engine.follow import Follower
+from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.chart import ChartScreen
+from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.experiment_view import ExperimentView
+from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.run_view import RunView
+from accelbench.tui.screens.runs import RunsScreen
+from accelbench.tui.screens.top import TopScreen
+from tests.recorded_store import RECORDED, cut, fixed_clock, live_experiment, three_runs
+from tests.test_tui import wait_until
+
+SIZE = (80, 24)
+EVERYWHERE = {"f2", "f3", "f4"}  # and the help's key: "?" or "f1"
+
+
+def footer_keys(screen) -> list[str]:
+    """The keys the footer shows, each whole: one hidden under the palette's key, or past
+    the footer's end, fails."""
+    footer = screen.query_one(Footer)
+    palette = footer.query_one(".-command-palette", FooterKey)
+    keys = [key for key in footer.query(FooterKey) if key is not palette]
+    assert keys and palette.region.width
+    for key in keys:
+        assert key.region.width and key.region.right <= palette.region.x, (
+            f"{type(screen).__name__}: {key.key_display} {key.description} is cut")
+    return [key.key_display for key in keys]
+
+
+async def assert_gets_around(pilot, screen, back: bool) -> None:
+    """The footer shows f2, f3, f4, help, and esc where there is something to go back to."""
+    await wait_until(pilot, lambda: screen.query_one(Footer).query(".-command-palette"))
+    await pilot.pause(0.1)
+    keys = footer_keys(screen)
+    assert set(keys) >= EVERYWHERE and {"?", "f1"} & set(keys), (type(screen).__name__, keys)
+    assert ("esc" in keys) == back, (type(screen).__name__, keys)
+
+
+async def test_every_screens_footer_shows_the_keys_to_get_around(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    runs = three_runs(runner.store)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen))
+        await pilot.pause(0.3)
+        await assert_gets_around(pilot, app.screen, back=False)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                         and app.screen.query_one(DataTable).row_count)
+        await assert_gets_around(pilot, app.screen, back=False)
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, TopScreen))
+        await assert_gets_around(pilot, app.screen, back=False)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen))
+        for events in (cut(300), RECORDED):  # live, then done
+            app.push_screen(RunView(Follower.from_events(runs[1].id, events),
+                                    f"cpu-mnist · {runs[1].id}", clock=lambda: 0.0))
+            await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+            await pilot.pause(0.3)
+            await assert_gets_around(pilot, app.screen, back=True)
+            await pilot.press("g")
+            await wait_until(pilot, lambda: isinstance(app.screen, ChartScreen))
+            await assert_gets_around(pilot, app.screen, back=True)
+            await pilot.press("escape", "escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen))
+        exp_id, followers = live_experiment(runner.store)  # (now: the app opens on runs)
+        view = ExperimentView(Experiment.open(runner, exp_id))
+        view.followers.update(followers)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view
+                         and view.query_one(DataTable).row_count == 3)
+        await assert_gets_around(pilot, view, back=True)
+        app.compare([info.id for info in runs], "3 runs")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen)
+                         and app.screen.query_one(DataTable).row_count)
+        await assert_gets_around(pilot, app.screen, back=True)
+
+
+async def test_the_runs_table_fits_beside_the_help_panel(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    three_runs(runner.store)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                         and app.screen.query_one(DataTable).row_count == 3)
+        table = app.screen.query_one(DataTable)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen.query("HelpPanel")
+                         and table.size.width < 60)
+        await pilot.pause(0.3)
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        heads = [str(column.label) for column in table.ordered_columns]
+        assert heads[:2] == ["status", "run"]  # the ids a user types, whole
+        await pilot.press("f1")  # closed: the sorted column back
+        await wait_until(pilot, lambda: "started ↓" in [
+            str(column.label) for column in table.ordered_columns])
+
+
+@pytest.mark.parametrize("name", ["cpu-mnist", "cpu-mnist-learning-rate-warmup-and-more"])
+async def test_the_chart_screens_header_is_the_breadcrumb(runner, name):
+    run_id = f"20261122-021155-{name}-d4e5f6"
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen))
+        app.push_screen(RunView(Follower.from_events(run_id, RECORDED), f"{name} · {run_id}",
+                                clock=lambda: 0.0))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChartScreen))
+        await pilot.pause(0.3)
+        crumbs = f"Launch > run {present.short_id(run_id)} > charts"
+        assert app.screen.title == crumbs
+        header = app.screen.query_one(Header)
+        line = "".join(s.text for s in app.screen._compositor.render_strips()[header.region.y])
+        assert crumbs in line and "…" not in line
