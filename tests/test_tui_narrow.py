@@ -124,3 +124,55 @@ async def test_the_chart_screens_header_is_the_breadcrumb(runner, name):
         header = app.screen.query_one(Header)
         line = "".join(s.text for s in app.screen._compositor.render_strips()[header.region.y])
         assert crumbs in line and "…" not in line
+
+
+def fits_its_width(table: DataTable) -> bool:
+    return table.virtual_size.width <= table.scrollable_content_region.width
+
+
+async def test_a_comparison_fits_beside_the_help_panel_its_runs_in_parts(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    runs = three_runs(runner.store)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        app.compare([info.id for info in runs], "3 runs")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen)
+                         and app.screen.query_one(DataTable).row_count)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 9 and fits_its_width(table)  # the runs as columns
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: table.size.width < 60 and table.row_count > 9)
+        await pilot.pause(0.3)
+        assert fits_its_width(table)
+        heads = [str(column.label) for column in table.ordered_columns]
+        cells = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert heads == ["run", "1 a1b2c3", "2 d4e5f6"]
+        assert cells[9] == ["run", "3 0a1b2c", ""]  # the next part's heads
+        assert [row[0] for row in cells[10:]] == [row[0] for row in cells[:9]]
+        assert cells[10][1] == "1839"  # run 3's samples/s
+        plots = app.screen.query_one("#compare-plots")
+        assert plots.virtual_size.width <= plots.outer_size.width
+        await pilot.press("f1")  # closed: the runs side by side again
+        await wait_until(pilot, lambda: table.row_count == 9 and len(table.columns) == 4)
+
+
+async def test_the_experiment_table_fits_beside_the_help_panel(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    exp_id, followers = live_experiment(runner.store)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = ExperimentView(Experiment.open(runner, exp_id))
+        view.followers.update(followers)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view
+                         and view.query_one(DataTable).row_count == 3)
+        table = view.query_one(DataTable)
+        assert len(table.columns) == 8 and fits_its_width(table)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: table.size.width < 60 and len(table.columns) < 8)
+        await pilot.pause(0.3)
+        assert fits_its_width(table)
+        heads = [str(column.label) for column in table.ordered_columns]
+        assert {"#", "variant", "status", "run"} <= set(heads)
+        assert [str(table.get_row_at(i)[heads.index("run")]) for i in range(2)] == [
+            run_id.rsplit("-", 1)[1] for run_id in followers]

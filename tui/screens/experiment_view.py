@@ -51,8 +51,6 @@ class ExperimentView(NavScreen):
         yield ProgressBar(total=self.experiment.info.total, show_eta=False, id="experiment-bar")
         table: DataTable[Text] = DataTable(id="experiment-table", cursor_type="row",
                                            zebra_stripes=True)
-        for head in present.experiment_heads():
-            table.add_column(head.rich(), key=head.title)
         table.tooltip = figures_help("\n")
         yield table
         yield Footer()
@@ -83,7 +81,10 @@ class ExperimentView(NavScreen):
         heads = present.experiment_heads()
         room = layout.padded((table.size.width or self.app.size.width) - 2)  # scroll bar
         shape = layout.fit(heads, rows, room, keep=range(len(heads)), wrap=False)
-        rows = [shape.row(row) for row in rows]  # every column; the ids shorter if need be
+        if shape.width > room:  # narrower still (the help panel open): the least telling
+            shape = layout.fit(heads, rows, room, wrap=False)  # columns go
+        self._lay_out(shape)
+        rows = [shape.row(row) for row in rows]  # the ids shorter if need be
         cursor = table.cursor_row
         table.clear()
         for e, row in zip(entries, rows, strict=True):
@@ -96,6 +97,16 @@ class ExperimentView(NavScreen):
         self.query_one("#experiment-banner", Static).update(
             present.experiment_banner(self.experiment.info.name, self.experiment.id, status,
                                       statuses))
+
+    def _lay_out(self, shape: layout.Layout) -> None:
+        """Set the table's columns up as ``shape`` says, when that changed."""
+        table = self.query_one(DataTable)
+        if [str(key.value) for key in table.columns] == [
+                head.title for head in shape.heads(present.experiment_heads())]:
+            return
+        table.clear(columns=True)
+        for head in shape.heads(present.experiment_heads()):
+            table.add_column(head.rich(), key=head.title)
 
     def _followed(self, followers: dict[str, Follower]) -> None:
         self.followers.update(followers)
