@@ -36,6 +36,14 @@ def footer_keys(screen) -> list[str]:
     return [key.key_display for key in keys]
 
 
+def shown(screen, selector: str) -> str:
+    """The text the screen shows where the widget ``selector`` is."""
+    region = screen.query_one(selector).region
+    strips = screen._compositor.render_strips()
+    return "\n".join(strip.crop(region.x, region.right).text
+                     for strip in strips[region.y:region.bottom])
+
+
 async def assert_gets_around(pilot, screen, back: bool) -> None:
     """The footer shows f2, f3, f4, help, and esc where there is something to go back to."""
     await wait_until(pilot, lambda: screen.query_one(Footer).query(".-command-palette"))
@@ -176,3 +184,25 @@ async def test_the_experiment_table_fits_beside_the_help_panel(runner, monkeypat
         assert {"#", "variant", "status", "run"} <= set(heads)
         assert [str(table.get_row_at(i)[heads.index("run")]) for i in range(2)] == [
             run_id.rsplit("-", 1)[1] for run_id in followers]
+        banner = " ".join(shown(view, "#experiment-banner").split())
+        assert banner.startswith("cpu-mnist-seeds") and banner.endswith(exp_id)  # wrapped
+
+
+async def test_the_run_views_lines_beside_the_help_panel_are_whole_or_marked(runner):
+    events = cut(300)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = RunView(Follower.from_events("r1", events), "cpu-mnist · r1",
+                       clock=lambda: events[-1].ts + 1)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: view.query("HelpPanel")
+                         and view.query_one("#phase-banner").size.width < 60)
+        await pilot.pause(0.3)
+        banner = shown(view, "#phase-banner").strip()
+        assert "RUNNING" in banner and banner.endswith("…")
+        assert "52%" in shown(view, "#progress-row")
+        assert "314/600 steps" in shown(view, "#progress-row")
+        figures = shown(view, "SparklinePanel .figures").strip()
+        assert figures.startswith("last samples/s") and figures.endswith("…")
