@@ -206,3 +206,16 @@ async def test_the_run_views_lines_beside_the_help_panel_are_whole_or_marked(run
         assert "314/600 steps" in shown(view, "#progress-row")
         figures = shown(view, "SparklinePanel .figures").strip()
         assert figures.startswith("last samples/s") and figures.endswith("…")
+
+
+async def test_a_question_names_the_whole_run_id(runner):
+    from accelbench.tui.screens.confirm import Confirm
+
+    run_id = "20261122-021155-cpu-mnist-learning-rate-warmup-d4e5f6"
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen))
+        app.push_screen(Confirm(f"Cancel run {run_id}?"))
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.pause(0.3)
+        assert f"{run_id}?" in "".join(shown(app.screen, ".dialog-title").split())
