@@ -219,3 +219,27 @@ async def test_a_question_names_the_whole_run_id(runner):
         await wait_until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.pause(0.3)
         assert f"{run_id}?" in "".join(shown(app.screen, ".dialog-title").split())
+
+
+async def test_top_fits_beside_the_help_panel(runner, monkeypatch):
+    from rich.cells import cell_len
+
+    from accelbench.tui.screens import top as top_screen
+    from accelbench.tui.screens.top import TopLine
+    from tests.test_tui_top import RecordedTop
+
+    monkeypatch.setattr(top_screen, "Top", RecordedTop)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, TopScreen)
+                         and len(app.screen.query(TopLine)) > 10)
+        view = app.screen.query_one("#top-view")
+
+        def widest() -> int:
+            return max(cell_len(line.line.plain) for line in view.query_children(TopLine))
+
+        assert widest() <= view.size.width
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen.query("HelpPanel") and view.size.width < 60
+                         and widest() <= view.size.width, timeout=5)
