@@ -110,6 +110,7 @@ async def test_the_runs_table_fits_beside_the_help_panel(runner, monkeypatch):
         assert table.virtual_size.width <= table.scrollable_content_region.width
         heads = [str(column.label) for column in table.ordered_columns]
         assert heads[:2] == ["status", "run"]  # the ids a user types, whole
+        assert {"f1", "?"} & set(footer_keys(app.screen))  # the footer under the panel too
         await pilot.press("f1")  # closed: the sorted column back
         await wait_until(pilot, lambda: "started ↓" in [
             str(column.label) for column in table.ordered_columns])
