@@ -16,6 +16,7 @@ from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from accelbench.tui.screens.top import TopScreen
+from accelbench.tui.widgets.metrics_table import MetricsTable
 from tests.recorded_store import RECORDED, cut, fixed_clock, live_experiment, three_runs
 from tests.test_tui import wait_until
 
@@ -207,6 +208,9 @@ async def test_the_run_views_lines_beside_the_help_panel_are_whole_or_marked(run
         assert "314/600 steps" in shown(view, "#progress-row")
         figures = shown(view, "SparklinePanel .figures").strip()
         assert figures.startswith("last samples/s") and figures.endswith("…")
+        metrics = view.query_one(MetricsTable)  # its sparklines narrower
+        assert fits_its_width(metrics)
+        assert 4 <= len(str(metrics.get_row_at(0)[2])) < 20
 
 
 async def test_a_question_names_the_whole_run_id(runner):
