@@ -248,3 +248,21 @@ async def test_top_fits_beside_the_help_panel(runner, monkeypatch):
         await pilot.press("f1")
         await wait_until(pilot, lambda: app.screen.query("HelpPanel") and view.size.width < 60
                          and widest() <= view.size.width, timeout=5)
+
+
+async def test_a_log_line_past_the_edge_is_marked_there(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = RunView(Follower.from_events("r1", RECORDED), "cpu-mnist · r1",
+                       clock=lambda: RECORDED[-1].ts + 1)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view)
+        await pilot.press("t")  # the log pane
+        await wait_until(pilot, lambda: "Epoch 1/3" in shown(view, "#log"))
+        lines = {line.split()[0]: line.rstrip() for line in shown(view, "#log").splitlines()
+                 if line.strip()}
+        assert lines["WARNING:"].endswith("…") and len(lines["WARNING:"]) == 78
+        assert lines["Epoch"] == "Epoch 3/3: loss 0.1636, 2377.6 samples/s"  # whole: no mark
+        view.query_one("#log").scroll_to(x=1000, animate=False)  # to the end of the longest
+        await pilot.pause(0.3)
+        assert not any(line.rstrip().endswith("…") for line in shown(view, "#log").splitlines())
