@@ -266,3 +266,26 @@ async def test_a_log_line_past_the_edge_is_marked_there(runner):
         view.query_one("#log").scroll_to(x=1000, animate=False)  # to the end of the longest
         await pilot.pause(0.3)
         assert not any(line.rstrip().endswith("…") for line in shown(view, "#log").splitlines())
+
+
+async def test_charts_fit_beside_the_help_panel(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(RunView(Follower.from_events("r1", RECORDED), "cpu-mnist · r1",
+                                clock=lambda: 0.0))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChartScreen))
+        charts = app.screen.query_one("#charts")
+
+        def plot_lines() -> list[str]:  # the lines with braille dots: each on its axis
+            return [line for line in shown(app.screen, "#charts").splitlines()
+                    if any("\u2800" <= c <= "\u28ff" for c in line)]
+
+        await pilot.pause(0.3)
+        assert plot_lines() and all("┤" in line for line in plot_lines())
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen.query("HelpPanel")
+                         and charts.outer_size.width < 60)
+        await pilot.pause(1.5)  # the next redraw
+        assert plot_lines() and all("┤" in line for line in plot_lines())  # none wrapped

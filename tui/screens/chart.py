@@ -64,8 +64,9 @@ class ChartScreen(NavScreen):
         self.query_one(Input).focus()
 
     def draw(self) -> None:
-        """Draw the charts again if the run, the filter or the width changed."""
-        width = max(30, self.size.width - 4)
+        """Draw the charts again if the run, the filter or the width changed (the body's
+        own: narrower beside the help panel)."""
+        width = max(20, self.query_one("#chart-body").size.width - 4)
         key = (self.follower.version, self.pattern, width, self.size.height)
         if key == self._drawn:
             return
