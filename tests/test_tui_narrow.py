@@ -289,3 +289,21 @@ async def test_charts_fit_beside_the_help_panel(runner):
                          and charts.outer_size.width < 60)
         await pilot.pause(1.5)  # the next redraw
         assert plot_lines() and all("┤" in line for line in plot_lines())  # none wrapped
+
+
+async def test_the_launch_form_beside_the_help_panel_has_the_room(runner):
+    from textual.widgets import Input
+
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen)
+                         and app.screen.query(".param-help"))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen.query("HelpPanel"))
+        await pilot.pause(0.3)
+        name = app.screen.query(".param-row").first().query_one(Input)
+        assert name.region.width >= 16
+        help_text = " ".join(shown(app.screen, ".param-help").split())
+        assert help_text == "a short name for the run (used in its id)"
+        await pilot.press("f1")  # closed: the pickers back
+        await wait_until(pilot, lambda: app.screen.query_one("#pickers").region.width)
