@@ -1,7 +1,10 @@
 """Pilot tests of the app at 80x24: every screen's footer shows the keys to get around,
 tables fit what is left beside the help panel, headers name where one is whole."""
 
+import io
+
 import pytest
+from rich.console import Console
 from textual.widgets import DataTable, Footer, Header
 from textual.widgets._footer import FooterKey
 
@@ -307,3 +310,21 @@ async def test_the_launch_form_beside_the_help_panel_has_the_room(runner):
         assert help_text == "a short name for the run (used in its id)"
         await pilot.press("f1")  # closed: the pickers back
         await wait_until(pilot, lambda: app.screen.query_one("#pickers").region.width)
+
+
+async def test_a_legend_keeps_each_mark_with_its_run(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    runs = three_runs(runner.store) + three_runs(runner.store)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        app.compare([info.id for info in runs], "6 runs")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen)
+                         and app.screen.query_one(DataTable).row_count)
+        await pilot.pause(0.3)
+        plots = app.screen.query_one("#compare-plots")
+        console = Console(width=plots.content_size.width, record=True, file=io.StringIO())
+        console.print(plots.content)
+        legend = [line.strip() for line in console.export_text().splitlines() if "■" in line]
+        assert not any(line.endswith("■") for line in legend)
+        names = [name.strip() for line in legend for name in line.split("■") if name.strip()]
+        assert names == [info.id for info in runs]
