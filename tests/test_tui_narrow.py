@@ -328,3 +328,20 @@ async def test_a_legend_keeps_each_mark_with_its_run(runner, monkeypatch):
         assert not any(line.endswith("■") for line in legend)
         names = [name.strip() for line in legend for name in line.split("■") if name.strip()]
         assert names == [info.id for info in runs]
+
+
+async def test_progress_without_a_total_is_whole(runner):
+    from accelbench.engine.events import Finished, Phase
+
+    events = [Phase("r1", 1.0, "running"), Phase("r1", 2.0, "failed"),
+              Finished("r1", 2.0, "failed")]
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = RunView(Follower.from_events("r1", RECORDED[:1]), "r1", clock=lambda: 3.0)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view
+                         and "no progress yet" in shown(view, "#progress-row"))
+        view.show_follower(Follower.from_events("r1", events), "r1")  # its text grows
+        await wait_until(pilot, lambda: "FAILED" in shown(view, "#phase-banner"))
+        await pilot.pause(0.3)
+        assert shown(view, "#progress-row").strip() == "no steps reported"
