@@ -15,7 +15,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView
-from accelbench.tui.screens.launch import LaunchScreen
+from accelbench.tui.screens.launch import LaunchScreen, default_spec
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from accelbench.tui.screens.top import TopScreen
@@ -172,7 +172,7 @@ async def test_a_comparison_fits_beside_the_help_panel_its_runs_in_parts(runner,
 async def test_the_experiment_table_fits_beside_the_help_panel(runner, monkeypatch):
     fixed_clock(monkeypatch)
     exp_id, followers = live_experiment(runner.store)
-    app = AccelbenchApp(runner)
+    app = AccelbenchApp(runner, default_spec())  # with a spec: not opened on the live runs
     async with app.run_test(size=SIZE) as pilot:
         view = ExperimentView(Experiment.open(runner, exp_id))
         view.followers.update(followers)
