@@ -345,3 +345,32 @@ async def test_progress_without_a_total_is_whole(runner):
         await wait_until(pilot, lambda: "FAILED" in shown(view, "#phase-banner"))
         await pilot.pause(0.3)
         assert shown(view, "#progress-row").strip() == "no steps reported"
+
+
+async def test_long_variants_wrap_in_the_experiment_table(runner, monkeypatch):
+    import json
+
+    from accelbench.engine.store import PLAN_FILE
+
+    fixed_clock(monkeypatch)
+    exp_id, followers = live_experiment(runner.store)
+    plan = runner.store.experiments_dir / exp_id / PLAN_FILE
+    data = json.loads(plan.read_text())
+    long = "max_seq_length=128 batch_size=32 learning_rate=0.0001 {}"
+    for variant in data["variants"]:
+        variant["label"] = long.format(variant["label"])
+    plan.write_text(json.dumps(data))
+    app = AccelbenchApp(runner, default_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        view = ExperimentView(Experiment.open(runner, exp_id))
+        view.followers.update(followers)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view
+                         and view.query_one(DataTable).row_count == 3)
+        await pilot.pause(0.3)
+        table = view.query_one(DataTable)
+        assert fits_its_width(table)
+        heads = [str(column.label) for column in table.ordered_columns]
+        assert {"#", "variant", "status", "samples/s", "run"} <= set(heads)
+        variant = str(table.get_row_at(0)[heads.index("variant")])
+        assert "\n" in variant and variant.split() == long.format("seed=1").split()
