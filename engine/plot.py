@@ -8,6 +8,7 @@ each, with their axes' ranges and a legend (the loss curves of several runs).
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from accelbench.engine import format as fmt
@@ -62,7 +63,8 @@ def spark(values: list[float], width: int = 20) -> str:
 
 def lines(series: list[tuple[str, list[tuple[float, float]]]], width: int = 60,
           height: int = 12, x_label: str = "", y_label: str = "") -> Text:
-    """``series`` of ``(name, [(x, y), ...])`` overlaid; ``width`` x ``height`` cells."""
+    """``series`` of ``(name, [(x, y), ...])`` overlaid; ``width`` x ``height`` cells, then
+    the legend (each name on the line of its colour's mark)."""
     points = [p for _, pts in series for p in pts]
     if not points:
         return Text("(no values to plot)", style="dim")
@@ -102,7 +104,15 @@ def lines(series: list[tuple[str, list[tuple[float, float]]]], width: int = 60,
     out.append(" " * (axis_w + 1) + left + right.rjust(cols - len(left)) + "\n", style="dim")
     if x_label:
         out.append(" " * (axis_w + 1) + x_label.center(cols) + "\n", style="dim")
+    used = 0  # cells of the legend's line so far
     for i, (name, _) in enumerate(series):
+        item = 2 + cell_len(name)
+        if used:
+            fits = used + 2 + item <= width
+            out.append("  " if fits else "\n")
+            used = used + 2 if fits else 0
         out.append("■ ", style=COLOURS[i % len(COLOURS)])
-        out.append(name + ("  " if i < len(series) - 1 else "\n"))
+        out.append(name)
+        used += item
+    out.append("\n")
     return out

@@ -81,7 +81,7 @@ def cpu_lines(reading: Reading, width: int) -> list[Text]:
     mean, bars = strip(cores)
     tail = Text()
     if memory is not None:
-        tail = Text.assemble(("  mem", "bold"),
+        tail = Text.assemble(("mem", "bold"),
                              f" {memory_figure(memory)} {memory.util_percent or 0:.0f}%")
     return fold(Text.assemble(("CPU", "bold"), f" {len(cores)} cores {mean}"), bars, tail,
                 width)
@@ -104,13 +104,15 @@ def strip(devices: list[Device]) -> tuple[str, Text]:
 
 
 def fold(head: Text, bars: Text, tail: Text, width: int) -> list[Text]:
-    """``head bars tail`` on one line if it fits, else ``head tail`` and then the bars
-    folded at ``width``."""
-    one = Text.assemble(head, " ", bars, tail)
+    """``head bars  tail`` on one line if it fits, else ``head  tail`` (each on a line of
+    its own if even that is too wide) and then the bars folded at ``width``."""
+    gap = "  " if tail else ""
+    one = Text.assemble(head, " ", bars, gap, tail)
     if one.cell_len <= width:
         return [one]
-    return [Text.assemble(head, tail), *(bars[i:i + width]
-                                          for i in range(0, len(bars), max(1, width)))]
+    two = Text.assemble(head, gap, tail)
+    return [*([two] if two.cell_len <= width or not tail else [head, tail]),
+            *(bars[i:i + width] for i in range(0, len(bars), max(1, width)))]
 
 
 def device_table(rows: list[tuple[Reading, Device]], width: int) -> list[Text]:

@@ -61,7 +61,7 @@ class AccelbenchApp(App):
                 tooltip="This node's CPU, GPUs, NeuronCores, IPUs and RDUs, live"),
         Binding("question_mark,f1", "toggle_help", "Help", id="app.help",
                 tooltip="Show or hide the keys of the current screen"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit",
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", show=False,
                 tooltip="Quit; running jobs go on and can be attached to later"),
     ]
 
@@ -287,11 +287,14 @@ class AccelbenchApp(App):
             self.action_show_help_panel()
 
     def action_show_help_panel(self) -> None:
-        """Show the keys panel: the screen's own keys first (see ``KeysHelp``)."""
+        """Show the keys panel: the screen's own keys first (see ``KeysHelp``); the screen
+        is ``-help-open`` meanwhile (its stylesheet may make room)."""
         if not self.screen.query("HelpPanel"):
             self.screen.mount(KeysHelp())
+            self.screen.add_class("-help-open")
             self.screen.refresh_bindings()  # esc now closes it
 
     def action_hide_help_panel(self) -> None:
         super().action_hide_help_panel()
+        self.screen.remove_class("-help-open")
         self.screen.refresh_bindings()

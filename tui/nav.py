@@ -18,7 +18,7 @@ class NavScreen(Screen):
     closes the help panel if open, else the screen (not a mode's first one)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="nav.back",
+        Binding("escape", "back", "Back", id="nav.back", show=False,  # listed in the panel
                 tooltip="Close the help panel, else this screen")]
     crumb = ""
 

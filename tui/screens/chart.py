@@ -1,5 +1,6 @@
 """Charts of a run's metrics, picked by a glob filter (``loss*``, ``*acc*``): one chart per
-metric, by step, redrawn as the run reports more."""
+metric, by step, redrawn as the run reports more. Its header's breadcrumb names the run
+(``Launch > run a1b2c3 > charts``)."""
 
 from __future__ import annotations
 
@@ -11,31 +12,33 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
 from accelbench.engine import format as fmt
 from accelbench.engine import plot, present
 from accelbench.engine.follow import Follower
+from accelbench.tui.nav import NavScreen
 
 REFRESH_S = 1.0
 MAX_CHARTS = 12  # charts drawn at once (a filter matching more names says so)
 
 
-class ChartScreen(Screen):
+class ChartScreen(NavScreen):
     """The charts of the metrics of one run whose names match the filter."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter", id="chart.filter",
                 tooltip="Pick the metrics to chart: a glob (loss*, *acc*), several with spaces"),
-        Binding("escape", "app.pop_screen", "Back", id="chart.back", tooltip="Back"),
+        Binding("escape", "back", "Back", id="chart.back",
+                tooltip="Close the charts (back to the run view)"),
     ]
 
-    def __init__(self, follower: Follower, pattern: str, title: str) -> None:
+    crumb = "charts"
+
+    def __init__(self, follower: Follower, pattern: str) -> None:
         super().__init__()
         self.follower = follower
         self.pattern = pattern
-        self.run_title = title
         self._drawn: tuple | None = None
 
     def compose(self) -> ComposeResult:
@@ -47,7 +50,6 @@ class ChartScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"charts: {self.run_title}"
         self.draw()
         self.set_interval(REFRESH_S, self.draw)
 
@@ -62,8 +64,9 @@ class ChartScreen(Screen):
         self.query_one(Input).focus()
 
     def draw(self) -> None:
-        """Draw the charts again if the run, the filter or the width changed."""
-        width = max(30, self.size.width - 4)
+        """Draw the charts again if the run, the filter or the width changed (the body's
+        own: narrower beside the help panel)."""
+        width = max(20, self.query_one("#chart-body").size.width - 4)
         key = (self.follower.version, self.pattern, width, self.size.height)
         if key == self._drawn:
             return

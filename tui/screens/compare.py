@@ -1,5 +1,6 @@
 """Runs side by side: the knobs that differ and the figures (best marked), then plots of
-throughput against those knobs and the runs' loss curves overlaid."""
+throughput against those knobs and the runs' loss curves overlaid; laid out again to
+its width when that changes (the terminal's, or the help panel opened beside it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rich.rule import Rule
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 
 from accelbench.engine import layout, plot, present
@@ -17,6 +19,16 @@ from accelbench.engine.compare import Comparison, loss_curves, throughput
 from accelbench.engine.summary import figures_help
 from accelbench.tui.messages import ComparisonWanted
 from accelbench.tui.nav import NavScreen
+
+
+class CompareBody(VerticalScroll):
+    """The comparison's table and plots; it says when its width changed (``Resized``)."""
+
+    class Resized(Message):
+        """The body's width changed (the screen's may not have: the help panel opened)."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
 
 
 class CompareScreen(NavScreen):
@@ -32,10 +44,12 @@ class CompareScreen(NavScreen):
         super().__init__()
         self.run_ids = run_ids
         self.compare_title = title
+        self._read: tuple[Comparison, list[dict]] | None = None  # as the app answered
+        self._drawn_at = 0  # the body's width drawn at
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with VerticalScroll(id="compare-body"):
+        with CompareBody(id="compare-body"):
             table: DataTable = DataTable(id="compare-table", cursor_type="row",
                                          zebra_stripes=True)
             table.tooltip = figures_help("\n")  # what each figure is
@@ -52,20 +66,33 @@ class CompareScreen(NavScreen):
         self.post_message(ComparisonWanted(self.run_ids, self._show))
 
     def _show(self, cmp: Comparison, histories: list[dict]) -> None:
+        self._read = cmp, histories
+        self._draw()
+
+    def on_compare_body_resized(self) -> None:
+        if self.query_one(CompareBody).size.width != self._drawn_at:
+            self._draw()
+
+    def _draw(self) -> None:
+        """The table and the plots, at the body's width."""
+        if self._read is None:
+            return
+        cmp, histories = self._read
+        body_width = self._drawn_at = self.query_one(CompareBody).size.width
         table = self.query_one(DataTable)
         table.clear(columns=True)
         heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
         keys: list[str | None] = [run.id for run in cmp.runs]
         turned = layout.transpose(heads, rows)
-        room = layout.padded(self.size.width - 2)
-        if not fits(heads, rows, room) and fits(*turned, room):  # the runs as columns
-            heads, rows = turned
+        room = layout.padded(body_width - 2)
+        if not fits(heads, rows, room):  # the runs as columns; in parts if need be
+            heads, rows = turned if fits(*turned, room) else stacked(*turned, room)
             keys = [None] * len(rows)
         for head in heads:  # knob names are the runs' own: Text
             table.add_column(head.rich())
         for key, cells in zip(keys, rows, strict=True):
             table.add_row(*(cell.rich() for cell in cells), key=key)
-        width = max(40, self.size.width - 4)
+        width = max(20, body_width - 4)
         parts: list[RenderableType] = [Rule("throughput (samples/s)"),
                                        plot.bars(throughput(cmp), width=width)]
         curves = loss_curves(cmp, histories)
@@ -77,3 +104,31 @@ class CompareScreen(NavScreen):
 def fits(heads: list[present.Head], rows: list[list[present.Cell]], room: int) -> bool:
     """The table of ``heads`` and ``rows`` (its columns never dropped) fits in ``room``."""
     return layout.fit(heads, rows, room, keep=range(len(heads)), wrap=False).width <= room
+
+
+def stacked(heads: list[present.Head], rows: list[list[present.Cell]],
+            room: int) -> tuple[list[present.Head], list[list[present.Cell]]]:
+    """A comparison with its runs as columns (``heads``, ``rows``: ``layout.transpose``'s)
+    too wide for ``room``, in parts of as many runs as fit, one under the other in one
+    table: each part after the first led by a row of its runs' heads."""
+    def natural(j: int) -> int:
+        return max([layout.text_width(heads[j].title)]
+                   + [layout.text_width(row[j].text) for row in rows])
+
+    run_width = max(natural(j) for j in range(1, len(heads)))
+    per_part = max(1, (room - natural(0)) // (run_width + layout.GAP))
+    starts = range(1, len(heads), per_part)
+
+    def part(cells: list, start: int, blank) -> list:
+        shown = cells[start:start + per_part]
+        return [cells[0], *shown, *[blank] * (per_part - len(shown))]
+
+    blank = present.Cell("")
+    part_heads = [present.Cell(heads[0].title, "bold"),
+                  *(present.Cell(h.title, f"bold {h.style}", "right") for h in heads[1:])]
+    out_rows: list[list[present.Cell]] = []
+    for start in starts:
+        if start > 1:
+            out_rows.append(part(part_heads, start, blank))
+        out_rows += [part(row, start, blank) for row in rows]
+    return part(heads, 1, present.Head("")), out_rows

@@ -5,6 +5,7 @@ Its journal, plan and index rows are read in worker threads, never on the UI thr
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
 from rich.text import Text
@@ -51,8 +52,6 @@ class ExperimentView(NavScreen):
         yield ProgressBar(total=self.experiment.info.total, show_eta=False, id="experiment-bar")
         table: DataTable[Text] = DataTable(id="experiment-table", cursor_type="row",
                                            zebra_stripes=True)
-        for head in present.experiment_heads():
-            table.add_column(head.rich(), key=head.title)
         table.tooltip = figures_help("\n")
         yield table
         yield Footer()
@@ -83,11 +82,16 @@ class ExperimentView(NavScreen):
         heads = present.experiment_heads()
         room = layout.padded((table.size.width or self.app.size.width) - 2)  # scroll bar
         shape = layout.fit(heads, rows, room, keep=range(len(heads)), wrap=False)
-        rows = [shape.row(row) for row in rows]  # every column; the ids shorter if need be
+        if shape.width > room:  # narrower: long variants wrap, then the least telling
+            shape = layout.fit(heads, rows, room)  # columns go (the help panel open)
+        self._lay_out(shape)
+        wraps = [heads[i].fit == "wrap" for i in shape.columns]
         cursor = table.cursor_row
         table.clear()
-        for e, row in zip(entries, rows, strict=True):
-            table.add_row(*(cell.rich() for cell in row), key=str(e.index))
+        for e, row in zip(entries, rows, strict=True):  # the ids shorter if need be
+            table.add_row(*(wrapped(cell, width) if wrap else cell.rich() for cell, width, wrap
+                            in zip(shape.row(row), shape.widths, wraps, strict=True)),
+                          key=str(e.index), height=None)
         if entries:
             table.move_cursor(row=min(cursor, len(entries) - 1))
         statuses = [present.entry_status(e, state)
@@ -96,6 +100,16 @@ class ExperimentView(NavScreen):
         self.query_one("#experiment-banner", Static).update(
             present.experiment_banner(self.experiment.info.name, self.experiment.id, status,
                                       statuses))
+
+    def _lay_out(self, shape: layout.Layout) -> None:
+        """Set the table's columns up as ``shape`` says, when that changed."""
+        table = self.query_one(DataTable)
+        if [str(key.value) for key in table.columns] == [
+                head.title for head in shape.heads(present.experiment_heads())]:
+            return
+        table.clear(columns=True)
+        for head in shape.heads(present.experiment_heads()):
+            table.add_column(head.rich(), key=head.title)
 
     def _followed(self, followers: dict[str, Follower]) -> None:
         self.followers.update(followers)
@@ -139,3 +153,10 @@ class ExperimentView(NavScreen):
         self.app.call_from_thread(
             self.app.push_screen, Confirm(f"Cancel experiment {self.experiment.info.name}?"),
             answered)
+
+
+def wrapped(cell: present.Cell, width: int) -> Text:
+    """A cell of a ``wrap`` column on lines of at most ``width`` cells (between words)."""
+    text = "\n".join(textwrap.wrap(cell.text, width, break_long_words=False,
+                                   break_on_hyphens=False)) or cell.text
+    return present.Cell(text, cell.style, cell.justify).rich()

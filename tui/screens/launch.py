@@ -44,9 +44,9 @@ class LaunchScreen(NavScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "run", "Run", id="launch.run", tooltip="Start a run with these settings"),
-        Binding("ctrl+o", "load_preset", "Load preset", id="launch.load_preset",
+        Binding("ctrl+o", "load_preset", "Load", id="launch.load_preset",
                 tooltip="Fill the form from a preset (built-in or yours)"),
-        Binding("ctrl+s", "save_preset", "Save preset", id="launch.save_preset",
+        Binding("ctrl+s", "save_preset", "Save", id="launch.save_preset",
                 tooltip="Save the form as a preset in your presets directory"),
     ]
 

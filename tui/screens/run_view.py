@@ -35,15 +35,15 @@ class RunView(NavScreen):
     """Follows one run; reads its Follower on a timer, so bursts never queue up."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "cancel_run", "Cancel run", id="run.cancel",
+        Binding("c", "cancel_run", "Cancel", id="run.cancel",
                 tooltip="Stop this run (asks first): SIGTERM, then SIGKILL"),
-        Binding("f", "toggle_follow", "Follow", id="run.follow",
+        Binding("f", "toggle_follow", "Follow", id="run.follow", show=False,
                 tooltip="Keep the log scrolled to its newest line, or not"),
-        Binding("slash", "focus_filter", "Filter", id="run.filter",
+        Binding("slash", "focus_filter", "Filter", id="run.filter", show=False,
                 tooltip="Show only the log lines containing a text"),
         Binding("g", "chart", "Chart", id="run.chart",
                 tooltip="Chart the selected metric (then filter: loss*, *acc*, ...)"),
-        Binding("t", "switch_pane", "Log/Overview", id="run.switch_pane",
+        Binding("t", "switch_pane", "Log", id="run.switch_pane",
                 tooltip="On a narrow terminal: switch between the overview and the log"),
         Binding("escape", "back", "Back", id="run.back",
                 tooltip="Close the run view (the run goes on)"),
@@ -207,7 +207,7 @@ class RunView(NavScreen):
     def action_chart(self) -> None:
         """Open the chart of the selected metric (every metric when none is selected)."""
         name = self.query_one(MetricsTable).selected
-        self.app.push_screen(ChartScreen(self.follower, name or "*", self.run_title))
+        self.app.push_screen(ChartScreen(self.follower, name or "*"))
 
     def action_cancel_run(self) -> None:
         self.post_message(CancelRun(self.follower.run_id))

@@ -166,7 +166,7 @@ class RunsScreen(NavScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_run", "Open", id="runs.open",
                 tooltip="Open the run in the run view"),
-        Binding("c", "cancel_run", "Cancel run", id="runs.cancel",
+        Binding("c", "cancel_run", "Cancel", id="runs.cancel",
                 tooltip="Stop the selected live run (asks first)"),
         Binding("s", "cycle_sort", "Sort", id="runs.sort",
                 tooltip="Sort by the next column (click a header to sort by it)"),
@@ -242,11 +242,16 @@ class RunsScreen(NavScreen):
 
     def _wanted_layout(self) -> layout.Layout:
         """The columns that fit the table's width (the page's cells measured) and their
-        cells' forms (a run id by a shorter suffix); the sorted column is kept."""
+        cells' forms (a run id by a shorter suffix); the sorted column is kept where it
+        fits (the sub-title names the order either way)."""
         rows = [present.run_cells(v, rid in self.marked) for rid, v in self._raw.items()]
-        room = (self.query_one(RunsTable).size.width or self.app.size.width) - 2  # scroll bar
-        return layout.fit(self._heads(), rows, layout.padded(room),
-                          keep=[COLUMNS.index(self.sort_column)], wrap=False)
+        room = layout.padded((self.query_one(RunsTable).size.width or self.app.size.width)
+                             - 2)  # its scroll bar
+        shape = layout.fit(self._heads(), rows, room, keep=[COLUMNS.index(self.sort_column)],
+                           wrap=False)
+        if shape.width > room:  # narrow (the help panel open): never a sideways scroll
+            shape = layout.fit(self._heads(), rows, room, wrap=False)
+        return shape
 
     def _layout_key(self, shape: layout.Layout) -> tuple:
         """What the table's columns are set up for: shown, in which forms, sorted how."""

@@ -67,7 +67,7 @@ class TopScreen(NavScreen):
         self.sub_title = "top: this node"
 
     def on_resize(self, event: events.Resize) -> None:
-        self._width = max(20, event.size.width - 2)  # the view's padding
+        self._width = max(20, event.size.width - 2)  # the view's padding (until laid out)
 
     def on_screen_resume(self) -> None:
         self._stop = threading.Event()
@@ -106,6 +106,8 @@ class TopScreen(NavScreen):
         if not self.is_attached:
             return
         box = self.query_one("#top-view", Vertical)
+        if box.size.width:  # the next sample at the view's own width (the help panel open)
+            self._width = max(20, box.size.width)
         shown = list(box.query_children(TopLine))
         for line, widget in zip(view, shown, strict=False):
             widget.show(line)

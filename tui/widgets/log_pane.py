@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Log, Static
 
 from accelbench.engine.events import Log as LogEvent
@@ -15,6 +19,29 @@ from accelbench.engine.follow import Follower
 
 MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines
+CUT_MARK = "…"  # at the right edge of a line that goes on past it
+
+
+class MarkedLog(Log):
+    """Textual's ``Log`` (one line a line, scrolled sideways to read a long one), a line
+    that goes on past the right edge marked there (``CUT_MARK``)."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width  # less its scroll bar
+        if width > 1 and scroll_y + y < len(self.lines) and self._goes_on(
+                self.lines[scroll_y + y], scroll_x + width):
+            mark = Strip([Segment(CUT_MARK, self.rich_style + Style(dim=True))], 1)
+            strip = Strip.join([strip.crop(0, width - 1), mark, strip.crop(width)])
+        return strip
+
+    @staticmethod
+    def _goes_on(line: str, edge: int) -> bool:
+        """``line`` is wider than ``edge`` cells (measured on a prefix: a line may be a
+        megabyte long, and this is asked at every redraw)."""
+        head = line[:4 * edge + 8]
+        return len(head) < len(line) or cell_len(head.expandtabs()) > edge
 
 
 class FilterInput(Input):
@@ -43,7 +70,7 @@ class LogPane(Vertical):
         with Horizontal(classes="log-controls"):
             yield FilterInput(placeholder="filter (/)", compact=True, id="log-filter")
             yield Checkbox("follow", value=True, compact=True, id="log-follow")
-        yield Log(max_lines=MAX_LINES, highlight=False, auto_scroll=True, id="log")
+        yield MarkedLog(max_lines=MAX_LINES, highlight=False, auto_scroll=True, id="log")
         redraw = Static(id="log-redraw")
         redraw.display = False
         yield redraw
