@@ -141,3 +141,18 @@ async def test_the_same_figures_under_the_same_labels_everywhere(runner, monkeyp
         assert f"final loss = {FIGURES['final_loss'].meaning}" in str(line.tooltip)
         panel = str(app.screen.query_one("#throughput .figures", Static).content)
         assert panel == "last samples/s 300 · samples/s 180 · peak 300"
+
+
+async def test_a_run_that_ended_without_throughput_says_none_reported(runner):
+    """The throughput panel of a run that ended with no rate says so ("waiting for data…"
+    stayed: the panel skipped a redraw whose values were the same, its text not)."""
+    spec = spec_from_dict({"name": "quiet", "workload": "command", "telemetry_interval": 0,
+                           "params": {"command": shlex.join(
+                               [sys.executable, "-c", "import time; time.sleep(1.5)"])}})
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView)
+                         and bool(app.screen.query("#throughput")))
+        panel = app.screen.query_one("#throughput .figures", Static)
+        await wait_until(pilot, lambda: str(panel.content) == "waiting for data…")
+        await wait_until(pilot, lambda: str(panel.content) == "none reported", timeout=30)

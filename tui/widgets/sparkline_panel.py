@@ -34,7 +34,7 @@ class SparklinePanel(Vertical):
 
     def show(self, values: list[float], figures: str) -> None:
         """Plot ``values`` (downsampled to the panel's width) and print ``figures``, if changed."""
-        key = (len(values), values[-1] if values else None, self.size.width)
+        key = (len(values), values[-1] if values else None, self.size.width, figures)
         if key == self._key:
             return
         self._key = key
