@@ -33,13 +33,15 @@ from accelbench.tui.screens.confirm import Confirm
 from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
+from accelbench.tui.screens.runs import REFRESH_S as RUNS_REFRESH_S
 from accelbench.tui.screens.runs import RunsScreen
 from accelbench.tui.screens.top import TopScreen
 from accelbench.tui.widgets.keys_help import KeysHelp
 
 T = TypeVar("T")
 FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view redraws it
-UNWATCHED_S = 1.0  # how often while no run view shows it (the experiment view redraws so)
+UNWATCHED_S = RUNS_REFRESH_S  # how often while no run view shows it: as the runs screen
+# redraws (the experiment view, which redraws more often, wants its runs read so)
 
 
 class AccelbenchApp(App):
