@@ -29,6 +29,7 @@ class Follower:
         self.log_seq = 0  # number of log lines ever fed
         self.version = 0  # bumped by every fed batch: "has anything changed?"
         self.looked = float("-inf")  # time.monotonic() when its log lines were last asked for
+        self._wanted = (float("-inf"), 0.0)  # time.monotonic() of a view's want(), its pace
 
     @classmethod
     def from_events(cls, run_id: str, events: Iterable[Event]) -> Follower:
@@ -66,16 +67,25 @@ class Follower:
         newest.reverse()
         return newest, self.log_seq
 
+    def want(self, every: float) -> None:
+        """Have the run read at least every ``every`` seconds while unwatched, for the next
+        ``WATCHED_S`` seconds (a view that redraws its figures that often asks at each
+        redraw)."""
+        self._wanted = (time.monotonic(), every)
+
     async def follow(self, handle, poll: float = 0.1, chunk: int = 64 * 1024,
                      unwatched: float | None = None) -> None:
         """Feed the run's events until it ends (a batch a tick at most: see ``lane.Hub``;
         the reader folds them, this takes its state):
         read every ``poll`` seconds, or every ``unwatched`` seconds (if given) while no one
         watches it (asks for its log lines: a run's detailed view does, a table of runs
-        shows only its figures)."""
+        shows only its figures), or as often as a view wants (:meth:`want`) if sooner."""
         def pace() -> float:
-            watched = time.monotonic() - self.looked < WATCHED_S
-            return poll if watched or unwatched is None else unwatched
+            now = time.monotonic()
+            if unwatched is None or now - self.looked < WATCHED_S:
+                return poll
+            asked, every = self._wanted
+            return max(poll, min(unwatched, every)) if now - asked < WATCHED_S else unwatched
 
         async for batch, state in handle.folds(poll=poll, chunk=chunk, pace=pace):
             self._take(batch, state)

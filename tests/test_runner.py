@@ -294,3 +294,27 @@ def test_a_state_copy_grows_on_its_own():
     assert copied.summary().samples_per_s == 10.0 and state.summary().samples_per_s == 20.0
     copied.metric_history["loss"].add((3, 0.1))
     assert list(state.metric_history["loss"]) == [(1, 0.5), (2, 0.25)]
+
+
+async def test_a_follower_is_read_as_often_as_its_views_want():
+    """Watched (its log lines asked for): every poll; unwatched: every ``unwatched`` seconds,
+    or as often as a view wants (``want``) while it keeps asking."""
+    from accelbench.engine import follow
+
+    class Handle:
+        async def folds(self, poll, chunk, pace):
+            paces.append(pace())
+            follower.want(1.0)
+            paces.append(pace())
+            follower.logs_since(0)
+            paces.append(pace())
+            long_ago = time.monotonic() - follow.WATCHED_S - 1
+            follower.looked, follower._wanted = long_ago, (long_ago, 1.0)  # neither asks now
+            paces.append(pace())
+            return
+            yield
+
+    paces: list[float] = []
+    follower = follow.Follower("r")
+    await follower.follow(Handle(), poll=0.25, unwatched=2.0)
+    assert paces == [2.0, 1.0, 0.25, 2.0]

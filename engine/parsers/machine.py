@@ -5,8 +5,8 @@ damaged line is refused with the reason, and the caller keeps it as a log line.
 
 The lines a live run prints by the hundred a second (progress, throughput, loss, as
 ``emit.py`` writes them: compact, fields in its order, plain numbers and strings) take
-a short cut: one regular expression whose every match is a line the checks accept, so
-the event is built at once (the same event: ``tests/test_machine_lines.py``).
+a short cut: a regular expression for each type whose every match is a line the checks
+accept, so the event is built at once (the same event: ``tests/test_machine_lines.py``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from typing import Any
 from accelbench.engine.errors import shown
 from accelbench.engine.events import (
     EVENT_TYPES,
-    MAX_INT,
-    MAX_NUMBER,
     Event,
     Finished,
     Log,
@@ -37,37 +35,64 @@ _DECODER: Any = json.JSONDecoder()
 _scan = _DECODER.scan_once  # the scanner json.loads uses (its C one)
 _FROM_WORKLOAD = {k: v for k, v in EVENT_TYPES.items() if v not in (Log, Finished, Redraw)}
 
-_INT = r"(-?(?:0|[1-9][0-9]{0,18}))"  # a JSON integer of at most 19 digits
-_NUM = r"(-?(?:0|[1-9][0-9]{0,29})(?:\.[0-9]{1,30})?(?:[eE][-+]?[0-9]{1,3})?)"  # any number
+# Numbers the short cut takes are within the bounds ``build`` checks by their form alone:
+# an integer of at most 18 digits is within 64 bits; a number without an exponent has at
+# most 30 digits before its point; one with an exponent (as ``json`` writes a float beyond
+# 1e16 or below 1e-4) a one-digit mantissa and a negative exponent, or one of 2 digits.
+_INT = r"(-?(?:0|[1-9][0-9]{0,17}))"
+_NUM = (r"(-?(?:(?>(?:0|[1-9][0-9]{0,29})(?:\.[0-9]{1,30})?)(?![eE])"  # (no backtracking)
+        r"|[0-9](?:\.[0-9]{1,30})?[eE](?:-[0-9]{1,3}|\+?[0-9]{1,2})))")
 _STR = r'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes: its text as it is
 _STEP = r'(?:,"step":' + _INT + ")?"
-_SHORT = re.compile(re.escape(PREFIX) + r'\{"type":"(?:'
-                    + r'progress","t":' + _NUM + ',"step":' + _INT + ',"total":' + _INT
-                    + ',"epoch":' + _NUM + ',"epochs":' + _NUM
-                    + r'|throughput","t":' + _NUM + ',"samples_per_s":' + _NUM + _STEP
-                    + r'|metric","t":' + _NUM + ',"name":' + _STR + ',"value":' + _NUM + _STEP
-                    + r")\}\Z")
+_HEAD = PREFIX + '{"type":"'
+_KIND = len(_HEAD)  # the index of the type's first letter
+_PROGRESS = re.compile(re.escape(_HEAD) + r'progress","t":' + _NUM + ',"step":' + _INT
+                       + ',"total":' + _INT + ',"epoch":' + _NUM + ',"epochs":' + _NUM
+                       + r"\}\Z")
+_THROUGHPUT = re.compile(re.escape(_HEAD) + r'throughput","t":' + _NUM + ',"samples_per_s":'
+                         + _NUM + _STEP + r"\}\Z")
+_METRIC = re.compile(re.escape(_HEAD) + r'metric","t":' + _NUM + ',"name":' + _STR
+                     + ',"value":' + _NUM + _STEP + r"\}\Z")
 
 
 def parse(run_id: str, line: str) -> Event:
     """The event of a machine line; ``ValueError`` (one line: what is wrong) if damaged."""
     if len(line) > MAX_LINE:
         raise ValueError(f"longer than {MAX_LINE} characters")
-    match = _SHORT.match(line)
-    event = _short(run_id, match) if match is not None else None
+    event = _short(run_id, line)
     return event if event is not None else _from_json(run_id, line)
 
 
 def progress_time(line: str) -> float | None:
     """The time of a progress line :func:`parse` accepts, told without building its event
-    (for readers that keep only the latest progress); None if not one, or not surely."""
-    match = _SHORT.match(line)
-    if match is None or match[1] is None:
-        return None
-    t, step, total, epoch, epochs = match.group(1, 2, 3, 4, 5)
-    if len(step) > 18 or len(total) > 18 or "e" in (t + epoch + epochs).lower():
-        return None  # a number that may be out of bounds: parse says
-    return _number(t)
+    (for readers that keep only the latest progress); None if not one the short cut takes."""
+    match = _PROGRESS.match(line)
+    return None if match is None else _number(match[1])
+
+
+def _short(run_id: str, line: str) -> Event | None:
+    """The event of a line as ``emit.py`` writes the commonest ones (compact, fields in
+    its order, plain numbers and strings), built at once; None for any other line."""
+    kind = line[_KIND:_KIND + 1]
+    if kind == "t":
+        match = _THROUGHPUT.match(line)
+        if match is not None:
+            t, rate, step = match.groups()
+            return Throughput(run_id, _number(t), _number(rate),
+                              None if step is None else int(step))
+    elif kind == "m":
+        match = _METRIC.match(line)
+        if match is not None:
+            t, name, value, step = match.groups()
+            return Metric(run_id, _number(t), name, _number(value),
+                          None if step is None else int(step))
+    elif kind == "p":
+        match = _PROGRESS.match(line)
+        if match is not None:
+            t, step, total, epoch, epochs = match.groups()
+            return Progress(run_id, _number(t), int(step), int(total), _number(epoch),
+                            _number(epochs))
+    return None
 
 
 def _from_json(run_id: str, line: str) -> Event:
@@ -95,35 +120,6 @@ def _from_json(run_id: str, line: str) -> Event:
         raise ValueError(f"{kind}: missing field 't' (the time, epoch seconds)")
     data["run_id"], data["ts"] = run_id, data.pop("t")
     return build(cls, data)
-
-
-def _short(run_id: str, match: re.Match) -> Event | None:
-    """The event of a line ``_SHORT`` matched; None if a number is out of the bounds
-    ``build`` checks."""
-    (t, step, total, epoch, epochs, rate_t, rate, rate_step, metric_t, name, value,
-     value_step) = match.groups()
-    event: Event
-    numbers: tuple[float, ...]
-    ints: tuple[int, ...]
-    if t is not None:
-        ts, numbers = _number(t), (_number(epoch), _number(epochs))
-        ints = (int(step), int(total))
-        event = Progress(run_id, ts, ints[0], ints[1], numbers[0], numbers[1])
-    elif rate_t is not None:
-        ts, numbers, ints = _number(rate_t), (_number(rate),), _step(rate_step)
-        event = Throughput(run_id, ts, numbers[0], ints[0] if ints else None)
-    else:
-        ts, numbers, ints = _number(metric_t), (_number(value),), _step(value_step)
-        event = Metric(run_id, ts, name, numbers[0], ints[0] if ints else None)
-    if -MAX_NUMBER <= ts <= MAX_NUMBER and min(numbers) >= -MAX_NUMBER \
-            and max(numbers) <= MAX_NUMBER and min(ints, default=0) > -MAX_INT \
-            and max(ints, default=0) < MAX_INT:
-        return event
-    return None
-
-
-def _step(text: str | None) -> tuple[int, ...]:
-    return (int(text),) if text else ()
 
 
 def _number(text: str) -> float:

@@ -115,12 +115,13 @@ def _shape(literal: str) -> bytes:
 def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[str, int]
           ) -> None:
     """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``
-    (``counts``: each character's count in the text's first ``SAMPLE`` characters, -1
-    where the text lacks it, as far as known; more are added)."""
+    (``counts``: each character's count in the text's first ``SAMPLE`` characters, up to
+    ``RARE`` + 1 (more is not rare), -1 where the text lacks it, as far as known; more are
+    added)."""
     sample = text[:SAMPLE]
     for char in _characters(literals):
         if char not in counts:
-            counts[char] = sample.count(char) or (0 if char in text else -1)
+            counts[char] = _count(sample, char) or (0 if char in text else -1)
     count = counts.__getitem__
     anchored: dict[str, list[tuple[str, int]]] = {}  # rare character: (literal, its offset)
     for literal in literals:
@@ -135,6 +136,16 @@ def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[s
     for rare, group in anchored.items():
         if not _anchored(text, rare, group, starts):
             _search(text, tuple(literal for literal, _ in group), starts)
+
+
+def _count(sample: str, char: str) -> int:
+    """How often ``char`` is in ``sample``, up to ``RARE`` + 1: found place by place
+    (``memchr``), where ``str.count`` would read the whole sample a character at a time."""
+    n, i, find = 0, sample.find(char), sample.find
+    while i >= 0 and n <= RARE:
+        n += 1
+        i = find(char, i + 1)
+    return n
 
 
 @functools.lru_cache(maxsize=256)

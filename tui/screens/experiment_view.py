@@ -75,6 +75,8 @@ class ExperimentView(NavScreen):
         unfollowed = [e.run_id for e in entries if e.run_id and e.run_id not in self.followers]
         if unfollowed:
             self.post_message(FollowersWanted(unfollowed, self._followed))
+        for follower in self.followers.values():
+            follower.want(REFRESH_S)  # read as often as drawn
         states = [self.followers[e.run_id].state if e.run_id in self.followers else None
                   for e in entries]
         table = self.query_one(DataTable)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -20,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
-from textual.widgets.data_table import RowKey
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from accelbench.engine import layout, present
 from accelbench.engine.store import RunInfo, RunOrder, RunQuery
@@ -34,6 +35,12 @@ PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
 DESCENDING = ("started", present.RATE, present.ACCURACY)  # the columns first sorted highest first
 SORT_MARK = {True: "↓", False: "↑"}  # by descending or not
 CELLS_KEPT = 10_000  # rendered cells (and lines) a table keeps: its page, in a few looks
+
+
+def _width(cell: Text) -> int:
+    """A cell's width as DataTable measures it (``Text.__rich_measure__``): its widest
+    line's."""
+    return max((cell_len(line) for line in cell.plain.splitlines()), default=0)
 
 
 class RunsTable(DataTable[Text]):
@@ -101,6 +108,27 @@ class RunsTable(DataTable[Text]):
 
     def on_resize(self) -> None:
         self.post_message(self.Resized())
+
+    def update_cells(self, cells: list[tuple[str, str, Text]]) -> None:
+        """Update these cells (row key, column key, value), the columns' widths as
+        ``update_cell(update_width=True)`` leaves them; a column is measured again only
+        where its width changes (DataTable measures every cell of a column in which one
+        got narrower, a live figure's at every refresh)."""
+        known = not (self._updated_cells or self._require_update_dimensions)
+        for row_key, column_key, value in cells:
+            self.update_cell(row_key, column_key, value, update_width=not known)
+        if known:
+            resized = {key for key in {key for _, key, _ in cells}
+                       if self.columns[ColumnKey(key)].content_width != self._widest(key)}
+            for row_key, column_key, value in cells:
+                if column_key in resized:
+                    self.update_cell(row_key, column_key, value, update_width=True)
+
+    def _widest(self, key: str) -> int:
+        """The width DataTable would measure column ``key`` at: its widest cell or title."""
+        column = self.columns[ColumnKey(key)]
+        return max([_width(column.label), *(_width(row[column.key])
+                                            for row in self._data.values())])
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """As DataTable's, then its rendered rows dropped when a column's width changed:
@@ -286,10 +314,9 @@ class RunsScreen(NavScreen):
                     present.run_cells(values, rid in self.marked))]
                 for rid, values in self._raw.items()}
         if self._cursor is None and list(rows) == list(self._rows):
-            for rid, cells in rows.items():
-                for key, cell, shown in zip(keys, cells, self._rows[rid], strict=True):
-                    if cell != shown:
-                        table.update_cell(rid, key, cell, update_width=True)
+            table.update_cells([(rid, key, cell) for rid, cells in rows.items()
+                                for key, cell, shown in zip(keys, cells, self._rows[rid],
+                                                            strict=True) if cell != shown])
             self._rows = rows
             return
         run_id, row = self._cursor or (self._selected_id(), table.cursor_row)
