@@ -40,6 +40,8 @@ from accelbench.tui.widgets.keys_help import KeysHelp
 T = TypeVar("T")
 FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view redraws it
 UNWATCHED_S = 1.0  # how often while no run view shows it (the experiment view redraws so)
+FULL_GC_S = 10.0  # a full garbage collection this often, on its own timer
+NO_FULL_GC = 1 << 30  # gen-1 collections before the collector would do a full one itself
 
 
 class AccelbenchApp(App):
@@ -76,6 +78,7 @@ class AccelbenchApp(App):
         self.clock = clock
         self.followers: dict[str, Follower] = {}
         self._titles: dict[str, str] = {}
+        self._gc_threshold = gc.get_threshold()
 
     def on_mount(self) -> None:
         if self.start_on_mount and self.initial_spec is not None:
@@ -84,12 +87,24 @@ class AccelbenchApp(App):
             self.run_worker(self._live_runs_first, thread=True, group="start")
 
     def on_ready(self) -> None:
-        """Freeze what import and the first screen made: long-lived, so that no full garbage
-        collection walks it again (one took 40-120 ms of the event loop while a run was shown)."""
+        """Keep full garbage collections short and out of the frames.
+
+        What import and the first screen made is long-lived: frozen, no full collection walks it
+        again (one took 40-120 ms of the event loop while a run was shown). The collector's own
+        full collections come during whatever allocates, mostly a frame: here they come on a
+        timer of their own instead."""
         gc.freeze()
+        self._gc_threshold = gc.get_threshold()
+        gc.set_threshold(*self._gc_threshold[:2], NO_FULL_GC)
+        self.set_interval(FULL_GC_S, self._collect)
+
+    def _collect(self) -> None:
+        gc.collect()
 
     def on_unmount(self) -> None:
-        gc.unfreeze()  # collectable again once the app is gone (many apps run in one test process)
+        """The collector as it was (many apps run in one test process)."""
+        gc.set_threshold(*self._gc_threshold)
+        gc.unfreeze()
 
     def _live_runs_first(self) -> None:
         """With runs still live (started by an earlier session), open on them, followed."""

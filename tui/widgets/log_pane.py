@@ -19,6 +19,7 @@ from accelbench.engine.follow import Follower
 
 MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines
+CACHED_LINES = 200  # rendered lines kept: a tall screenful (each is ~16 objects the GC walks)
 
 
 class GrowingLog(Log):
@@ -28,13 +29,17 @@ class GrowingLog(Log):
     the run view again (20-30 ms on the event loop). Only the log's scroll range depends on
     it: that is updated here, and a layout happens only when a scrollbar comes or goes.
     Log also renders every visible line again at each scroll (its line cache is filled only
-    while text is selected) and works out its style for each line: here a line is rendered
-    once per style, and the style once per frame.
+    while text is selected) and works out its style for each line: here a line is
+    rendered once per style (the last ``CACHED_LINES`` kept), and the style once per frame.
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
     _strips_style: Style | None = None
     _frame_style: Style | None = None
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._render_line_cache.maxsize = CACHED_LINES
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._frame_style = self.rich_style
