@@ -94,7 +94,6 @@ class AccelbenchApp(App):
         full collections come during whatever allocates, mostly a frame: here they come on a
         timer of their own instead."""
         gc.freeze()
-        self._gc_threshold = gc.get_threshold()
         gc.set_threshold(*self._gc_threshold[:2], NO_FULL_GC)
         self.set_interval(FULL_GC_S, self._collect)
 
