@@ -50,7 +50,7 @@ class GrowingLog(Log):
 
     @property
     def rich_style(self) -> Style:
-        return self._frame_style or super().rich_style
+        return super().rich_style if self._frame_style is None else self._frame_style
 
     def watch_virtual_size(self, size: Size) -> None:
         if self.is_mounted:
