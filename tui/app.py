@@ -42,6 +42,8 @@ T = TypeVar("T")
 FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view redraws it
 UNWATCHED_S = RUNS_REFRESH_S  # how often while no run view shows it: as the runs screen
 # redraws (the experiment view, which redraws more often, wants its runs read so)
+FULL_GC_S = 10.0  # a full garbage collection this often, on its own timer
+NO_FULL_GC = 1 << 30  # gen-1 collections before the collector would do a full one itself
 
 
 class AccelbenchApp(App):
@@ -78,18 +80,31 @@ class AccelbenchApp(App):
         self.clock = clock
         self.followers: dict[str, Follower] = {}
         self._titles: dict[str, str] = {}
+        self._gc_threshold = gc.get_threshold()
 
     def on_mount(self) -> None:
-        self.call_after_refresh(gc.freeze)  # see on_unmount
         if self.start_on_mount and self.initial_spec is not None:
             self.start_run(self.initial_spec, self.preset)
         elif self.initial_spec is None:
             self.run_worker(self._live_runs_first, thread=True, group="start")
 
+    def on_ready(self) -> None:
+        """Keep full garbage collections short and out of the frames.
+
+        What import and the first screen made is long-lived: frozen, no full collection walks it
+        again (one took 40-120 ms of the event loop while a run was shown). The collector's own
+        full collections come during whatever allocates, mostly a frame: here they come on a
+        timer of their own instead."""
+        gc.freeze()
+        gc.set_threshold(*self._gc_threshold[:2], NO_FULL_GC)
+        self.set_interval(FULL_GC_S, self._collect)
+
+    def _collect(self) -> None:
+        gc.collect()
+
     def on_unmount(self) -> None:
-        """Give back to the garbage collector what the app had when it first drew (frozen
-        then: its full collections, every few seconds while runs are followed, no longer
-        walked every module, class and style loaded, tens of milliseconds each)."""
+        """The collector as it was (many apps run in one test process)."""
+        gc.set_threshold(*self._gc_threshold)
         gc.unfreeze()
 
     def _live_runs_first(self) -> None:

@@ -11,6 +11,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Log, Static
 
@@ -20,10 +22,57 @@ from accelbench.engine.follow import Follower
 MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines
 CUT_MARK = "…"  # at the right edge of a line that goes on past it
+CACHED_LINES = 200  # rendered lines kept: a tall screenful (each is ~16 objects the GC walks)
 
 
-class MarkedLog(Log):
-    """Textual's ``Log`` (one line a line, scrolled sideways to read a long one), a line
+class GrowingLog(Log):
+    """A Log whose growth costs a repaint of its new lines, not a layout of the whole screen.
+
+    Log's scrollable size is a layout reactive, so each batch of lines made Textual lay out
+    the run view again (20-30 ms on the event loop). Only the log's scroll range depends on
+    it: that is updated here, and a layout happens only when a scrollbar comes or goes.
+    Log also renders every visible line again at each scroll (its line cache is filled only
+    while text is selected) and works out its style for each line: here a line is
+    rendered once per style (the last ``CACHED_LINES`` kept), and the style once per frame.
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+    _strips_style: Style | None = None
+    _frame_style: Style | None = None
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._render_line_cache.maxsize = CACHED_LINES
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_style = None
+
+    @property
+    def rich_style(self) -> Style:
+        return super().rich_style if self._frame_style is None else self._frame_style
+
+    def watch_virtual_size(self, size: Size) -> None:
+        if self.is_mounted:
+            self._scroll_update(size)  # a scrollbar shown or hidden: that one lays out
+
+    def _render_line_strip(self, y: int, rich_style: Style) -> Strip:
+        if self.text_selection is not None:
+            return super()._render_line_strip(y, rich_style)
+        if rich_style != self._strips_style:  # the cache holds lines of one style only
+            self._render_line_cache.clear()
+            self._strips_style = rich_style
+        strip = self._render_line_cache.get(y)
+        if strip is None:
+            strip = self._render_line_cache[y] = super()._render_line_strip(y, rich_style)
+        return strip
+
+
+class MarkedLog(GrowingLog):
+    """The log pane's log (one line a line, scrolled sideways to read a long one), a line
     that goes on past the right edge marked there (``CUT_MARK``)."""
 
     def render_line(self, y: int) -> Strip:
