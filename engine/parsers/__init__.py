@@ -8,6 +8,8 @@ any system (``generic.py``: the Hugging Face Trainer's, tqdm bars, Keras, Slurm'
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import ClassVar
 
 from accelbench.engine.events import Event
@@ -54,6 +56,12 @@ class Dialect:
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
     sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("feed", "skipped", "finish"):
+            if name in cls.__dict__:
+                setattr(cls, name, _tolerant(cls.__dict__[name]))
+
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         self.exit_code: int | None = None
@@ -83,3 +91,18 @@ class Dialect:
     def sniff(cls, text: str) -> bool:
         """True when a log's ``text`` looks written in this dialect."""
         raise NotImplementedError
+
+
+
+def _tolerant(read: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
+    """``read`` (``feed``, ``skipped``, ``finish``), where the text it reads breaks the
+    dialect's reading of it (a number that is none: ``Loss=abc``, ``1.2.3``, 400 digits)
+    giving no events rather than stopping the log's reading (the line itself is kept with
+    the run's output)."""
+    @wraps(read)
+    def tolerant(self: Dialect, *args: object) -> list[Event]:
+        try:
+            return read(self, *args)
+        except (ValueError, ArithmeticError, IndexError):
+            return []
+    return tolerant

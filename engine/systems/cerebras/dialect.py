@@ -28,8 +28,10 @@ from accelbench.engine.rows import Rows
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
 _LINE = re.compile("^" + _HEAD + "(.*)$")
-_TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=([^,]+), "
-                    r"Rate=([\d.]+) samples/sec, GlobalRate=([\d.]+) samples/sec"
+_NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|(?i:nan|inf))"  # as float() reads it
+_RATE = r"\d+(?:\.\d*)?"
+_TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=(" + _NUMBER + "), "
+                    r"Rate=(" + _RATE + ") samples/sec, GlobalRate=(" + _RATE + ") samples/sec"
                     r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
 _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
                    r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
@@ -49,7 +51,7 @@ _ESTIMATE = re.compile(r"Compile estimated performance: ([\d.]+) samples/sec")
 _TF_STEP = re.compile(r"global step (\d+): loss = ([-+\w.]+) \(([\d.]+) steps/sec\)")
 _TF_FINISHED = re.compile(r"Training finished with (\d+) samples in ([\d.]+) seconds, "
                           r"([\d.]+) samples/second")
-_TF_FINAL = re.compile(r"Loss for final step: ([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf))")
+_TF_FINAL = re.compile(r"Loss for final step: (" + _NUMBER + ")")
 _BATCH = re.compile(r"Effective batch size is (\d+)")
 _SAVING = re.compile(r"Saving checkpoint at (?:global )?step (\d+)")
 _SAVED = re.compile(r"Saved checkpoint (?:(?:at|for) global step:? (\d+)|(\S+))")
