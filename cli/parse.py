@@ -7,17 +7,16 @@ import sys
 from accelbench.engine import format as fmt
 from accelbench.engine import logfile
 from accelbench.engine import rows as batches
-from accelbench.engine.events import Event
 from accelbench.engine.jsonlines import json_lines
 from accelbench.engine.logclock import zone_file
 from accelbench.engine.state import RunState
 
 
 class _JsonLines(logfile.Reader):
-    """Prints each event as a JSON line as the pass goes."""
+    """Prints each event as a JSON line as the pass goes (a ``Rows``' from its columns)."""
 
-    def events(self, events: list[Event]) -> None:
-        sys.stdout.write(json_lines(events))
+    def batch(self, batch: batches.Batch) -> None:
+        sys.stdout.write(json_lines(batch))
 
 
 class _Summaries(logfile.Reader):

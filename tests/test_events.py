@@ -107,3 +107,21 @@ def test_json_lines_are_the_lines_of_to_json() -> None:
     for events in batches:
         assert json_lines(events) == "".join(to_json(e) + "\n" for e in events)
     assert json_lines([]) == ""
+
+
+def test_json_lines_of_rows_are_the_lines_of_their_events() -> None:
+    """A ``Rows``' events are written from its columns: the text of ``to_json`` of each
+    event in order, with events before, between and after, a NaN, a None step and a field
+    left to its default."""
+    from accelbench.engine.events import Log, Metric, Progress, Throughput, to_json
+    from accelbench.engine.jsonlines import json_lines
+    from accelbench.engine.rows import Rows, expanded
+
+    rows = Rows("r\"1", [1.5, 2.0, 2.5],
+                [(Progress, ([1, 2, 3], [9, 9, 9])),  # (epoch, epochs: their defaults)
+                 (Metric, (["loss", "loss", "lé"], [0.5, float("nan"), 1e300], [1, None, 3])),
+                 (Throughput, ([10.0, 20.0, 30.0], [1, 2, 3]))])
+    clean = Rows("r", [1.0], [(Metric, (["loss"], [0.25], [7]))])
+    log = Log("r", 1.0, "stdout", "x")
+    for batch in ([rows], [log, rows, log, clean], [clean, clean], [clean, log]):
+        assert json_lines(batch) == "".join(to_json(e) + "\n" for e in expanded(batch))
