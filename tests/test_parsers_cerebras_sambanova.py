@@ -207,3 +207,28 @@ def test_sambanova_sniff(n, expected):
 def test_registered():
     assert get_dialect("cerebras") is Cerebras
     assert get_dialect("sambanova") is SambaNova
+@pytest.mark.parametrize("zone, day", [
+    ("EST5EDT,M3.2.0,M11.1.0", "2024-03-10"),  # 02:00 -> 03:00
+    ("EST5EDT,M3.2.0,M11.1.0", "2024-11-03"),  # 02:00 -> 01:00
+    ("<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", "2024-04-07"),  # half an hour back at 02:00
+    ("<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", "2024-10-06")])  # half an hour on at 02:00
+def test_train_line_times_are_mktime_s_across_a_clock_change(monkeypatch, zone, day):
+    """A stamp's seconds, taken from its hour's where the offset holds all hour, are what
+    ``mktime`` gives for the whole stamp, on the days the clock changes, by an hour or half."""
+    from accelbench.engine.systems.cerebras import dialect
+
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    dialect._seconds.cache_clear()
+    dialect._hour.cache_clear()
+    try:
+        for second in range(0, 4 * 3600, 13):
+            stamp = f"{day} {second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
+            whole = time.mktime((*map(int, (day[:4], day[5:7], day[8:])), second // 3600,
+                                 second // 60 % 60, second % 60, 0, 0, -1))
+            assert dialect._seconds(stamp) == whole, stamp
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+        dialect._seconds.cache_clear()
+        dialect._hour.cache_clear()

@@ -89,9 +89,28 @@ def _local_ts(stamp: str, millis: str) -> float:
 
 @functools.lru_cache(maxsize=256)
 def _seconds(stamp: str) -> float:
-    """Epoch seconds of a stamp (cached: a log gives many lines the same second)."""
+    """Epoch seconds of a stamp (cached: a log gives many lines the same second): its
+    hour's, where the clock keeps one offset from UTC all through that hour, plus its
+    minutes and seconds."""
+    hour = _hour(stamp[:13])
+    if hour is None:
+        return _mktime(stamp, int(stamp[14:16]), int(stamp[17:19]))
+    return hour + int(stamp[14:16]) * 60 + int(stamp[17:19])
+
+
+@functools.lru_cache(maxsize=64)
+def _hour(stamp: str) -> float | None:
+    """Epoch seconds of the start of an hour (``YYYY-MM-DD HH``); None where the local
+    clock changes its offset within it (daylight saving time)."""
+    start, end = _mktime(stamp, 0, 0), _mktime(stamp, 59, 59)
+    return start if end - start == 3599 else None
+
+
+def _mktime(stamp: str, minute: int, second: int) -> float:
+    """Epoch seconds of a local time: the date and hour of ``stamp``, ``minute``, ``second``
+    (strptime: slow)."""
     return time.mktime((int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[11:13]),
-                        int(stamp[14:16]), int(stamp[17:19]), 0, 0, -1))  # strptime: slow
+                        minute, second, 0, 0, -1))
 
 
 class Cerebras(Dialect):
