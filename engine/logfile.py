@@ -487,10 +487,13 @@ class _Runs:
             if held is not None:
                 needs = tuple(literal for literal in needs if literal in held[0])
                 nocase = tuple(literal for literal in nocase if literal in held[1])
-            starts = line_starts(text, needs, nocase)
-            if (self.split is None and not self.skips and "\r" not in text
-                    and self._lines(text, starts)):
+            at_once = self.split is None and not self.skips and "\r" not in text
+            if at_once and self._text(text, needs, nocase):
                 starts = []  # (and the gaps give nothing)
+            else:
+                starts = line_starts(text, needs, nocase)
+                if at_once and self._lines(text, starts):
+                    starts = []
             after = 0  # the offset just after the last line given
             for start in starts:
                 if start > after and self.skips:  # (else a gap gives nothing)
@@ -507,6 +510,22 @@ class _Runs:
             self._end(self._numbered() if self.runs > 1 else self.title)
         else:
             self._give()
+
+    def _text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]) -> bool:
+        """Feed the one dialect the lines of ``text`` holding ``needs``/``nocase`` all at once,
+        where it reads them from the whole text (``Dialect.feed_text``) and no run ends on
+        one of them; False where not (nothing is fed)."""
+        if len(self.parsers) != 1 or not (needs or nocase):
+            return False
+        saved = copy.deepcopy(self.parsers) if self.ends else None
+        events = self.parsers[0].feed_text(text, needs, nocase, 0.0)
+        if events is None:
+            return False
+        if saved is not None and _metric_in(events, self.ends):
+            self.parsers = saved
+            return False
+        self.batch += events
+        return True
 
     def _lines(self, text: str, starts: list[int]) -> bool:
         """Feed the lines of ``text`` at ``starts`` all at once (where no gap counts, no line

@@ -90,6 +90,80 @@ def test_the_lines_fed_at_once_give_the_events_fed_one_by_one(name: str) -> None
             assert vars(many) == vars(one), (source, cut)
 
 
+def _train_only(head: str, every: int = 0, odd: str = "") -> str:
+    """A log of Train lines only, each with ``head`` before it, every ``every``-th one
+    (from the first) ``odd`` instead."""
+    return "".join(
+        (odd.format(i) if every and i % every == 0 else head + TRAIN.format(i, 9 - i / 100))
+        + "\n" for i in range(1, 300))
+
+
+TRAIN_ONLY = {  # Train lines only, the lines as the appliance prints them or not
+    "(as printed)": _train_only(STAMP.format(0, 1, 2)),
+    "(indented)": _train_only("  " + STAMP.format(0, 1, 2)),
+    "(a warning)": _train_only(STAMP.format(0, 1, 2), 50, STAMP.replace("INFO: ", "WARNING:")
+                               .format(0, 1, 2) + TRAIN.format("{}", 1)),
+    "(text before)": _train_only(STAMP.format(0, 1, 2), 70, "x" + STAMP.format(0, 1, 2)
+                                 + TRAIN.format("{}", 1)),
+    "(twice in a line)": _train_only(STAMP.format(0, 1, 2), 90, STAMP.format(0, 1, 2)
+                                     + TRAIN.format("{}", 2) + " Train Device="),
+    "(time left)": _train_only(STAMP.format(0, 1, 2), 40, STAMP.format(0, 1, 2)
+                               + TRAIN.format("{}", 3) + LEFT.format(5)),
+    "(nan)": _train_only(STAMP.format(0, 1, 2), 30, STAMP.format(0, 1, 2)
+                         + TRAIN.format("{}", "nan")),
+}
+
+
+@pytest.mark.parametrize("name", list(registry.dialects()))
+def test_the_lines_read_from_the_text_are_the_lines_fed_one_by_one(name: str) -> None:
+    """``feed_text`` (its Rows as events), where it reads a piece of text, gives what
+    ``feed`` gives each line holding one of the needs, and leaves the dialect as ``feed``
+    does; where it does not, the dialect is left as it was."""
+    cls = registry.dialects()[name]
+    if cls.needs is None:
+        return
+    read = 0
+    for source, text in {**_texts(), **TRAIN_ONLY}.items():
+        lines = text.split("\n")
+        for cut in (len(lines), 50, 7):
+            one, many = cls("r"), cls("r")
+            for i in range(0, len(lines), cut):
+                piece = "\n".join(lines[i:i + cut])
+                needs = tuple(n for n in cls.needs if n in piece)
+                nocase = tuple(n for n in cls.needs_nocase if n.lower() in piece.lower())
+                each = [e for line in piece.split("\n")
+                        if any(n in line for n in needs)
+                        or any(n.lower() in line.lower() for n in nocase)
+                        for e in one.feed(line, 0.0)]
+                before = repr(vars(many))  # (repr: a NaN loss equals itself)
+                at_once = many.feed_text(piece, needs, nocase, 0.0)
+                if at_once is None:
+                    kept = repr(vars(many)) == before
+                    assert kept, (source, cut, i)  # (a bool: no diff of long texts)
+                    many = copy.deepcopy(one)
+                    continue
+                read += 1
+                same = (repr(expanded(at_once)), repr(vars(many))) == (repr(each),
+                                                                       repr(vars(one)))
+                assert same, (source, cut, i)
+    if name == "cerebras":
+        assert read > 20  # (the lines were read from the text)
+
+
+def test_a_log_read_from_its_text_is_the_log_read_line_by_line(monkeypatch, tmp_path) -> None:
+    """Every fixture, and logs of Train lines printed otherwise, gives the same runs, events
+    and outcomes whether the dialects read their lines from the text or line by line."""
+    paths = [*FILES]
+    for name, text in TRAIN_ONLY.items():
+        paths.append(tmp_path / f"{name.strip('()')}.log")
+        paths[-1].write_text(text * 40)
+    quick = {path: repr(logfile.parse_file(path)) for path in paths}  # (a NaN loss: repr)
+    monkeypatch.setattr(registry.get_dialect("cerebras"), "feed_text", Dialect.feed_text)
+    for path in paths:
+        same = repr(logfile.parse_file(path)) == quick[path]
+        assert same, path  # (a bool: no diff of long texts)
+
+
 def test_cerebras_gives_train_lines_as_rows() -> None:
     dialect = registry.get_dialect("cerebras")("r")
     batch = dialect.feed_lines(_cerebras_log(True).split("\n"), 0.0)

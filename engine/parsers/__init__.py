@@ -23,7 +23,8 @@ class Dialect:
     Throughput, Utilization, Diagnosis; never Log: the caller makes those), each
     with this dialect's ``run_id`` and the timestamp it is given unless the line
     carries its own; ``feed_lines`` (optional) does the same for many lines at once, and
-    may give the events of a run of lines alike as one ``Rows`` (columns: ``engine.rows``).
+    may give the events of a run of lines alike as one ``Rows`` (columns: ``engine.rows``);
+    ``feed_text`` (optional) reads the lines it needs straight from a block of text.
     ``finish`` flushes what a block left pending at the end.
 
     ``needs`` (literal texts, matched with case) lets a reader skip lines: a line
@@ -78,6 +79,15 @@ class Dialect:
         at once."""
         feed = self.feed
         return [event for line in lines for event in feed(line, ts)]
+
+    def feed_text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...], ts: float
+                  ) -> list[Event | Rows] | None:
+        """The events of the lines of ``text`` holding one of ``needs`` (or of ``nocase``, in
+        any case) fed in order, as ``feed_lines`` gives them, where the dialect reads those
+        lines quicker from the whole text: ``needs`` and ``nocase`` are those of its own that
+        the text may hold (a line that holds none of its own is on no line). None where it
+        has no quicker way for this text; the dialect is then as it was."""
+        return None
 
     def skipped(self, ts: float) -> list[Event]:
         """Events that lines without any of ``needs`` (not fed, seen at ``ts``) complete."""

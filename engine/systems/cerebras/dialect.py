@@ -41,6 +41,12 @@ _HOURS_GROUP = 8  # of _TRAIN_LINE: the hours of the time remaining (None: none 
 _HOURS = operator.itemgetter(_HOURS_GROUP - 1)  # of a tuple of its groups
 # Train lines, each at a line's start (their groups as findall gives them)
 _TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
+# The Train lines of a text as the appliance prints them (``YYYY-MM-DD HH:MM:SS,mmm INFO:   |
+# Train Device=...`` at a line's start), found by their literal (a quick search) with the
+# stamp behind it: what _TRAIN_ROWS reads of such a line, the same groups.
+_TRAIN_TEXT = re.compile(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
+                         r"(\d{3}) (INFO):   \| Train Device=)"
+                         + _TRAIN.pattern.removeprefix(r"\| Train Device="))
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -214,6 +220,18 @@ class Cerebras(Dialect):
         if alike:
             events += self._rows(alike)
         return events
+
+    def feed_text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...], ts: float
+                  ) -> list[Event | Rows] | None:
+        """Where the only lines of ``text`` to read hold ``Train Device=``: all of them as
+        columns, if each is a Train line as the appliance prints them, without a time
+        remaining (``_TRAIN_TEXT``: then no line holds its text but the ones read)."""
+        if nocase or needs != ("Train Device=",):
+            return None
+        rows = _TRAIN_TEXT.findall(text)
+        if not rows or len(rows) != text.count("Train Device=") or any(map(_HOURS, rows)):
+            return None
+        return self._rows(rows)
 
     def _rows(self, rows: list[tuple[str, ...]]) -> list[Event | Rows]:
         """The events ``_train`` gives of Train lines without a time remaining (the groups
