@@ -26,6 +26,21 @@ def test_help_and_version_do_not_import_torch(args):
         assert out.stdout.startswith("accelbench 0.")
 
 
+def test_parse_loads_no_store_sampler_or_app(tmp_path):
+    """``accelbench parse`` (its start is a share of its time) loads neither the store's
+    SQLite, the samplers' psutil, the app's Textual nor torch."""
+    log = tmp_path / "a.log"
+    log.write_text("2024-03-30 13:00:00,009 INFO:   | Train Device=CSX, Step=1, Loss=2.5,"
+                   " Rate=10.0 samples/sec, GlobalRate=9.0 samples/sec\n")
+    code = (f"import sys\nfrom accelbench.cli.main import main\nmain(['parse', {str(log)!r}])\n"
+            "heavy = [m for m in ('sqlite3', 'psutil', 'textual', 'torch') if m in sys.modules]\n"
+            "print('HEAVY', heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    assert "cerebras" in out.stdout and "HEAVY []" in out.stdout
+
+
 def test_bad_preset_is_one_line_without_traceback(home, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('workload = "mnist_cnn"\n[params]\nbatch_size = "big"\n')

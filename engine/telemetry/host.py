@@ -8,21 +8,26 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import psutil
+from typing import TYPE_CHECKING, Any
 
 from accelbench.engine.telemetry import record_line
 from accelbench.engine.telemetry.node import Device, PolledSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 
+if TYPE_CHECKING:
+    import psutil
+
 _MIB = 1024 * 1024
+# psutil is imported where a sampler starts: the cpu system declares HostNode, and every
+# command that loads the systems (``accelbench parse`` too) need not load psutil.
 
 
 class HostSampler:
     """Samples the machine the job runs on, following the job's process tree."""
 
     def __init__(self, pid: int) -> None:
+        import psutil
+
         self.root = psutil.Process(pid)
         self._procs: dict[int, psutil.Process] = {}
         self._total_mem = psutil.virtual_memory().total
@@ -30,6 +35,8 @@ class HostSampler:
 
     def sample(self) -> list[dict[str, Any]]:
         """One reading per engine: cores, the job (CPU, RSS)."""
+        import psutil
+
         engines = [{"engine": f"cpu{i}", "percent": p}
                    for i, p in enumerate(psutil.cpu_percent(percpu=True))]
         cpu, rss = self._job_tree()
@@ -39,6 +46,8 @@ class HostSampler:
         return engines
 
     def _job_tree(self) -> tuple[float, int]:
+        import psutil
+
         try:
             procs = [self.root, *self.root.children(recursive=True)]
         except psutil.Error:
@@ -65,6 +74,8 @@ class HostNode(PolledSampler):
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
+        import psutil
+
         psutil.cpu_percent(percpu=True)  # start the per-core counters
         self._first = True
 
@@ -72,6 +83,8 @@ class HostNode(PolledSampler):
         if self._first:  # a reading over no time says nothing
             self._first = False
             self._stop.wait(self.FIRST_S)
+        import psutil
+
         memory = psutil.virtual_memory()
         return [*(Device(f"cpu{i}", util_percent=p)
                   for i, p in enumerate(psutil.cpu_percent(percpu=True))),
@@ -85,6 +98,8 @@ def sample_until(stop: threading.Event, pid: int, interval: float, out: Path,
     """Append a telemetry line to ``out`` every ``interval`` s until ``stop`` is set:
     this machine's readings and the latest of each of ``samplers``, in one record.
     A line the disk has no room for is skipped (a full disk must not stop the job)."""
+    import psutil
+
     try:
         sampler = HostSampler(pid)
     except psutil.Error:
