@@ -11,6 +11,7 @@ run whose files cannot be read is reported ``unreadable`` with the reason.
 from __future__ import annotations
 
 import contextlib
+import copy
 import itertools
 import os
 import sys
@@ -39,6 +40,7 @@ from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers import Dialect, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.parsers.sniffer import Sniffer
+from accelbench.engine.rows import Rows
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
@@ -79,7 +81,9 @@ class Deriver:
     whole: a line is at most ``tail.MAX_LINE`` bytes (the tail cuts longer ones, saying so
     in the line), and the dialects' expressions take time linear in a line's length;
     with ``logs`` false (a reader of the state only) plain lines make no ``Log`` event:
-    the state takes them in bulk, and :meth:`output` returns the other events. With
+    the state takes them in bulk, and :meth:`output` returns the other events (but those
+    of an imported log's alike lines that the dialect gives as a ``Rows``: the state takes
+    them as columns). With
     ``latest`` (a reader that keeps the state and the log lines, not the other events) a
     progress line that a later one of the same batch overrides makes no event either:
     only its time is read (the state is the same).
@@ -239,6 +243,10 @@ class Deriver:
             return [], 0
         if wanted is None:
             wanted = list(range(len(lines)))
+        if self.clock is not None and not self.logs:
+            quick = self._clocked_rows(lines, wanted)
+            if quick is not None:
+                return [], quick
         events: list[Event] = []
         last: int | None
         after, last = 0, 0  # the index after the last line fed; where the last line's
@@ -253,6 +261,32 @@ class Deriver:
             last = len(events) if after == len(lines) - 1 else None
             events += self._dialect_line(None, False)
         return events, 0 if last is None else len(events) - last
+
+    def _clocked_rows(self, lines: list[str], wanted: list[int]) -> int | None:
+        """Where the one dialect gives the ``wanted`` lines of an imported log as alike rows
+        (``Dialect.feed_lines``: a ``Rows`` of a row a line, maybe a phase at the first), fold
+        them into the state as columns at the times the log's clock gives them, as
+        :meth:`_clocked` each would; how many events the batch's last line gave. None where
+        not (the dialect is as it was)."""
+        if len(self.dialects) != 1 or self._skips or len(wanted) < 2:
+            return None
+        assert self.clock is not None
+        picked = [lines[i] for i in wanted]
+        dialect = self.dialects[0]
+        saved = copy.deepcopy(dialect)
+        batch = dialect.feed_lines(picked, self.ts)
+        rows = batch[-1] if batch else None
+        phases = [event for event in batch[:-1] if isinstance(event, Phase)]
+        if not (isinstance(rows, Rows) and len(rows.stamps) == len(picked)
+                and len(phases) == len(batch) - 1):
+            self.dialects[0] = saved
+            return None
+        times = list(map(self.clock.at, picked))
+        for phase in phases:
+            phase.ts = times[0]
+        self.ts, self._gap = times[-1], wanted[-1] < len(lines) - 1
+        self.state.feed_all([*phases, Rows(rows.run_id, times, rows.kinds)])
+        return 0 if self._gap else len(rows.kinds)
 
     def _dialect_line(self, line: str | None, wanted: bool) -> list[Event]:
         """The dialects' events of a line: fed if ``wanted``, else the first unfed line

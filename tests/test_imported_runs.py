@@ -141,3 +141,39 @@ def test_show_charts_the_metrics_a_glob_picks(store, monkeypatch):
     assert " 50 " in charts and "step" in charts  # by the steps the log names
     none = accelbench("show", info.id, "--chart", "nope*")
     assert none.returncode != 0 and "no metric matching 'nope*'" in none.stderr
+
+
+def test_an_imported_run_derives_its_alike_rows_as_their_lines_one_by_one(store, tmp_path,
+                                                                          monkeypatch):
+    """Deriving an imported run folds a chunk's alike rows (a dialect's ``Rows``) as
+    columns at the times the log's clock gives their lines: the same state as the lines
+    one by one, for every fixture log and long Cerebras logs, in large and small chunks."""
+    from accelbench.engine.errors import UserError
+    from accelbench.engine.runner import Deriver, RunHandle
+    from tests.test_rows import FILES, TRAIN_ONLY, _cerebras_log
+
+    paths = [p for p in FILES if p.suffix in (".log", ".txt")]
+    for name, text in {"planned": _cerebras_log(True), **TRAIN_ONLY}.items():
+        paths.append(tmp_path / f"{name.strip('()')}.log")
+        paths[-1].write_text(text * 20)
+    quick = Deriver._clocked_rows
+    taken = []
+
+    def counted(self, lines, wanted):
+        last = quick(self, lines, wanted)
+        taken.append(last is not None)
+        return last
+
+    for path in paths:
+        try:
+            infos = import_file(store, path)
+        except UserError:
+            continue  # (no run in it)
+        for info in infos:
+            for chunk in (256 * 1024, 700):
+                monkeypatch.setattr(Deriver, "_clocked_rows", counted)
+                fast = repr(RunHandle(store, info).fold(chunk=chunk))  # (repr: NaN)
+                monkeypatch.setattr(Deriver, "_clocked_rows", lambda *args: None)
+                same = fast == repr(RunHandle(store, info).fold(chunk=chunk))
+                assert same, (path, chunk)  # (a bool: no diff of long texts)
+    assert sum(taken) > 20  # (rows were folded as columns)
