@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import re
 import time
@@ -89,6 +90,21 @@ class LogClock:
         if found is not None:
             self._saw(*found)
         return self.now
+
+    def at_all(self, lines: list[str]) -> list[float]:
+        """:meth:`at` of each of ``lines`` in order (at once where each holds a date and the
+        log is timed by dates)."""
+        found = [m for m in map(DATED.search, lines) if m is not None]
+        if not found or len(found) < len(lines) or self.dated is False:
+            return list(map(self.at, lines))
+        seconds = list(map(_dated, found))
+        if self.dated is None:
+            self._saw(True, seconds[0])
+        start, first = self.start, self.first
+        times = list(itertools.accumulate((start + second - first for second in seconds),
+                                          max, initial=self.now))[1:]
+        self.last, self.now = seconds[-1] + self.days, times[-1]
+        return times
 
     def text(self, text: str) -> None:
         """Take a piece of the log (whole lines), for its ``span``: its first timestamp

@@ -281,7 +281,7 @@ class Deriver:
                 and len(phases) == len(batch) - 1):
             self.dialects[0] = saved
             return None
-        times = list(map(self.clock.at, picked))
+        times = self.clock.at_all(picked)
         for phase in phases:
             phase.ts = times[0]
         self.ts, self._gap = times[-1], wanted[-1] < len(lines) - 1

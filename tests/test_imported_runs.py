@@ -177,3 +177,24 @@ def test_an_imported_run_derives_its_alike_rows_as_their_lines_one_by_one(store,
                 same = fast == repr(RunHandle(store, info).fold(chunk=chunk))
                 assert same, (path, chunk)  # (a bool: no diff of long texts)
     assert sum(taken) > 20  # (rows were folded as columns)
+
+
+def test_the_clock_times_lines_at_once_as_one_by_one():
+    """``LogClock.at_all`` gives what ``at`` gives each line and leaves the clock as it
+    does: dated lines, times of day, a clock going back, lines without a time, in chunks."""
+    import random
+
+    chance = random.Random(5)
+    kinds = ["2024-03-30 13:{:02d}:{:02d},{:03d} INFO: x", "[23:{:02d}:{:02d}.{:03d}] y",
+             "no time here {} {} {}", "  2024/3/30 13:{:02d}:{:02d}.{:03d} z"]
+    for _ in range(200):
+        lines = [chance.choice(kinds[:chance.randint(1, 4)]).format(
+            chance.randint(0, 59), chance.randint(0, 59), chance.randint(0, 999))
+            for _ in range(chance.randint(1, 40))]
+        one, many = logclock.LogClock(100.0), logclock.LogClock(100.0)
+        each, at_once, i = [one.at(line) for line in lines], [], 0
+        while i < len(lines):
+            step = chance.randint(1, 12)
+            at_once += many.at_all(lines[i:i + step])
+            i += step
+        assert (at_once, vars(many)) == (each, vars(one)), lines
