@@ -8,6 +8,7 @@ once, and its digest kept then.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections import deque
 from typing import Any
 
@@ -62,7 +63,7 @@ def read(info: RunInfo) -> RunState | None:
 
 def _state(info: RunInfo, digest: dict[str, Any]) -> RunState:
     state = RunState(info.id, phase=info.status, created=info.created, last_ts=info.ended,
-                     metrics=dict(info.summary.metrics or {}),
+                     metrics=_metrics(info.summary.metrics or {}, digest["curves"]),
                      log_lines=int(digest["log_lines"]),
                      log_tail=deque(map(str, digest["log_tail"]), maxlen=20),
                      diagnoses=[Diagnosis(info.id, float(ts), str(code), str(message),
@@ -74,3 +75,11 @@ def _state(info: RunInfo, digest: dict[str, Any]) -> RunState:
         series = state.metric_history[str(name)] = Series()
         series.extend((step, float(value)) for step, value in points)
     return state
+
+
+def _metrics(summary: dict[str, float | None], curves: dict[str, Any]) -> dict[str, float]:
+    """The run's metrics by name: the summary's, but where it holds none (the job's value
+    was NaN or infinite) the last of the metric's curve (the digest keeps those), else NaN."""
+    last = {name: float((curves.get(name) or [(None, math.nan)])[-1][1])
+            for name, value in summary.items() if value is None}
+    return {name: last[name] if value is None else value for name, value in summary.items()}

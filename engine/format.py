@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 
@@ -10,6 +11,8 @@ def duration(seconds: float | None) -> str:
     unknown."""
     if seconds is None:
         return "-"
+    if not math.isfinite(seconds):
+        return str(seconds)  # (a job's own figure: nan, inf)
     if isinstance(seconds, int) and seconds < 60:
         return f"{seconds}s"
     if seconds < 59.95:
@@ -21,9 +24,12 @@ def duration(seconds: float | None) -> str:
 
 
 def number(value: float | None, digits: int = 4) -> str:
-    """A figure with ``digits`` significant digits, without exponent for usual sizes."""
+    """A figure with ``digits`` significant digits, without exponent for usual sizes (``nan``,
+    ``inf`` as such: a loss that blew up)."""
     if value is None:
         return "-"
+    if not math.isfinite(value):
+        return str(value)
     if isinstance(value, int) or (abs(value) >= 10 ** digits and value == int(value)):
         return f"{int(value):,}"
     return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:,.0f}"

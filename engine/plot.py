@@ -8,6 +8,8 @@ each, with their axes' ranges and a legend (the loss curves of several runs).
 
 from __future__ import annotations
 
+import math
+
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -55,16 +57,23 @@ def spark(values: list[float], width: int = 20) -> str:
         step = len(values) / width
         values = [sum(chunk) / len(chunk) for i in range(width)
                   if (chunk := values[int(i * step):int((i + 1) * step)])]
-    low, high = min(values), max(values)
+    drawn = [v for v in values if math.isfinite(v)]  # (a NaN or infinite value: a gap)
+    if not drawn:
+        return " " * len(values)
+    low, high = min(drawn), max(drawn)
     top = len(_BLOCKS) - 1
-    return "".join(_BLOCKS[round((v - low) / (high - low) * top) if high > low else 0]
+    return "".join(" " if not math.isfinite(v) else
+                   _BLOCKS[round((v - low) / (high - low) * top) if high > low else 0]
                    for v in values)
 
 
 def lines(series: list[tuple[str, list[tuple[float, float]]]], width: int = 60,
           height: int = 12, x_label: str = "", y_label: str = "") -> Text:
     """``series`` of ``(name, [(x, y), ...])`` overlaid; ``width`` x ``height`` cells, then
-    the legend (each name on the line of its colour's mark)."""
+    the legend (each name on the line of its colour's mark); a NaN or infinite value has
+    no place on it."""
+    series = [(name, [(x, y) for x, y in pts if math.isfinite(x) and math.isfinite(y)])
+              for name, pts in series]
     points = [p for _, pts in series for p in pts]
     if not points:
         return Text("(no values to plot)", style="dim")

@@ -71,13 +71,13 @@ GENERIC_ALIASES: dict[str, str] = {
 MEAN_THROUGHPUT = "mean of throughput samples"  # samples/s measured from Throughput events
 
 
-def canonical(metrics: Mapping[str, float], aliases: Mapping[str, str]
+def canonical(metrics: Mapping[str, float | None], aliases: Mapping[str, str]
               ) -> dict[str, tuple[float, str]]:
     """Canonical field → (value, the metric it was taken from), by ``aliases``."""
     out: dict[str, tuple[float, str]] = {}
     for name, key in aliases.items():
-        if key not in out and metrics.get(name) is not None:
-            out[key] = (metrics[name], name)
+        if key not in out and (value := metrics.get(name)) is not None:
+            out[key] = (value, name)
     return out
 
 
@@ -94,7 +94,9 @@ def _texts(value: Any) -> bool:
 
 
 def _figures(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(k, str) and finite(v)
+    """Metrics by name: numbers, or None where the job's was NaN or infinite (the index's
+    JSON has no such numbers)."""
+    return isinstance(value, dict) and all(isinstance(k, str) and (v is None or finite(v))
                                            for k, v in value.items())
 
 
@@ -130,7 +132,7 @@ class RunSummary:
     duration_s: float | None = field(default=None, metadata={"check": finite})
     diagnoses: list[str] | None = field(default=None, metadata={"check": _texts})
     utilization: dict[str, float] | None = field(default=None, metadata={"check": _figures})
-    metrics: dict[str, float] | None = field(default=None, metadata={"check": _figures})
+    metrics: dict[str, float | None] | None = field(default=None, metadata={"check": _figures})
     ending: Ending | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -53,3 +53,42 @@ def test_parse_and_import_read_past_a_malformed_train_line(tmp_path):
     imported = accelbench("import", str(log))
     assert imported.returncode == 0 and "Traceback" not in imported.stderr, imported.stderr
     assert "final loss 1.25" in imported.stdout
+
+
+def test_a_loss_that_blew_up_is_shown_as_such(tmp_path):
+    """A loss read as infinite (400 digits) or NaN is a figure of the job's own: ``parse``'s
+    table shows it (``inf``, ``nan``), no traceback."""
+    from accelbench.engine import format as fmt
+
+    assert [fmt.number(float(x)) for x in ("inf", "-inf", "nan")] == ["inf", "-inf", "nan"]
+    assert fmt.duration(float("inf")) == "inf" and fmt.number(12345.0) == "12,345"
+    for loss, shown in (("9" * 400, "inf"), ("nan", "nan")):
+        log = tmp_path / "cs.log"
+        log.write_text(TRAIN.format(s=1, step=10, loss="2.5")
+                       + TRAIN.format(s=2, step=20, loss=loss))
+        out = accelbench("parse", str(log))
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+        assert f" {shown} " in out.stdout, out.stdout
+
+
+def test_a_run_whose_loss_blew_up_keeps_all_its_metrics(home, tmp_path):
+    """An imported run whose loss is infinite lists every metric in ``show`` (the index
+    holds no such number: the others were lost with it), its loss too; sparklines and
+    charts leave a NaN or infinite value out instead of failing."""
+    from accelbench.engine import plot
+
+    assert plot.spark([1.0, float("nan"), float("inf"), 2.0]) == "▁  █"
+    assert plot.spark([float("nan")]) == " "
+    assert "(no values to plot)" in plot.lines([("x", [(1.0, float("inf"))])]).plain
+    assert "┤" in plot.lines([("x", [(1.0, 1.0), (2.0, float("nan")), (3.0, 2.0)])]).plain
+    log = tmp_path / "cs.log"
+    log.write_text(TRAIN.format(s=1, step=10, loss="2.5")
+                   + TRAIN.format(s=2, step=20, loss="9" * 400))
+    out = accelbench("import", str(log))
+    assert out.returncode == 0, out.stderr
+    shown = accelbench("show", out.stdout.split()[0])
+    assert shown.returncode == 0, shown.stderr
+    metrics = shown.stdout.split("metrics (latest value, history)")[1].split("log (last")[0]
+    names = {line.split()[0]: line.split()[1] for line in metrics.splitlines()[1:-1]
+             if line.strip()}
+    assert names.get("loss") == "inf" and names.get("global_rate") == "6.5", metrics
