@@ -340,5 +340,16 @@ def main() -> None:
     say(f"Accuracy: {acc:.4f} ({100 * acc:.2f}%)")
 
 
+def leave_group() -> None:
+    """Under torchrun: wait for every rank, then leave the process group the Trainer made
+    (a rank exiting while another still holds the group can make gloo abort it)."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     main()
+    leave_group()
