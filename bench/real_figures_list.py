@@ -162,7 +162,22 @@ def _slurm_log(name: str, code: str, *more) -> Fixture:
 
 
 def listed() -> list[Fixture]:
-    """Every real fixture with its figures."""
+    """Every real fixture with its figures: those below, then each family module's
+    (``bench/real_figures_<family>.py``, each with a ``listed()`` of its own)."""
+    return [*_listed_here(), *(f for module in _families() for f in module.listed())]
+
+
+def _families() -> list[Any]:
+    """The family modules beside this one, by name."""
+    import importlib
+    from pathlib import Path
+
+    names = sorted(p.stem for p in Path(__file__).parent.glob("real_figures_*.py")
+                   if p.stem != "real_figures_list")
+    return [importlib.import_module(name) for name in names]
+
+
+def _listed_here() -> list[Fixture]:
     return [
         # --- AWS Neuron ---------------------------------------------------------------
         _nxd("nxd_llama3_70b_hyperpod.log", [1, 5],
