@@ -13,6 +13,7 @@ from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.summary import figures_help
+from accelbench.engine.text import printable
 
 FIGURES_HELP = f"figures (the same in every table, view and export): {figures_help()}."
 
@@ -40,6 +41,7 @@ def _say(line: str, stream: TextIO | None = None) -> None:
     """A line of a report, an error, a hint or a notice: one line for scripts and logs; on a
     terminal, wrapped at its spaces to its width (a name or a path stays whole)."""
     stream = stream or sys.stdout
+    line = printable(line)  # (a notice or an error may quote what a file or a job holds)
     if stream.isatty():
         from accelbench.cli.live import width, wrapped
 
@@ -140,7 +142,10 @@ def _parser() -> argparse.ArgumentParser:
 
     show = sub.add_parser("show", help="a run's spec, summary and metrics", epilog=FIGURES_HELP)
     show.add_argument("run", help="run id or a unique prefix or suffix of it")
-    show.add_argument("--log", action="store_true", help="print the whole job output")
+    show.add_argument("--log", action="store_true",
+                      help="print the whole job output byte for byte, as `cat` would: the one"
+                      " place accelbench shows a job's output raw (terminal controls"
+                      " included; pipe it to `less` or `cat -v` to see them)")
     show.add_argument("--chart", metavar="GLOB", help="also chart the metrics whose names"
                       " match GLOB (loss*, '*acc* eval*'), one chart each")
     show.set_defaults(func=_cmd_show)
@@ -591,10 +596,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
-    from accelbench.engine import digest
+    from accelbench.engine import digest, present
     from accelbench.engine import format as fmt
-    from accelbench.engine.present import diagnosis_line, metric_rows, phase_style
     from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
+    from accelbench.engine.text import printable_lines
 
     handle = _runner().open(args.run)
     if args.log:
@@ -607,27 +612,28 @@ def _cmd_show(args: argparse.Namespace) -> int:
     state = digest.read(handle.info) or handle.state()
     out = console()
     status = handle.info.status
-    out.print(Text.assemble((handle.id, "bold"), "  ", (status, phase_style(status)),
+    out.print(Text.assemble((handle.id, "bold"), "  ", (status, present.phase_style(status)),
                             f"  started {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
     if state is None:
-        out.print(f"{handle.info.status}: {handle.info.reason}")
+        out.print(f"{handle.info.status}: {printable(handle.info.reason)}")
     out.rule("spec")
     try:
         spec = handle.info.path(SPEC_FILE).read_text(errors="replace")
     except OSError as exc:
         spec = f"({SPEC_FILE} cannot be read: {exc.strerror})"
-    out.print(spec, highlight=False)
+    out.print(printable_lines(spec), highlight=False)
     if state is None:
         return 0
     out.rule("summary")
     out.print(summary_table(state, handle.info.name, out.width))
     for diag in state.diagnoses:
-        out.print(Text.assemble(f"! {diag.code}: ", diagnosis_line(diag), style="yellow"))
+        out.print(Text.assemble(f"! {present.diagnosis_code(diag)}: ",
+                                present.diagnosis_line(diag), style="yellow"))
     out.rule("metrics (latest value, history)")
-    for row in metric_rows(state, digits=6):
+    for row in present.metric_rows(state, digits=6):
         out.print(Text.assemble(f"  {row.name:32} {row.latest:>12}  ", (row.spark, "cyan")))
     out.rule("log (last lines)")
-    for line in state.log_tail:
+    for line in present.log_lines(state, len(state.log_tail) + 1):
         out.print(line, highlight=False)
     if args.chart:
         _print_charts(out, state, args.chart)

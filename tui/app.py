@@ -16,6 +16,7 @@ from typing import ClassVar, TypeVar
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from accelbench.engine import digest, experiment
@@ -26,6 +27,7 @@ from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunQuery
 from accelbench.engine.summary import RunSummary
+from accelbench.engine.text import printable, printable_lines
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
 from accelbench.tui.screens.compare import CompareScreen
@@ -82,6 +84,13 @@ class AccelbenchApp(App):
         self._titles: dict[str, str] = {}
         self._gc_threshold = gc.get_threshold()
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notification (a screen's goes through here): its text may quote a file, a
+        run or a plug-in, so it passes the output gate."""
+        super().notify(printable_lines(message), title=printable(title), severity=severity,
+                       timeout=timeout, markup=markup)
+
     def on_mount(self) -> None:
         if self.start_on_mount and self.initial_spec is not None:
             self.start_run(self.initial_spec, self.preset)
@@ -124,7 +133,7 @@ class AccelbenchApp(App):
         """The follower of ``handle``'s run, started on first use; it feeds until the run ends."""
         if handle.id not in self.followers:
             follower = self.followers[handle.id] = Follower(handle.id)
-            self._titles[handle.id] = f"{handle.info.name} · {handle.id}"
+            self._titles[handle.id] = f"{printable(handle.info.name)} · {handle.id}"
             self.run_worker(follower.follow(handle, poll=FOLLOW_S, unwatched=UNWATCHED_S),
                             group="follow", exit_on_error=False)
         return self.followers[handle.id]
