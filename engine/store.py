@@ -95,11 +95,20 @@ class RunInfo:
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
-    """A small JSON file's content, or None while it is missing or half-written."""
+    """A small JSON object file's content, or None while it is missing or half-written; a
+    damaged one (not UTF-8, or not an object) is None too, said in a notice naming it."""
     try:
-        return json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):
         return None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        log.warning("%s: not a JSON object (%s): ignored", path,
+                    "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "nested too deep")
+        return None
+    if not isinstance(data, dict):
+        log.warning("%s: a JSON %s, not an object: ignored", path, type(data).__name__)
+        return None
+    return data
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

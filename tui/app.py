@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from accelbench.engine import digest, experiment
+from accelbench.engine import digest, experiment, plugins, registry
 from accelbench.engine.compare import compare
 from accelbench.engine.errors import UserError
 from accelbench.engine.follow import Follower
@@ -45,6 +45,8 @@ FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view re
 UNWATCHED_S = RUNS_REFRESH_S  # how often while no run view shows it: as the runs screen
 # redraws (the experiment view, which redraws more often, wants its runs read so)
 FULL_GC_S = 10.0  # a full garbage collection this often, on its own timer
+FAULT_S = 30.0  # how long a broken plug-in's notification stays
+MAX_FAULTS = 5  # broken plug-ins told (the CLI's `accelbench accelerators` tells them all)
 NO_FULL_GC = 1 << 30  # gen-1 collections before the collector would do a full one itself
 
 
@@ -92,6 +94,10 @@ class AccelbenchApp(App):
                        timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
+        registry.systems()  # (loaded: what was left out of it is known)
+        for line in plugins.faults()[:MAX_FAULTS]:  # told as the CLI tells them
+            self.notify(line, title="plug-in left out", severity="error", timeout=FAULT_S,
+                        markup=False)
         if self.start_on_mount and self.initial_spec is not None:
             self.start_run(self.initial_spec, self.preset)
         elif self.initial_spec is None:
