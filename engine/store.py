@@ -48,6 +48,7 @@ END_FILE = "end.json"  # how an experiment ended (written by engine.experiment)
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
 SETTLED_NS = 2_000_000_000  # a directory's mtime this old is not that of a change going on
 log = logging.getLogger(__name__)
+damaged = logging.getLogger(f"{__name__}.damaged")  # run files read as damaged (doctor's too)
 
 
 def default_home() -> Path:
@@ -102,11 +103,11 @@ def read_json(path: Path) -> dict[str, Any] | None:
     except (FileNotFoundError, json.JSONDecodeError):
         return None
     except (UnicodeDecodeError, RecursionError) as exc:
-        log.warning("%s: not a JSON object (%s): ignored", path,
-                    "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "nested too deep")
+        damaged.warning("%s: not a JSON object (%s): ignored", path,
+                        "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "nested too deep")
         return None
     if not isinstance(data, dict):
-        log.warning("%s: a JSON %s, not an object: ignored", path, type(data).__name__)
+        damaged.warning("%s: a JSON %s, not an object: ignored", path, type(data).__name__)
         return None
     return data
 
