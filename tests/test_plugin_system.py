@@ -292,3 +292,17 @@ def test_a_dialect_that_does_not_resolve_stops_the_launch(plugin, home, tmp_path
     assert run.stderr.splitlines()[0] == ("accelbench: error: workload 'example_train' on"
                                           " 'example': unknown dialect 'exmaple'")
     assert not list((home / "runs").glob("*"))  # nothing started, nothing left behind
+
+
+def test_a_hung_detection_delays_neither_a_run_of_another_system_nor_presets(tmp_path, home):
+    module = broken(SYSTEM_MODULE, 'def detect():\n    return Availability(True, detail="an'
+                    ' example board")\n', "def detect():\n" + DETECTIONS["hangs"][0])
+    root = distribution(tmp_path / "site-packages", module)
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "200"}
+    for args in (("run", "cpu-mnist", "--set", "workload=command", "--set", "command=true"),
+                 ("presets",)):  # (the hung detection takes 30 s: 25 s is no wait)
+        done = subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args],
+                              capture_output=True, text=True, cwd=ROOT, timeout=25,
+                              env=env, check=False)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "cpu-mnist" in done.stdout

@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 from textual.geometry import Region
 
 from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.summary import RunSummary
 from accelbench.engine.text import printable, printable_lines
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.run_view import RunView
@@ -228,3 +230,32 @@ def test_random_bytes_through_the_gate(data):
         assert not CONTROL.search(gated)
         assert printable(gated) == gated
         gated.encode("utf-8")  # a terminal's encoding can write it
+
+
+LINES = st.lists(st.one_of(st.binary(max_size=80),
+                           st.sampled_from([a.encode() for a in ATTACKS.values()])),
+                 max_size=12).map(b"\n".join)
+
+
+@settings(FUZZ, max_examples=40)
+@given(LINES)
+def test_random_bytes_through_parse_and_show(tmp_path, monkeypatch, capsys, data):
+    """A log of random bytes (attacks among them) parsed, and a run whose output they are
+    shown: nothing raises, nothing a terminal acts on is printed."""
+    from accelbench.cli.main import main
+    from accelbench.engine.store import OUTPUT_FILE, Store
+
+    monkeypatch.setenv("ACCELBENCH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ACCELBENCH_CONFIG", str(tmp_path / "config"))
+    monkeypatch.setenv("COLUMNS", "120")
+    log = tmp_path / "random.log"
+    log.write_bytes(data)
+    assert main(["parse", str(log)]) == 0
+    store = Store(tmp_path / "home")
+    info = store.create(spec_from_dict({"name": "random", "workload": "command",
+                                        "params": {"command": "true"}}))
+    info.path(OUTPUT_FILE).write_bytes(data)
+    store.record_end(info.id, "done", RunSummary(), time.time())
+    assert main(["show", info.id]) == 0
+    out, err = capsys.readouterr()
+    assert not CONTROL.search(out.replace("\n", "") + err.replace("\n", ""))
