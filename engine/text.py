@@ -26,28 +26,34 @@ from __future__ import annotations
 
 import re
 
-_CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]")
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
-_ONE_LINE = re.compile(f"{_CSI}|[\n{_CONTROLS}]")
-_LINES = re.compile(f"{_CSI}|[{_CONTROLS}]")
+_ONE_LINE = re.compile(f"[\n{_CONTROLS}]")
+_LINES = re.compile(f"[{_CONTROLS}]")
 
 
 def _shown(match: re.Match[str]) -> str:
-    """A control as a repr writes it; a CSI sequence as nothing."""
+    """A control as a repr writes it."""
     found = match.group()
-    if len(found) > 1:
-        return ""
     if found in "\n\r":
         return "\\n" if found == "\n" else "\\r"
     code = ord(found)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def _gated(text: str, controls: re.Pattern[str]) -> str:
+    """``text`` less its CSI sequences (looked for only where one may start), its other
+    ``controls`` shown (each pattern a character class: a scan in C)."""
+    if "\x1b[" in text or "\x9b" in text:
+        text = _CSI.sub("", text)
+    return controls.sub(_shown, text)
+
+
 def printable(text: str) -> str:
     """``text`` safe for a terminal, on one line: a newline too is shown (``\\n``)."""
-    return text if text.isprintable() else _ONE_LINE.sub(_shown, text)
+    return text if text.isprintable() else _gated(text, _ONE_LINE)
 
 
 def printable_lines(text: str) -> str:
     """``text`` safe for a terminal, its newlines kept (a file shown whole, a message)."""
-    return text if text.isprintable() else _LINES.sub(_shown, text)
+    return text if text.isprintable() else _gated(text, _LINES)

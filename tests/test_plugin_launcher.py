@@ -227,10 +227,10 @@ def test_a_plugin_that_does_not_load_is_one_line_naming_it(tmp_path, monkeypatch
     monkeypatch.setenv("COLUMNS", "300")
     out = accelbench("run", "cpu-mnist", "--set", "workload=command", "--set", "command=true")
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr  # left out: the
-    assert out.stderr.splitlines() == [  # local launcher runs it (was: nothing ran, exit 2)
+    assert out.stderr.splitlines() == [(  # local launcher runs it (was: nothing ran, exit 2)
         "accelbench: accelbench.launchers entry point 'relay' = 'ab_relay:NO_SUCH_LAUNCHER'"
         " of ab-relay 0.1: cannot load: AttributeError: module 'ab_relay' has no attribute"
-        " 'NO_SUCH_LAUNCHER' (left out)"]
+        " 'NO_SUCH_LAUNCHER' (left out)")]
 
 
 OTHER = """
