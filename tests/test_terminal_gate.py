@@ -27,12 +27,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.geometry import Region
+from textual.widgets import DataTable
 
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.summary import RunSummary
 from accelbench.engine.text import printable, printable_lines
 from accelbench.tui.app import AccelbenchApp
+from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
+from accelbench.tui.screens.runs import RunsScreen
 from tests.conftest import ROOT, accelbench
 from tests.test_tui import wait_until
 
@@ -215,6 +218,15 @@ async def test_app_run_view_renders_no_control(runner, tmp_path):
         lines = view.query_one("#log").lines
         assert "out \\x1b]52;c;cm0gLXJmIH4=\\x07" in lines[0] + "".join(lines)
         assert controls_rendered(app) == []
+        view.action_chart()  # the metric's chart: its name in the rule and the legend
+        await wait_until(pilot, lambda: isinstance(app.screen, ChartScreen))
+        await pilot.pause(0.5)
+        assert controls_rendered(app) == []
+        await pilot.press("f3")  # the runs screen: the run's row
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                         and app.screen.query_one(DataTable).row_count == 1)
+        await pilot.pause(0.3)
+        assert controls_rendered(app) == []
 
 
 CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -259,3 +271,13 @@ def test_random_bytes_through_parse_and_show(tmp_path, monkeypatch, capsys, data
     assert main(["show", info.id]) == 0
     out, err = capsys.readouterr()
     assert not CONTROL.search(out.replace("\n", "") + err.replace("\n", ""))
+
+
+def test_accelerators_writes_no_control_of_a_plugins_detection(home, tmp_path):
+    from tests.test_plugin_system import SYSTEM_MODULE, broken, distribution
+
+    module = broken(SYSTEM_MODULE, 'detail="an example board"', f"detail={HOSTILE!r}")
+    root = distribution(tmp_path / "site-packages", module)
+    out = on_pty("accelerators", env={"PYTHONPATH": str(root)})
+    assert b"example" in out and b"\\x1b]52;c;cm0gLXJmIH4=\\x07" in out
+    assert acted_on(out) == []
