@@ -161,6 +161,7 @@ def test_parse_writes_no_control_of_a_section_title_or_a_file_name(tmp_path):
     assert b"first \\x1b]52" in out and b"second " in out and b"log\\x1b]0;owned" in out
     assert out.count(b"\\x1b]52;c;cm0gLXJmIH4=\\x07") == 2  # each title, shown as text
     assert acted_on(out) == []
+    assert acted_on(on_pty("parse", str(log), "--json")) == []  # (JSON escapes them)
 
 
 def fake_nvidia_smi(bin_dir: Path, name: str) -> None:
