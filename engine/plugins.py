@@ -139,7 +139,12 @@ def _origin_of(group: str, entry: _Entry) -> str:
 
 
 class Fault(Exception):
-    """A plug-in's own failure, in words (it raised, or took too long)."""
+    """A plug-in's own failure, in words: what it raised (``ImportError: no SDK``), or that
+    it took too long (``timed_out``)."""
+
+    def __init__(self, message: str, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 def bounded(call: Callable[[], T], seconds: float, what: str) -> T:
@@ -159,11 +164,10 @@ def bounded(call: Callable[[], T], seconds: float, what: str) -> T:
     thread.start()
     thread.join(seconds)
     if not result:
-        raise Fault(f"{what} gave no answer in {seconds:g} s")
+        raise Fault(f"{what} gave no answer in {seconds:g} s", timed_out=True)
     done, value = result[0]
     if not done:
-        said = f": {value}" if str(value) else ""
-        raise Fault(f"{what} failed: {type(value).__name__}{said}")
+        raise Fault(type(value).__name__ + (f": {value}" if str(value) else ""))
     return value
 
 
@@ -206,11 +210,9 @@ def load(group: str, kind: type) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for entry, origin in listed:
         try:
-            obj = entry.load() if _loaded(entry.value) else bounded(entry.load, IMPORT_S,
-                                                                    "import")
+            obj = bounded(entry.load, IMPORT_S, "import")
         except Fault as fault:
-            left_out(group, f"{origin()}: cannot load: {fault}".replace(
-                "cannot load: import failed: ", "cannot load: "))
+            left_out(group, f"{origin()}: cannot load: {fault}")
             continue
         problem = (f"expected a {kind.__name__}, got {type(obj).__name__}"
                    if not isinstance(obj, kind) else
@@ -223,8 +225,3 @@ def load(group: str, kind: type) -> dict[str, Any]:
         found[entry.name] = obj
     return found
 
-
-def _loaded(value: str) -> bool:
-    """The module an entry point names is imported already (no thread needed)."""
-    match = _VALUE.match(value)
-    return match is not None and match["module"] in sys.modules

@@ -37,7 +37,7 @@ DETECT_S = 5.0  # the longest a system's detection may take before it counts as 
 @functools.cache
 def systems() -> dict[str, System]:
     """The installed systems by name, checked, in their ``order``; those whose declarations
-    fail the checks left out (``broken``)."""
+    fail the checks left out (``plugins.faults``)."""
     loaded = plugins.load(GROUP, System)
     found = {s.name: s for s in sorted(loaded.values(), key=lambda s: (s.order, s.name))}
     for system in list(found.values()):
@@ -48,11 +48,6 @@ def systems() -> dict[str, System]:
             del found[system.name]
     return _unique(found)
 
-
-def broken() -> list[str]:
-    """A line per system plug-in left out, naming it and why."""
-    systems()
-    return plugins.faults(GROUP)
 
 
 def get_accelerator(name: str) -> System:
@@ -76,7 +71,8 @@ def detect(system: System, seconds: float = DETECT_S) -> Availability:
     try:
         answer = plugins.bounded(system.detect, seconds, "detection")
     except plugins.Fault as fault:
-        answer = Availability(False, reason=str(fault))
+        answer = Availability(False, reason=str(fault) if fault.timed_out
+                              else f"detection failed: {fault}")
     if not isinstance(answer, Availability):  # (a plug-in's types are not enforced)
         kind = type(answer).__name__  # type: ignore[unreachable]
         answer = Availability(False, reason=f"detection answered a {kind}, not an Availability")
