@@ -82,17 +82,19 @@ def on_pty(*args: str, env: dict | None = None, timeout: float = 120) -> bytes:
 
 
 JOB = f'''\
-import json, sys, time
+import json, os, time
 H = {HOSTILE!r}
+def line(text, fd=1):  # one write a line: stdout's and stderr's never interleave in one
+    os.write(fd, (text + "\\n").encode())
 def event(**fields):
-    print("@@accelbench " + json.dumps({{"t": time.time(), **fields}}), flush=True)
+    line("@@accelbench " + json.dumps({{"t": time.time(), **fields}}))
 event(type="phase", name="running", detail=H)
-print("out " + H, flush=True)
-print("err " + H, file=sys.stderr, flush=True)
+line("out " + H)
+line("err " + H, 2)
 event(type="metric", name="loss" + H, value=0.5, step=1)
 event(type="diagnosis", code="X" + H, message="message " + H, hint="hint " + H)
 time.sleep(1.5)
-print("last " + H, flush=True)
+line("last " + H)
 '''
 
 
@@ -137,7 +139,7 @@ def test_run_live_view_writes_no_job_control_to_the_terminal(home, tmp_path):
 def test_show_writes_no_job_control_to_the_terminal(hostile_run):
     out = on_pty("show", hostile_run)
     for shown in (b"loss\\x1b]52", b"X\\x1b]52", b"message ", b"last \\x1b]52"):
-        assert shown in out  # the metric name, the diagnosis, the log line: all as text
+        assert shown in out, out.decode()  # the metric name, the diagnosis, the log line
     assert acted_on(out) == []
 
 
