@@ -38,8 +38,7 @@ from accelbench.engine.parsers.prefilter import (
     needs_of,
     nocase_of,
 )
-from accelbench.engine.parsers.slurm_rows import job_tables
-from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
+from accelbench.engine.reading import tools
 from accelbench.engine.rows import Batch, Rows, expanded
 
 BLOCK = 1024 * 1024  # characters read at a time
@@ -586,7 +585,7 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
     notes = path.suffix.lower() in MARKDOWN_SUFFIXES
-    if dialect in ("auto", SlurmTable.name) and not notes and _tables(path, reader):
+    if not notes and _whole(path, reader, dialect):
         return
     spans, whole, large, held = _scan(lambda: _blocks(path), True if notes else None)
     names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
@@ -613,21 +612,23 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
         offset = stop
 
 
-def _tables(path: Path, reader: Reader) -> bool:
-    """Give ``reader`` each job of a Slurm table (``parsers.slurm_tables``) as a run read
-    with the ``slurm_table`` dialect; False if the file holds none (nothing is given)."""
+def _whole(path: Path, reader: Reader, dialect: str) -> bool:
+    """Give ``reader`` each run of a file of tool output read whole (``reading.tools``:
+    a job of a Slurm or PBS table), read with its kind's dialect; False if the file is of
+    no such kind (nothing is given)."""
     try:
-        if path.stat().st_size > MAX_TABLE or not SlurmTable.sniff(next(_blocks(path), "")):
+        if path.stat().st_size > tools.MAX_WHOLE:
             return False  # (a larger one is read as any log)
+        found = tools.runs(next(_blocks(path), ""), lambda: "".join(_blocks(path)), dialect)
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    jobs = job_tables("".join(_blocks(path)))
-    if jobs is None:
+    if found is None:
         return False
+    name, runs = found
     reader.file([])
-    run_ids = (f"{path.stem}#{n}" for n in range(1, len(jobs) + 1))
-    for title, text in jobs:
-        _Runs(reader, [SlurmTable.name], title, run_ids).piece(text, True)
+    run_ids = (f"{path.stem}#{n}" for n in range(1, len(runs) + 1))
+    for title, text in runs:
+        _Runs(reader, [name], title, run_ids).piece(text, True)
     return True
 
 
