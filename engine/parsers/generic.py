@@ -13,4 +13,5 @@ from accelbench.engine.reading.tools.pbs_jobs import PbsTable
 GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras)
 
 TABLE_DIALECTS: tuple[type[Dialect], ...] = (SlurmTable, PbsTable)
-"""The dialects of tools' tables (``sacct``, ``qstat``, ...): a file people have, not a job's output."""
+"""The dialects of tools' tables (``sacct``, ``qstat``, ...): a file people have, not a job's
+output."""

@@ -164,9 +164,9 @@ def _table_jobs(lines: list[str]) -> list[tuple[PbsJob, str]]:
         if not cols or not line.strip():
             continue
         if line.startswith(" ") and found:  # qstat -s: the job's comment
-            job, text = found[-1]
-            job.comment = (job.comment + " " + line.strip()).strip()
-            found[-1] = (job, text + "\n" + line)
+            last, text = found[-1]
+            last.comment = (last.comment + " " + line.strip()).strip()
+            found[-1] = (last, text + "\n" + line)
             continue
         if (job := _table_job(columns.row(line, cols), cols)) is not None:
             found.append((job, head + "\n" + line))
