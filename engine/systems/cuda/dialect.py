@@ -1,14 +1,22 @@
-"""``nvidia-smi`` output as per-GPU telemetry: ``dmon`` tables and ``--query-gpu`` CSV.
+"""``nvidia-smi`` output as per-GPU telemetry, in every form: ``dmon`` tables,
+``--query-gpu`` CSV, the default table, ``-q`` reports and ``topo -m`` matrices.
 
 ``dmon`` (any ``-s`` selection) prints ``# gpu pwr gtemp ...`` column rows, then one row
 per GPU per sample; ``--query-gpu=... --format=csv`` prints a header (``utilization.gpu
 [%]``; units stay in the header under ``nounits``) and one row per GPU. With ``noheader``
 the columns are taken from the ``--query-gpu=`` command line where the log holds it.
+The default table gives each GPU two rows of ``|`` cells (its index and name, then fan,
+temperature, power of its cap, memory used of total and utilisation); ``-q`` an indented
+report per ``GPU <bus id>`` (``FB Memory Usage``, ``Utilization``, ``Temperature``,
+``GPU Power Readings``, ``Clocks``); ``topo -m`` a matrix of the links between GPUs
+(``NV12``: 12 NVLinks; ``PIX``, ``PXB``, ``PHB``, ``NODE``, ``SYS``: PCIe paths), read
+as ``gpu<i>_gpu<j>_nvlinks`` (0 where the GPUs meet over PCIe).
 
 Percentages become ``Utilization`` engines (``gpu<i>`` SM busy, ``gpu<i> mem bw`` memory
 controller busy, ``gpu<i> mem`` memory used of total with its MiB); absolute readings
 become per-GPU metrics: ``gpu<i>_power_w``, ``gpu<i>_temp_c``, ``gpu<i>_mem_temp_c``,
-``gpu<i>_sm_clock_mhz``, ``gpu<i>_mem_clock_mhz``, ``gpu<i>_mem_used_mib``.
+``gpu<i>_sm_clock_mhz``, ``gpu<i>_mem_clock_mhz``, ``gpu<i>_mem_used_mib``. A GPU row
+that cannot be read is reported (the ``nvidia_smi_unreadable`` warning), not dropped.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import contextlib
 import re
 from datetime import datetime
 
-from accelbench.engine.events import Event, Metric, Utilization
+from accelbench.engine.events import Diagnosis, Event, Metric, Utilization
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import any_line
 
@@ -36,7 +44,26 @@ _QUERY_COMMAND = re.compile(r"--query-gpu=(\S+)")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
 _STAMP = "%Y/%m/%d %H:%M:%S.%f"
 _SNIFF = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"
-                    r"|^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu|--query-gpu=", re.M)
+                    r"|^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu|--query-gpu="
+                    r"|^\| NVIDIA-SMI \d|^=+NVSMI LOG=+"
+                    r"|^\s*(?:\x1b\[4m)?GPU0\s+(?:GPU1|CPU Aff|NIC0|mlx)", re.M)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# the default table: a GPU's first row (index, name, persistence or driver model), its
+# second (fan, temperature, performance state, power of cap | memory | utilisation)
+_TABLE_GPU = re.compile(r"^\s*(\d+)\s+(\S.*?)\s+(?:On|Off|WDDM|TCC|MCDM|N/A)\s*$")
+_TABLE_TEMP = re.compile(r"^\s*\S+\s+(\S+?)C?\s+(?:P\d+|\S+)\s+(\S+?)W?\s*/\s*\S+\s*$")
+_TABLE_MEMORY = re.compile(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$")
+_QUERY_GPU = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+_QUERY_FIELD = re.compile(r"^( +)(\S.*?)\s*:\s(.*)$")
+# -q (section, key) → the dmon column it is; power from the first that gives one
+_QUERY_REPORT = {("FB Memory Usage", "Used"): "fb", ("Utilization", "Gpu"): "sm",
+                 ("Utilization", "GPU"): "sm", ("Utilization", "Memory"): "mem",
+                 ("Temperature", "GPU Current Temp"): "gtemp",
+                 ("Temperature", "Memory Current Temp"): "mtemp",
+                 ("Clocks", "SM"): "pclk", ("Clocks", "Memory"): "mclk"}
+_QUERY_POWER = ("Power Draw", "Average Power Draw", "Instantaneous Power Draw")
+_TOPO_ROW = re.compile(r"^GPU(\d+)\s")
+MAX_REPORTS = 20  # unreadable GPU rows reported per run
 
 
 def field_name(header: str) -> str:
@@ -54,16 +81,39 @@ class NvidiaSmi(Dialect):
     """``nvidia-smi dmon`` tables and ``nvidia-smi --query-gpu`` CSV."""
 
     name = "nvidia_smi"
-    title = "nvidia-smi (dmon, --query-gpu CSV)"
-    needs = ("# ", "#Date", ", ", "--query-gpu=", "    ")
-    sniff_needs = ("gpu",)  # the lines sniff reads
+    title = "nvidia-smi (dmon, --query-gpu CSV, table, -q, topo -m)"
+    needs = ("# ", "#Date", ", ", "--query-gpu=", "    ", "|", "GPU", "NVSMI LOG")
+    sniff_needs = ("gpu", "--query-gpu", "NVIDIA-SMI", "NVSMI", "GPU0")  # lines sniff reads
+    warnings = frozenset({"nvidia_smi_unreadable"})  # a row it could not read
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._dmon: list[str] = []  # the dmon columns in force
         self._csv: list[str] = []  # the --query-gpu fields in force
+        self._table_gpu = ""  # the default table's GPU whose second row comes next
+        self._query_gpu = -1  # the -q report's GPU being read (-1: none)
+        self._sections: list[tuple[int, str]] = []  # its open sections: (indent, title)
+        self._power_read = False  # its power is read
+        self._total_mib: float | None = None  # its FB memory total
+        self._topo: list[str] = []  # topo -m: the GPU columns of the matrix
+        self._reports = 0
 
     def feed(self, line: str, ts: float) -> list[Event]:
+        if line.startswith("|"):
+            return self._table_row(line, ts)
+        if "NVSMI LOG" in line:
+            self._query_gpu = -1
+            return []
+        if _QUERY_GPU.match(line):
+            self._query_gpu += 1
+            self._sections, self._power_read, self._total_mib = [], False, None
+            return []
+        if self._query_gpu >= 0 and line.startswith(" "):
+            return self._query_line(line, ts)
+        if line[:1].strip():
+            self._query_gpu = -1
+        if "GPU" in line and (events := self._topo_line(_ANSI.sub("", line), ts)) is not None:
+            return events
         if line.startswith("#"):
             if _DMON_HEADER.match(line):
                 self._dmon, self._csv = line.lstrip("#").split(), []
@@ -82,16 +132,31 @@ class NvidiaSmi(Dialect):
             return self._csv_row([cell.strip() for cell in line.split(",")], ts)
         return []
 
+    def _report(self, ts: float, what: str, row: str) -> list[Event]:
+        """A warning that ``row`` (of ``what``) cannot be read, up to ``MAX_REPORTS``."""
+        self._reports += 1
+        if self._reports > MAX_REPORTS:
+            return []
+        return [Diagnosis(self.run_id, ts, "nvidia_smi_unreadable",
+                          f"nvidia-smi {what}: a GPU row cannot be read: {row.strip()[:120]!r}",
+                          "the output was cut or garbled: that GPU's readings are missing")]
+
     def _dmon_row(self, cells: list[str], ts: float) -> list[Event]:
         columns = self._dmon[2:] if self._dmon[0] == "Date" else self._dmon
         if self._dmon[0] == "Date":
             cells = cells[2:]
-        if len(cells) != len(columns) or not cells[0].isdigit():
+        if not cells or not cells[0].isdigit():
             return []
+        if len(cells) != len(columns):
+            return self._report(ts, "dmon", " ".join(cells))
         return self._readings(cells[0], dict(zip(columns, cells, strict=True)), ts)
 
     def _csv_row(self, cells: list[str], ts: float) -> list[Event]:
         if len(cells) != len(self._csv):
+            if "index" in self._csv and cells[self._csv.index("index")
+                                             if self._csv.index("index") < len(cells)
+                                             else 0].isdigit():
+                return self._report(ts, "--query-gpu CSV", ", ".join(cells))
             return []
         row = dict(zip(self._csv, cells, strict=True))
         index = row.get("index", "0")
@@ -109,6 +174,77 @@ class NvidiaSmi(Dialect):
                                       round(100 * used / total, 2), used, "MiB"))
         return events
 
+    def _table_row(self, line: str, ts: float) -> list[Event]:
+        """A row of the default table: a GPU's first (which GPU), or its second (its
+        readings), which is reported if it cannot be read."""
+        cells = line.split("|")
+        if len(cells) < 5:
+            return []
+        if m := _TABLE_GPU.match(cells[1]):
+            self._table_gpu = m[1]
+            return []
+        index, self._table_gpu = self._table_gpu, ""
+        if not index:
+            return []
+        temp, memory = _TABLE_TEMP.match(cells[1]), _TABLE_MEMORY.match(cells[2])
+        util = cells[3].split()
+        if temp is None or memory is None or not util:
+            return self._report(ts, "table", line)
+        used, total = float(memory[1]), float(memory[2])
+        events = self._readings(index, {"sm": util[0].rstrip("%"), "gtemp": temp[1],
+                                        "pwr": temp[2]}, ts)
+        if total:
+            events.append(Utilization(self.run_id, ts, f"gpu{index} mem",
+                                      round(100 * used / total, 2), used, "MiB"))
+        return events
+
+    def _query_line(self, line: str, ts: float) -> list[Event]:
+        """A line of a ``-q`` report's GPU: a section title, or a field read where it is
+        one of the readings (``_QUERY_REPORT``, the first power draw given)."""
+        indent = len(line) - len(line.lstrip(" "))
+        while self._sections and self._sections[-1][0] >= indent:
+            self._sections.pop()
+        m = _QUERY_FIELD.match(line)
+        if m is None:
+            self._sections.append((indent, line.strip()))
+            return []
+        section = self._sections[-1][1] if self._sections else ""
+        key, value, index = m[2], m[3], str(self._query_gpu)
+        if section == "FB Memory Usage" and key == "Total":
+            self._total_mib = cell_number(value)
+        if section.endswith("Power Readings") and section.startswith(("GPU", "Power")) \
+                and key in _QUERY_POWER and not self._power_read:
+            self._power_read = cell_number(value) is not None
+            return self._readings(index, {"pwr": value}, ts)
+        column = _QUERY_REPORT.get((section, key))
+        if column is None:
+            return []
+        events = self._readings(index, {column: value}, ts)
+        used = cell_number(value)
+        if column == "fb" and used is not None and self._total_mib:
+            events.append(Utilization(self.run_id, ts, f"gpu{index} mem",
+                                      round(100 * used / self._total_mib, 2), used, "MiB"))
+        return events
+
+    def _topo_line(self, line: str, ts: float) -> list[Event] | None:
+        """A line of a ``topo -m`` matrix: its header (the GPU columns), or a GPU's row
+        (the NVLinks to each later GPU); None if it is neither."""
+        words = line.split()
+        if words[:1] == ["GPU0"] and len(words) > 1 and not words[1].startswith(("X", "NV")) \
+                and words[1] not in _LINKS:
+            self._topo = [w for w in words if re.fullmatch(r"GPU\d+", w)]
+            return []
+        m = _TOPO_ROW.match(line)
+        if m is None or not self._topo:
+            return None
+        links = words[1:1 + len(self._topo)]
+        if len(links) != len(self._topo):
+            return self._report(ts, "topo -m", line)
+        i = int(m[1])
+        return [Metric(self.run_id, ts, f"gpu{i}_gpu{j}_nvlinks", nvlinks(link))
+                for j, link in ((int(name[3:]), link) for name, link in zip(
+                    self._topo, links, strict=True)) if j > i and link != "X"]
+
     def _readings(self, index: str, values: dict[str, str], ts: float) -> list[Event]:
         """Events of one GPU's readings by dmon column name."""
         events: list[Event] = []
@@ -124,7 +260,34 @@ class NvidiaSmi(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return any_line(text, ("gpu",), _SNIFF)  # a dmon header, a CSV header, the command
+        # a dmon header, a CSV header, the command, the table's title, -q's, a topo header
+        return any_line(text, cls.sniff_needs or (), _SNIFF)
+
+
+_LINKS = frozenset({"PIX", "PXB", "PHB", "NODE", "SYS", "SOC", "X"})
+
+
+def nvlinks(link: str) -> int:
+    """The NVLinks a ``topo -m`` cell names (``NV12``: 12; a PCIe path: 0)."""
+    return int(link[2:]) if re.fullmatch(r"NV\d+", link) else 0
+
+
+def topology(text: str) -> dict[str, dict[str, str]]:
+    """The links of a ``topo -m`` matrix: ``{"GPU0": {"GPU1": "NV12", "NIC0": "PXB",
+    "CPU Affinity": "48-63,176-191", ...}, ...}``, each row's cells by column name."""
+    found: dict[str, dict[str, str]] = {}
+    names: list[str] = []
+    for raw in text.splitlines():
+        line = _ANSI.sub("", raw)
+        words = line.split()
+        if words[:1] == ["GPU0"] and len(words) > 1 and words[1] not in _LINKS \
+                and not words[1].startswith("NV"):
+            names = [w.strip() for w in re.split(r"\t| {2,}", line.strip()) if w.strip()]
+            continue
+        if names and (m := _TOPO_ROW.match(line)):
+            cells = [c.strip() for c in re.split(r"\t| {2,}", line.strip())][1:]
+            found[f"GPU{m[1]}"] = dict(zip(names, cells, strict=False))
+    return found
 
 
 def query_rows(text: str) -> list[dict[str, str]]:
