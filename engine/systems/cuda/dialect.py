@@ -47,6 +47,7 @@ _SNIFF = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"
                     r"|^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu|--query-gpu="
                     r"|^\| NVIDIA-SMI \d|^=+NVSMI LOG=+"
                     r"|^\s*(?:\x1b\[4m)?GPU0\s+(?:GPU1|CPU Aff|NIC0|mlx)", re.M)
+_SNIFF_NEEDS = ("gpu", "NVIDIA-SMI", "NVSMI", "GPU0")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # the default table: a GPU's first row (index, name, persistence or driver model), its
 # second (fan, temperature, performance state, power of cap | memory | utilisation)
@@ -83,7 +84,7 @@ class NvidiaSmi(Dialect):
     name = "nvidia_smi"
     title = "nvidia-smi (dmon, --query-gpu CSV, table, -q, topo -m)"
     needs = ("# ", "#Date", ", ", "--query-gpu=", "    ", "|", "GPU", "NVSMI LOG")
-    sniff_needs = ("gpu", "--query-gpu", "NVIDIA-SMI", "NVSMI", "GPU0")  # lines sniff reads
+    sniff_needs = _SNIFF_NEEDS  # the lines sniff reads
     warnings = frozenset({"nvidia_smi_unreadable"})  # a row it could not read
 
     def __init__(self, run_id: str) -> None:
@@ -261,7 +262,7 @@ class NvidiaSmi(Dialect):
     @classmethod
     def sniff(cls, text: str) -> bool:
         # a dmon header, a CSV header, the command, the table's title, -q's, a topo header
-        return any_line(text, cls.sniff_needs or (), _SNIFF)
+        return any_line(text, _SNIFF_NEEDS, _SNIFF)
 
 
 _LINKS = frozenset({"PIX", "PXB", "PHB", "NODE", "SYS", "SOC", "X"})
