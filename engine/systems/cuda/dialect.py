@@ -291,12 +291,19 @@ def topology(text: str) -> dict[str, dict[str, str]]:
     return found
 
 
-def query_rows(text: str) -> list[dict[str, str]]:
+def query_rows(text: str, unreadable: list[str] | None = None) -> list[dict[str, str]]:
     """The rows of ``nvidia-smi --query-...=FIELDS --format=csv`` output (a header with
-    units, then a row each), keyed by field without its unit; ``#`` lines are skipped."""
+    units, then a row each), keyed by field without its unit; ``#`` lines are skipped, and
+    a row without a cell per field is added to ``unreadable`` (where given)."""
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     if not lines:
         return []
     header = [field_name(cell) for cell in lines[0].split(",")]
-    rows = ([cell.strip() for cell in line.split(",")] for line in lines[1:])
-    return [dict(zip(header, row, strict=True)) for row in rows if len(row) == len(header)]
+    found = []
+    for line in lines[1:]:
+        row = [cell.strip() for cell in line.split(",")]
+        if len(row) == len(header):
+            found.append(dict(zip(header, row, strict=True)))
+        elif unreadable is not None:
+            unreadable.append(line)
+    return found
