@@ -15,7 +15,8 @@ as ``gpu<i>_gpu<j>_nvlinks`` (0 where the GPUs meet over PCIe).
 Percentages become ``Utilization`` engines (``gpu<i>`` SM busy, ``gpu<i> mem bw`` memory
 controller busy, ``gpu<i> mem`` memory used of total with its MiB); absolute readings
 become per-GPU metrics: ``gpu<i>_power_w``, ``gpu<i>_temp_c``, ``gpu<i>_mem_temp_c``,
-``gpu<i>_sm_clock_mhz``, ``gpu<i>_mem_clock_mhz``, ``gpu<i>_mem_used_mib``. A GPU row
+``gpu<i>_sm_clock_mhz``, ``gpu<i>_mem_clock_mhz``, ``gpu<i>_mem_used_mib``,
+``gpu<i>_mem_total_mib`` (a CSV without ``index``: the GPUs in row order). A GPU row
 that cannot be read is reported (the ``nvidia_smi_unreadable`` warning), not dropped.
 """
 
@@ -33,12 +34,13 @@ from accelbench.engine.parsers.prefilter import any_line
 _DMON = {"sm": ("util", ""), "mem": ("util", " mem bw"), "pwr": ("metric", "power_w"),
          "temp": ("metric", "temp_c"), "gtemp": ("metric", "temp_c"),
          "mtemp": ("metric", "mem_temp_c"), "pclk": ("metric", "sm_clock_mhz"),
-         "mclk": ("metric", "mem_clock_mhz"), "fb": ("metric", "mem_used_mib")}
+         "mclk": ("metric", "mem_clock_mhz"), "fb": ("metric", "mem_used_mib"),
+         "fbtotal": ("metric", "mem_total_mib")}  # (no dmon column: the table's, -q's)
 # --query-gpu field (units stripped) → the dmon column it is
 _QUERY = {"utilization.gpu": "sm", "utilization.memory": "mem", "power.draw": "pwr",
           "temperature.gpu": "gtemp", "temperature.memory": "mtemp",
           "clocks.current.sm": "pclk", "clocks.sm": "pclk", "clocks.current.memory": "mclk",
-          "clocks.mem": "mclk", "memory.used": "fb"}
+          "clocks.mem": "mclk", "memory.used": "fb", "memory.total": "fbtotal"}
 _DMON_HEADER = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+\w")
 _QUERY_COMMAND = re.compile(r"--query-gpu=(\S+)")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
@@ -79,7 +81,8 @@ def cell_number(text: str) -> float | None:
 
 
 class NvidiaSmi(Dialect):
-    """``nvidia-smi dmon`` tables and ``nvidia-smi --query-gpu`` CSV."""
+    """``nvidia-smi`` in every form: ``dmon``, ``--query-gpu`` CSV, the default table,
+    ``-q`` and ``topo -m``."""
 
     name = "nvidia_smi"
     title = "nvidia-smi (dmon, --query-gpu CSV, table, -q, topo -m)"
@@ -91,6 +94,7 @@ class NvidiaSmi(Dialect):
         super().__init__(run_id)
         self._dmon: list[str] = []  # the dmon columns in force
         self._csv: list[str] = []  # the --query-gpu fields in force
+        self._row = 0  # the CSV rows read since its header
         self._table_gpu = ""  # the default table's GPU whose second row comes next
         self._query_gpu = -1  # the -q report's GPU being read (-1: none)
         self._sections: list[tuple[int, str]] = []  # its open sections: (indent, title)
@@ -119,13 +123,14 @@ class NvidiaSmi(Dialect):
             if _DMON_HEADER.match(line):
                 self._dmon, self._csv = line.lstrip("#").split(), []
             elif m := _QUERY_COMMAND.search(line):
-                self._csv, self._dmon = m[1].split(","), []
+                self._csv, self._dmon, self._row = m[1].split(","), [], 0
             return []
         if m := _QUERY_COMMAND.search(line):
-            self._csv, self._dmon = m[1].split(","), []
+            self._csv, self._dmon, self._row = m[1].split(","), [], 0
             return []
         if "utilization." in line or "power.draw" in line or "memory.used" in line:
             self._csv, self._dmon = [field_name(cell) for cell in line.split(",")], []
+            self._row = 0
             return []
         if self._dmon:
             return self._dmon_row(line.split(), ts)
@@ -160,7 +165,8 @@ class NvidiaSmi(Dialect):
                 return self._report(ts, "--query-gpu CSV", ", ".join(cells))
             return []
         row = dict(zip(self._csv, cells, strict=True))
-        index = row.get("index", "0")
+        index = row.get("index", str(self._row))  # no index field: the GPUs in order
+        self._row += 1
         if not index.isdigit():
             return []
         when = row.get("timestamp", "")
@@ -193,7 +199,8 @@ class NvidiaSmi(Dialect):
             return self._report(ts, "table", line)
         used, total = float(memory[1]), float(memory[2])
         events = self._readings(index, {"sm": util[0].rstrip("%"), "gtemp": temp[1],
-                                        "pwr": temp[2]}, ts)
+                                        "pwr": temp[2], "fb": memory[1],
+                                        "fbtotal": memory[2]}, ts)
         if total:
             events.append(Utilization(self.run_id, ts, f"gpu{index} mem",
                                       round(100 * used / total, 2), used, "MiB"))
@@ -213,6 +220,7 @@ class NvidiaSmi(Dialect):
         key, value, index = m[2], m[3], str(self._query_gpu)
         if section == "FB Memory Usage" and key == "Total":
             self._total_mib = cell_number(value)
+            return self._readings(index, {"fbtotal": value}, ts)
         if section.endswith("Power Readings") and section.startswith(("GPU", "Power")) \
                 and key in _QUERY_POWER and not self._power_read:
             self._power_read = cell_number(value) is not None
