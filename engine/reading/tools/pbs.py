@@ -79,8 +79,9 @@ def read_jobs(text: str) -> list[tuple[PbsJob, str]] | None:
     found: list[tuple[PbsJob, str]] = []
     if any(_FULL.match(line) for line in lines[:50]):
         for job_id, body in keyvalue.records(lines, _FULL):
-            found.append((_full_job(job_id, keyvalue.fields(body, " = ")),
-                          "\n".join([f"Job Id: {job_id}", *body]).rstrip()))
+            job = _full_job(job_id, keyvalue.fields(body, " = "))
+            if job.state:  # (a block cut before its job_state says nothing)
+                found.append((job, "\n".join([f"Job Id: {job_id}", *body]).rstrip()))
     elif any(_TRACE_JOB.match(line) for line in lines[:50]):
         for job_id, body in keyvalue.records(lines, _TRACE_JOB):
             found.append((_trace_job(job_id, body),

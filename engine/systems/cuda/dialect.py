@@ -43,7 +43,10 @@ _QUERY = {"utilization.gpu": "sm", "utilization.memory": "mem", "power.draw": "p
           "clocks.mem": "mclk", "memory.used": "fb", "memory.total": "fbtotal"}
 _DMON_HEADER = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+\w")
 _QUERY_COMMAND = re.compile(r"--query-gpu=(\S+)")
-_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?![\d.eE])")  # (not 1e999's 1)
+# what nvidia-smi prints where it has no reading: no number, and nothing to report
+_NO_READING = re.compile(r"^(?:-+|\[?(?:N/A|Not Supported|Unknown Error|Insufficient"
+                         r" Permissions|Requested functionality has been deprecated)\]?)$")
 _STAMP = "%Y/%m/%d %H:%M:%S.%f"
 _SNIFF = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"
                     r"|^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu|--query-gpu="
@@ -75,7 +78,8 @@ def field_name(header: str) -> str:
 
 
 def cell_number(text: str) -> float | None:
-    """The leading number of a cell (``631.95 W`` → 631.95); None for ``-``, ``[N/A]``."""
+    """The leading number of a cell (``631.95 W`` → 631.95); None for ``-``, ``[N/A]``
+    and anything else that starts with no number."""
     m = _NUMBER.match(text.strip())
     return float(m[0]) if m else None
 
@@ -144,7 +148,7 @@ class NvidiaSmi(Dialect):
         if self._reports > MAX_REPORTS:
             return []
         return [Diagnosis(self.run_id, ts, "nvidia_smi_unreadable",
-                          f"nvidia-smi {what}: a GPU row cannot be read: {row.strip()[:120]!r}",
+                          f"nvidia-smi: a GPU's {what} cannot be read: {row.strip()[:120]!r}",
                           "the output was cut or garbled: that GPU's readings are missing")]
 
     def _dmon_row(self, cells: list[str], ts: float) -> list[Event]:
@@ -154,7 +158,7 @@ class NvidiaSmi(Dialect):
         if not cells or not cells[0].isdigit():
             return []
         if len(cells) != len(columns):
-            return self._report(ts, "dmon", " ".join(cells))
+            return self._report(ts, "dmon row", " ".join(cells))
         return self._readings(cells[0], dict(zip(columns, cells, strict=True)), ts)
 
     def _csv_row(self, cells: list[str], ts: float) -> list[Event]:
@@ -162,7 +166,7 @@ class NvidiaSmi(Dialect):
             if "index" in self._csv and cells[self._csv.index("index")
                                              if self._csv.index("index") < len(cells)
                                              else 0].isdigit():
-                return self._report(ts, "--query-gpu CSV", ", ".join(cells))
+                return self._report(ts, "--query-gpu CSV row", ", ".join(cells))
             return []
         row = dict(zip(self._csv, cells, strict=True))
         index = row.get("index", str(self._row))  # no index field: the GPUs in order
@@ -196,7 +200,7 @@ class NvidiaSmi(Dialect):
         temp, memory = _TABLE_TEMP.match(cells[1]), _TABLE_MEMORY.match(cells[2])
         util = cells[3].split()
         if temp is None or memory is None or not util:
-            return self._report(ts, "table", line)
+            return self._report(ts, "table row", line)
         used, total = float(memory[1]), float(memory[2])
         events = self._readings(index, {"sm": util[0].rstrip("%"), "gtemp": temp[1],
                                         "pwr": temp[2], "fb": memory[1],
@@ -248,7 +252,7 @@ class NvidiaSmi(Dialect):
             return None
         links = words[1:1 + len(self._topo)]
         if len(links) != len(self._topo):
-            return self._report(ts, "topo -m", line)
+            return self._report(ts, "topo -m row", line)
         i = int(m[1])
         return [Metric(self.run_id, ts, f"gpu{i}_gpu{j}_nvlinks", nvlinks(link))
                 for j, link in ((int(name[3:]), link) for name, link in zip(
@@ -258,7 +262,11 @@ class NvidiaSmi(Dialect):
         """Events of one GPU's readings by dmon column name."""
         events: list[Event] = []
         for column, cell in values.items():
-            if column not in _DMON or (value := cell_number(cell)) is None:
+            if column not in _DMON:
+                continue
+            if (value := cell_number(cell)) is None:
+                if not _NO_READING.match(cell.strip().rstrip("%").strip()):
+                    events += self._report(ts, f"{column} reading (gpu{index})", cell)
                 continue
             kind, name = _DMON[column]
             if kind == "util":
@@ -294,7 +302,7 @@ def topology(text: str) -> dict[str, dict[str, str]]:
             names = [w.strip() for w in re.split(r"\t| {2,}", line.strip()) if w.strip()]
             continue
         if names and (m := _TOPO_ROW.match(line)):
-            cells = [c.strip() for c in re.split(r"\t| {2,}", line.strip())][1:]
+            cells = [c.strip() for c in re.split(r"\t| {2,}", line.strip()) if c.strip()][1:]
             found[f"GPU{m[1]}"] = dict(zip(names, cells, strict=False))
     return found
 
