@@ -116,7 +116,7 @@ class NeuronLs(Dialect):
     def finish(self, ts: float) -> list[Event]:
         text = "\n".join(self._lines)
         self._lines = []
-        found = devices(text[text.find("["):] if '"neuron_device"' in text else text)
+        found = devices(text[text.find("["):] if '"nc_count"' in text else text)
         events: list[Event] = []
         for device in found:
             events.append(Metric(self.run_id, ts, f"neuron{device.index}_cores", device.cores))
@@ -127,4 +127,4 @@ class NeuronLs(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return _HEADER.search(text) is not None or '"neuron_device"' in text[:65536]
+        return _HEADER.search(text) is not None or '"nc_count"' in text[:65536]
