@@ -12,6 +12,7 @@ from __future__ import annotations
 from real_figures import (
     Fixture,
     acc,
+    epoch,
     eval_loss,
     loss,
     lr,
@@ -34,6 +35,10 @@ DEEPSPEED = "DeepSpeed `[Rank 0] step=` and `RunningAvgSamplesPerSec=`"
 TITAN = "torchtitan `step: N  loss: ...  tps: ...  mfu: ...`"
 NANOGPT = "nanoGPT `iter N: loss X, time Yms, mfu Z%`"
 TIMM = "timm `Train: E [ n/N ( p%)]` and `Test:` lines"
+FAIRSEQ = "fairseq `| epoch N:  n / N loss=...` and `| epoch N | valid on ...`"
+MMCV = "OpenMMLab (mmcv/mmengine) `Epoch [e][n/N] lr: ..., time: ...`"
+YOLO = "Ultralytics YOLO epoch tables"
+DETECTRON2 = "detectron2 `d2.utils.events` lines"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
@@ -91,6 +96,43 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/timm_resnet50_hpu_optimum_habana.log", TIMM, [
             step(50), total(73), loss(3.23), lr(1.001e-02, "LR"), rate(798.85),
             step_time(0.160, "s", "Time"), eval_loss(1.867, "Loss"), acc(39.261)]),
+        # --- fairseq ------------------------------------------------------------------
+        Fixture("frameworks/fairseq_transformer_issue514.log", FAIRSEQ, [
+            epoch(10), step(1000), total(2737), loss(6.144), lr(0.000197511),
+            eval_loss(6.37204, "valid_loss"), value(12673, "wps", "wps"),
+            value(25634, "num_updates", "num_updates"), value(1.279, "gnorm", "gnorm")]),
+        Fixture("frameworks/fairseq_progress_issue940.log", FAIRSEQ, [
+            epoch(1), step(650), total(1891), loss(10.902), lr(0.000129084),
+            eval_loss(8.11425, "valid_loss"), value(53573, "wps", "wps"),
+            value(645, "num_updates", "num_updates")]),
+        Fixture("frameworks/fairseq_json_wmt14_issue233.log", "fairseq `--log-format json`", [
+            epoch(27), loss(3.092), eval_loss(3.105788957031695, "valid_loss"),
+            lr(0.0001837514032631448), value(1658188, "wps", "wps"),
+            value(58049, "num_updates", "num_updates")]),
+        # --- OpenMMLab ----------------------------------------------------------------
+        Fixture("frameworks/mmdet_v1_faster_rcnn_issue2672.log", MMCV, [
+            epoch(1), step(2600), total(7517), lr(0.00125), step_time(0.595, "s", "time"),
+            memory(6836, "MB", "memory"), acc(94.0488), loss(0.4369)]),
+        Fixture("frameworks/mmengine_logger_hook_pr155.log", MMCV, [
+            epoch(1), step(80), total(90), lr(1.000e-02), step_time(0.003, "s", "time"),
+            loss(-47.0848)]),
+        Fixture("frameworks/mmaction_kinetics_issue199.log", MMCV, [
+            epoch(1), step(780), total(1730), lr(1.000e-02), step_time(0.766, "s", "time"),
+            memory(8342, "MB", "memory"), loss(3.7441)]),
+        # --- Ultralytics --------------------------------------------------------------
+        Fixture("frameworks/ultralytics_yolov8_train_issue7653.log", YOLO, [
+            epoch(72), loss(1.096), memory(6.73, "G", "GPU_mem"),
+            value(0.995, "mAP50", "map50"), value(0.734, "mAP50-95", "map50_95")]),
+        Fixture("frameworks/ultralytics_multi_gpu_issue2023.log", YOLO, [
+            epoch(153), loss(0.4639), memory(9.87, "G", "GPU_mem"),
+            value(0.821, "mAP50-95", "map50_95")]),
+        # --- detectron2 ---------------------------------------------------------------
+        Fixture("frameworks/detectron2_events_issue195.log", DETECTRON2, [
+            step(1379), loss(0.918), lr(0.010000), step_time(0.3320, "s", "time"),
+            memory(3961, "M", "max_mem")]),
+        Fixture("frameworks/detectron2_mask_rcnn_issue3363.log", DETECTRON2, [
+            step(6399), loss(0.4107), lr(0.0003), step_time(0.4469, "s", "time"),
+            memory(1962, "M", "max_mem")]),
         # --- MaxText ------------------------------------------------------------------
         Fixture("frameworks/maxtext_v3_8_issue8.log", "MaxText `completed step:` lines", [
             step(15109), loss(2.191), step_time(2.166, "s", "seconds"),
