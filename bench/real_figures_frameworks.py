@@ -12,6 +12,7 @@ from __future__ import annotations
 from real_figures import (
     Fixture,
     acc,
+    diag,
     epoch,
     eval_loss,
     loss,
@@ -39,6 +40,9 @@ FAIRSEQ = "fairseq `| epoch N:  n / N loss=...` and `| epoch N | valid on ...`"
 MMCV = "OpenMMLab (mmcv/mmengine) `Epoch [e][n/N] lr: ..., time: ...`"
 YOLO = "Ultralytics YOLO epoch tables"
 DETECTRON2 = "detectron2 `d2.utils.events` lines"
+NANOTRON = "nanotron `iteration: N / M | k: v |` lines (K/M/G suffixes)"
+NEMO = "NeMo (Lightning bars and NeMo 2 iteration lines)"
+OPENNMT = "OpenNMT-py `Step N/M; acc: ...; ppl: ...` lines"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
@@ -63,6 +67,12 @@ def listed() -> list[Fixture]:
             step(125), total(250000), loss(2.477393), lr(9.375e-06, "learning rate"),
             step_time(89075.2, "ms", "elapsed time per iteration (ms)"),
             value(0.356, "grad norm", "grad_norm")]),
+        Fixture("frameworks/megatron_lm_mixtral_moe_issue756.log", MEGATRON, [
+            step(45), total(100), loss(1.834162), lr(9.0e-06, "learning rate"),
+            step_time(5718.6, "ms", "elapsed time per iteration (ms)"),
+            tflops(228.4, "throughput per GPU (TFLOP/s/GPU)"),
+            value(1.018004, "load_balancing_loss", "load_balancing_loss"),
+            value(1.611, "grad norm", "grad_norm")]),
         # --- Megatron-DeepSpeed -------------------------------------------------------
         Fixture("frameworks/megatron_deepspeed_alcf_polaris.log", MEGATRON_DS, [
             step(200), total(317892), loss(5.897035), lr(2.407e-04, "learning rate"),
@@ -92,6 +102,8 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/nanogpt_shakespeare_char_v100.log", NANOGPT, [
             step(440), loss(1.3500), eval_loss(1.7322, "val loss"),
             step_time(1395.62, "ms", "time"), mfu(10.57)]),
+        Fixture("frameworks/nanogpt_owt_8xa100_issue110.log", NANOGPT, [
+            step(1641), loss(3.9748), step_time(567.31, "ms", "time")]),
         # --- timm ---------------------------------------------------------------------
         Fixture("frameworks/timm_resnet50_hpu_optimum_habana.log", TIMM, [
             step(50), total(73), loss(3.23), lr(1.001e-02, "LR"), rate(798.85),
@@ -133,6 +145,49 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/detectron2_mask_rcnn_issue3363.log", DETECTRON2, [
             step(6399), loss(0.4107), lr(0.0003), step_time(0.4469, "s", "time"),
             memory(1962, "M", "max_mem")]),
+        Fixture("frameworks/fairseq_lstm_2018_issue301.log", FAIRSEQ, [
+            epoch(11), step(3000), total(8223), loss(0.75), lr(0.001),
+            eval_loss(1.94, "valid loss"), value(963, "wps", "wps"),
+            value(2.0545, "gnorm", "gnorm")]),
+        # --- nanotron -----------------------------------------------------------------
+        Fixture("frameworks/nanotron_si_suffixes_issue390.log", NANOTRON, [
+            step(327284), total(378950), loss(2.36), lr(1e-05),
+            step_time(11500, "ms", "elapsed_time_per_iteration_ms"),
+            tokens_per_s(22800, "tokens_per_sec"), tokens_per_s(11400, "tokens_per_sec_per_gpu"),
+            tflops(38.3, "model_tflops_per_gpu"), value(1.18, "grad_norm", "grad_norm")]),
+        Fixture("frameworks/nanotron_memory_fields_pr23.log", NANOTRON, [
+            step(993), total(1000), loss(9.67), lr(1e-05),
+            step_time(269, "ms", "elapsed_time_per_iteration_ms"),
+            tokens_per_s(2380, "tokens_per_sec"), tokens_per_s(298, "tokens_per_sec_per_gpu"),
+            tflops(0.00754, "model_tflops_per_gpu"), value(1.07, "grad_norm", "grad_norm")]),
+        # --- NeMo ---------------------------------------------------------------------
+        Fixture("frameworks/nemo_launcher_bar_issue55.log", NEMO, [
+            step(795), total(77225), loss(3.090), value(794, "global_step", "global_step"),
+            value(1.63e6, "consumed_samples", "consumed_samples")]),
+        Fixture("frameworks/nemo_megatron_gpt_val_issue7957.log", NEMO, [
+            step(9000), total(301500), step_time(0.615, "s", "train_step_timing in s"),
+            eval_loss(7.040, "val_loss"), value(6.3e5, "consumed_samples", "consumed_samples"),
+            diag("loss_not_finite")]),
+        Fixture("frameworks/bionemo_esm2_iterations_pr740.log", NEMO, [
+            step(125), total(149), loss(1.34), lr(3e-05),
+            step_time(0.03147, "s", "train_step_timing in s"), eval_loss(4.106, "val_loss")]),
+        # --- OpenNMT-py and sockeye ---------------------------------------------------
+        Fixture("frameworks/opennmt_py_steps_issue966.log", OPENNMT, [
+            step(510000), total(1000000), acc(36.21), value(52.56, "ppl", "ppl"),
+            value(3.96, "xent", "xent"), secs(15842),
+            value(56.168, "Validation perplexity", "perplexity"), acc(35.9623)]),
+        Fixture("frameworks/opennmt_py_epochs_issue709.log", OPENNMT, [
+            epoch(1), step(13400), total(37527), acc(1.89), value(20872.71, "ppl", "ppl"),
+            value(9.95, "xent", "xent"), tokens_per_s(3595, "src tok/s"), secs(10233)]),
+        Fixture("frameworks/sockeye_checkpoint_issue694.log", "sockeye `Epoch[0] Batch [N]`", [
+            rate(154.75), value(38.275190, "perplexity", "perplexity"),
+            value(19.245108, "Validation-perplexity", "validation_perplexity"),
+            value(3000, "Updates", "updates")]),
+        # --- mlx-vlm ------------------------------------------------------------------
+        Fixture("frameworks/mlx_vlm_orpo_pr795.log", "mlx-lm/mlx-vlm `Iter N: Train loss ...`", [
+            step(46), loss(3.575), lr(2.000e-08, "Learning Rate"),
+            tokens_per_s(75.275, "Tokens/sec"), memory(5.094, "GB", "Peak mem"),
+            value(2116, "Trained Tokens", "trained_tokens")]),
         # --- MaxText ------------------------------------------------------------------
         Fixture("frameworks/maxtext_v3_8_issue8.log", "MaxText `completed step:` lines", [
             step(15109), loss(2.191), step_time(2.166, "s", "seconds"),
