@@ -44,12 +44,17 @@ NANOTRON = "nanotron `iteration: N / M | k: v |` lines (K/M/G suffixes)"
 NEMO = "NeMo (Lightning bars and NeMo 2 iteration lines)"
 OPENNMT = "OpenNMT-py `Step N/M; acc: ...; ppl: ...` lines"
 LIGHTNING = "PyTorch Lightning bars and result tables"
+COMPOSER = "MosaicML Composer (console logger, progress bars)"
+HF = "Hugging Face Trainer dicts"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
-           tps: int, tf: float, mfu_: float) -> Fixture:
+           tps: int, tf: float | None, mfu_: float) -> Fixture:
+    """A torchtitan log's last step line (``grad`` and ``tf`` where it prints them)."""
     figures = [step(last), loss(loss_), memory(gib, "GiB", "memory"),
-               tokens_per_s(tps, "tps"), tflops(tf, "tflops"), mfu(mfu_)]
+               tokens_per_s(tps, "tps"), mfu(mfu_)]
+    if tf is not None:
+        figures.append(tflops(tf, "tflops"))
     if grad is not None:
         figures.append(value(grad, "grad_norm", "grad_norm"))
     return Fixture(f"frameworks/{name}", TITAN, figures)
@@ -74,6 +79,11 @@ def listed() -> list[Fixture]:
             tflops(228.4, "throughput per GPU (TFLOP/s/GPU)"),
             value(1.018004, "load_balancing_loss", "load_balancing_loss"),
             value(1.611, "grad norm", "grad_norm")]),
+        Fixture("frameworks/megatron_lm_gpt3_175b_skipped_slurm.log", MEGATRON, [
+            step(3), total(508626),
+            step_time(243344.4, "ms", "elapsed time per iteration (ms)"),
+            value(1073741824.0, "loss scale", "loss_scale"),
+            value(1, "number of skipped iterations", "skipped")]),
         # --- Megatron-DeepSpeed -------------------------------------------------------
         Fixture("frameworks/megatron_deepspeed_alcf_checkpoint_crash.log", MEGATRON_DS, [
             step(200), total(317892), loss(5.897035), lr(2.407e-04, "learning rate"),
@@ -96,6 +106,7 @@ def listed() -> list[Fixture]:
                0.17),
         _titan("torchtitan_moe_every_rank_pr2389.log", 5, 7.07623, 46.5, 66.91, 10007,
                313.36, 13.93),
+        _titan("torchtitan_ansi_colors_srun.log", 1990, 3.4370, None, 68.57, 6785, None, 39.73),
         # --- nanoGPT ------------------------------------------------------------------
         Fixture("frameworks/nanogpt_rope_shakespeare_char_mps.log", NANOGPT, [
             step(500), loss(1.9189), eval_loss(1.9168, "val loss"),
@@ -169,6 +180,19 @@ def listed() -> list[Fixture]:
             step(9000), total(301500), step_time(0.615, "s", "train_step_timing in s"),
             eval_loss(7.040, "val_loss"), value(6.3e5, "consumed_samples", "consumed_samples"),
             diag("loss_not_finite")]),
+        Fixture("frameworks/nemo_bionemo_esm1nv_bars.log", NEMO, [
+            step(34112), total(1100000), loss(2.520), eval_loss(2.510, "val_loss"),
+            value(2.54e8, "consumed_samples", "consumed_samples")]),
+        Fixture("frameworks/nemo1_gpt3_126m_bar_indented.log", NEMO, [
+            step(40), total(40), loss(10.90), value(39, "global_step", "global_step"),
+            value(9984, "consumed_samples", "consumed_samples")]),
+        Fixture("frameworks/nemo1_eks_bar_glued_validation.log", NEMO, [
+            step(2000), total(603000), loss(2.600),
+            step_time(1.900, "s", "train_step_timing in s"), eval_loss(2.800, "val_loss")]),
+        Fixture("frameworks/nemo2_skypilot_ray_logs.log", NEMO, [
+            step(10), total(999), lr(7.346e-06), loss(11.02),
+            value(48, "global_step", "global_step"),
+            step_time(46.81, "s", "train_step_timing in s")]),
         Fixture("frameworks/bionemo_esm2_iterations_pr740.log", NEMO, [
             step(125), total(149), loss(1.34), lr(3e-05),
             step_time(0.03147, "s", "train_step_timing in s"), eval_loss(4.106, "val_loss")]),
@@ -202,6 +226,26 @@ def listed() -> list[Fixture]:
                     epoch(1), step(2800), total(2983), lr(20.0),
                     step_time(11.49, "ms", "ms/batch"), value(35.58, "epoch time", "time"),
                     diag("loss_not_finite")]),
+        # --- MosaicML Composer ---------------------------------------------------------
+        Fixture("frameworks/composer_mpt7b_console_srun.log", COMPOSER, [
+            step(1), total(300000000), loss(12.0000),
+            memory(3.6287, "GB", "Train memory/allocated_mem"),
+            value(162754.5, "LanguagePerplexity", "languageperplexity")]),
+        Fixture("frameworks/composer_stable_diffusion_2nodes.log", COMPOSER, [
+            step(48), total(48), loss(0.1521)]),
+        # --- Hugging Face Trainer -----------------------------------------------------
+        Fixture("frameworks/hf_trainer_esm2_srun_smhp.log", HF, [
+            step(80), total(97), epoch(0.82), loss(2.6591),
+            lr(8.762886597938144e-06, "learning_rate"),
+            value(0.5596509575843811, "grad_norm", "grad_norm")]),
+        # --- other PyTorch training scripts -------------------------------------------
+        Fixture("frameworks/fsdp_llama_train_py_srun.log",
+                "awsome-distributed-training FSDP `Batch N Loss: ..., Speed: ... samples/sec`", [
+                    step(5), loss(14.34635), rate(8.98), lr(0.000099)]),
+        Fixture("frameworks/picotron_smollm_ec2.log", "picotron `Step: N | Loss: ... | MFU: ...`", [
+            step(3), loss(8.9219), tokens_per_s(10610, "Tokens/s"),
+            tokens_per_s(1330, "Tokens/s/GPU"), mfu(0.43, "MFU"),
+            memory(1.75, "GB", "Memory usage")]),
         # --- MaxText ------------------------------------------------------------------
         Fixture("frameworks/maxtext_v3_8_issue8.log", "MaxText `completed step:` lines", [
             step(15109), loss(2.191), step_time(2.166, "s", "seconds"),
