@@ -46,6 +46,8 @@ OPENNMT = "OpenNMT-py `Step N/M; acc: ...; ppl: ...` lines"
 LIGHTNING = "PyTorch Lightning bars and result tables"
 COMPOSER = "MosaicML Composer (console logger, progress bars)"
 HF = "Hugging Face Trainer dicts"
+LITGPT = "LitGPT `Epoch N | iter N step N | loss train: ..., val: ... | iter time: ...`"
+PADDLE = "PaddlePaddle-style `epoch: ..., loss: ..., batch_cost: ..., ips: ... samples/s`"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
@@ -250,6 +252,38 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/maxtext_v3_8_issue8.log", "MaxText `completed step:` lines", [
             step(15109), loss(2.191), step_time(2.166, "s", "seconds"),
             tflops(36.739, "TFLOP/s")]),
+        Fixture("frameworks/maxtext_tokens_per_device_pr761.log",
+                "MaxText `completed step:` lines", [
+                    step(9), step_time(1.341, "s", "seconds"),
+                    tflops(257.929, "TFLOP/s/device"),
+                    tokens_per_s(36653.244, "Tokens/s/device"), loss(0.000)]),
+        # --- LitGPT -------------------------------------------------------------------
+        Fixture("frameworks/litgpt_gpt2_reproduction_issue1607.log", LITGPT, [
+            epoch(34), step(610200), value(3051000, "iter", "iter"), loss(2.857),
+            eval_loss(2.861, "val"), step_time(111.49, "ms", "iter time")]),
+        Fixture("frameworks/litgpt_lora_finetune_end_issue1110.log", LITGPT, [
+            epoch(5), step(965), loss(1.182), eval_loss(1.057, "val"),
+            step_time(743.31, "ms", "iter time"), secs(583.36),
+            memory(14.49, "GB", "Memory used")]),
+        # --- OLMo ---------------------------------------------------------------------
+        Fixture("frameworks/olmo_metric_blocks_issue692.log",
+                "OLMo `[step=N/M,epoch=E]` blocks", [
+                    step(3), total(739328), loss(0.0),
+                    tokens_per_s(26676, "throughput/device/tokens_per_second"),
+                    value(7.725906669975302e-08, "optim/total_grad_norm", "grad_norm"),
+                    memory(53695, "MB", "System/Peak GPU Memory (MB)")]),
+        # --- PaddlePaddle family ------------------------------------------------------
+        Fixture("frameworks/openocr_openrec_issue9.log", PADDLE, [
+            epoch(1), step(150), loss(60.858330), lr(0.000007), rate(352.15369),
+            step_time(0.18174, "s", "avg_batch_cost")]),
+        Fixture("frameworks/paddleseg_fp32_pr928.log", PADDLE, [
+            epoch(1), step(140), total(500), loss(1.4884), lr(0.007459), rate(5.3722),
+            step_time(0.3723, "s", "batch_cost")]),
+        # --- TensorFlow Object Detection API ------------------------------------------
+        Fixture("frameworks/tf_object_detection_slim_issue2980.log",
+                "TF slim `global step N: loss = X (Y sec/step)`", [
+                    step(8), loss(57.9715), step_time(16.765, "s", "sec/step"),
+                    value(0.0339311, "global_step/sec", "global_step")]),
         # --- audiocraft (dora) --------------------------------------------------------
         Fixture("frameworks/audiocraft_musicgen_summaries_issue318.log",
                 "audiocraft `Train Summary | Epoch N | k=v` lines", [
