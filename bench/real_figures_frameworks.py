@@ -86,6 +86,12 @@ def listed() -> list[Fixture]:
             step_time(243344.4, "ms", "elapsed time per iteration (ms)"),
             value(1073741824.0, "loss scale", "loss_scale"),
             value(1, "number of skipped iterations", "skipped")]),
+        Fixture("frameworks/megatron_lm_2020_gpt2_issue60.log", MEGATRON, [
+            step(10), total(120000),
+            step_time(1993.9, "ms", "elapsed time per iteration (ms)"),
+            value(8388608.0, "loss scale", "loss_scale"),
+            memory(12606.06201171875, "MB", "max allocated"),
+            value(483.93, "forward (ms)", "forward")]),
         # --- Megatron-DeepSpeed -------------------------------------------------------
         Fixture("frameworks/megatron_deepspeed_alcf_checkpoint_crash.log", MEGATRON_DS, [
             step(200), total(317892), loss(5.897035), lr(2.407e-04, "learning rate"),
@@ -118,6 +124,9 @@ def listed() -> list[Fixture]:
             step_time(1395.62, "ms", "time"), mfu(10.57)]),
         Fixture("frameworks/nanogpt_owt_8xa100_issue110.log", NANOGPT, [
             step(1641), loss(3.9748), step_time(567.31, "ms", "time")]),
+        Fixture("frameworks/nanogpt_gpt2_fp16_nan_issue215.log", NANOGPT, [
+            step(3060), loss(3.8853), eval_loss(4.0427, "val loss"),
+            step_time(1018.23, "ms", "time"), mfu(15.11), diag("loss_not_finite")]),
         # --- timm ---------------------------------------------------------------------
         Fixture("frameworks/timm_resnet50_hpu_optimum_habana.log", TIMM, [
             step(50), total(73), loss(3.23), lr(1.001e-02, "LR"), rate(798.85),
@@ -240,6 +249,12 @@ def listed() -> list[Fixture]:
             step(80), total(97), epoch(0.82), loss(2.6591),
             lr(8.762886597938144e-06, "learning_rate"),
             value(0.5596509575843811, "grad_norm", "grad_norm")]),
+        Fixture("frameworks/hf_trainer_metrics_blocks_conll.log",
+                "Hugging Face Trainer `***** train metrics *****` blocks", [
+                    epoch(30.0), loss(0.1387), secs(2 * 3600 + 15 * 60 + 40.94), rate(51.742),
+                    eval_loss(0.0835, "eval_loss"), acc(0.9804),
+                    value(0.875, "eval_f1", "eval_f1"),
+                    value(0.834, "best_test_f1", "best_test_f1")]),
         # --- other PyTorch training scripts -------------------------------------------
         Fixture("frameworks/fsdp_llama_train_py_srun.log",
                 "awsome-distributed-training FSDP `Batch N Loss: ..., Speed: ... samples/sec`", [
