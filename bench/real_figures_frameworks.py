@@ -272,6 +272,12 @@ def listed() -> list[Fixture]:
                     step(9), step_time(1.341, "s", "seconds"),
                     tflops(257.929, "TFLOP/s/device"),
                     tokens_per_s(36653.244, "Tokens/s/device"), loss(0.000)]),
+        Fixture("frameworks/maxtext_absl_metric_logger_pr4847.log",
+                "MaxText `completed step:` lines", [
+                    step(3), step_time(10.344, "s", "seconds"),
+                    tflops(346.932, "TFLOP/s/device"),
+                    tokens_per_s(19006.461, "Tokens/s/device"), loss(12.979),
+                    value(433110.281, "perplexity", "perplexity")]),
         # --- LitGPT -------------------------------------------------------------------
         Fixture("frameworks/litgpt_gpt2_reproduction_issue1607.log", LITGPT, [
             epoch(34), step(610200), value(3051000, "iter", "iter"), loss(2.857),
@@ -299,6 +305,19 @@ def listed() -> list[Fixture]:
                 "TF slim `global step N: loss = X (Y sec/step)`", [
                     step(8), loss(57.9715), step_time(16.765, "s", "sec/step"),
                     value(0.0339311, "global_step/sec", "global_step")]),
+        # --- ESPnet -------------------------------------------------------------------
+        Fixture("frameworks/espnet2_lm_trainer_issue2674.log",
+                "ESPnet2 `Nepoch:train:a-bbatch: k=v, ...`", [
+                    epoch(5), step(5625), loss(1.717), lr(0.100, "lr_0"),
+                    step_time(0.014, "s", "train_time")]),
+        # --- fastai -------------------------------------------------------------------
+        Fixture("frameworks/fastai_tsai_nan_table_issue639.log", "fastai results table", [
+            epoch(3), acc(0.958595), diag("loss_not_finite")]),
+        # --- ColossalAI ---------------------------------------------------------------
+        Fixture("frameworks/colossalai_gpt_rich_issue1400.log",
+                "ColossalAI rich log records and trainer bar", [
+                    epoch(5), loss(107.16), lr(0.00012, "LR"), rate(8.2047),
+                    tflops(7.6092, "Tflops"), memory(1228.89, "MB", "max allocated")]),
         # --- audiocraft (dora) --------------------------------------------------------
         Fixture("frameworks/audiocraft_musicgen_summaries_issue318.log",
                 "audiocraft `Train Summary | Epoch N | k=v` lines", [
