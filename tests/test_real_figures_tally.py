@@ -42,3 +42,25 @@ def test_the_target_is_met():
     assert got / wanted >= 0.95, report(found)
     failed = [f for f in found if f.failed_run]
     assert failed and all("failed" in f.statuses for f in failed), report(found)
+
+
+def test_a_canonical_figure_counts_on_its_canonical_metric_or_the_printed_keys_name():
+    """``step_time(812.3, "ms", key)`` is 0.8123 s on Metric ``step_time_s``, or 812.3 on a
+    Metric named for the printed key; the wrong unit or another metric's name is no hit."""
+    from real_figures import Fixture, found_in_log, memory, mfu, step_time
+
+    from accelbench.engine.events import Metric, Progress
+
+    fixture = Fixture("frameworks/x.log", "x", [])
+    figure = step_time(812.3, "ms", "elapsed time per iteration (ms)")
+
+    def found(fig, *events):
+        return found_in_log(fig, list(events), fixture)
+
+    assert found(figure, Metric("r", 0.0, "step_time_s", 0.8123))
+    assert found(figure, Metric("r", 0.0, "elapsed_time_per_iteration_ms", 812.3))
+    assert not found(figure, Metric("r", 0.0, "step_time_s", 812.3))
+    assert not found(figure, Metric("r", 0.0, "loss", 0.8123), Progress("r", 0.0, 812, 0))
+    assert found(mfu(0.352, fraction=True), Metric("r", 0.0, "mfu_percent", 35.2))
+    assert found(memory(1536, "MB", "max_mem"), Metric("r", 0.0, "memory_gib", 1.5))
+    assert not found(memory(1536, "MB", "max_mem"), Metric("r", 0.0, "memory_gib", 1536))
