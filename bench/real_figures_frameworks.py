@@ -131,6 +131,9 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/timm_resnet50_hpu_optimum_habana.log", TIMM, [
             step(50), total(73), loss(3.23), lr(1.001e-02, "LR"), rate(798.85),
             step_time(0.160, "s", "Time"), eval_loss(1.867, "Loss"), acc(39.261)]),
+        Fixture("frameworks/timm_swin_tiny_scratch_notes.log", TIMM, [
+            step(150), total(10009), loss(6.984760), lr(5.000e-07, "LR"), rate(401.74),
+            step_time(0.319, "s", "Time")]),
         # --- fairseq ------------------------------------------------------------------
         Fixture("frameworks/fairseq_transformer_issue514.log", FAIRSEQ, [
             epoch(10), step(1000), total(2737), loss(6.144), lr(0.000197511),
