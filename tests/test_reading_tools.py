@@ -167,7 +167,7 @@ def test_a_sampled_tool_line_that_cannot_be_read_is_said_once(tmp_path, capfd):
             return [sys.executable, "-c", "print('0 ok'); print('x bad'); print('y bad')"]
 
         def feed(self, line: str):
-            return [{"engine": "e", "percent": float(line.split()[0])}]
+            return [{"engine": "e", "percent": float(line.split(maxsplit=1)[0])}]
 
     sampler = Tool(1.0, tmp_path).start()
     err = ""
@@ -178,8 +178,8 @@ def test_a_sampled_tool_line_that_cannot_be_read_is_said_once(tmp_path, capfd):
         time.sleep(0.05)
     sampler.close()
     assert err.count("cannot be read") == 1  # two such lines: said once
-    assert "fake printed a line that cannot be read (skipped, and any more like it):" \
-        " x bad" in err
+    said = "fake printed a line that cannot be read (skipped, and any more like it): x bad"
+    assert said in err
 
 
 # --- Slurm: scontrol show job ----------------------------------------------------------
@@ -292,9 +292,9 @@ def test_parse_shows_a_pbs_job(tmp_path, home, monkeypatch):
 @pytest.mark.parametrize("text", [
     "Job Id: 1.server\n    Job_Name = a\n    job_st",  # cut before its state
     "Job Id: \n\n",
-    "Job id            Name             User              Time Use S Queue\n"
-    "----------------  ---------------- ----------------  -------- - -----\n"
-    "\x00\x1b[2J garbage ~~~ ###\n",
+    ("Job id            Name             User              Time Use S Queue\n"
+     "----------------  ---------------- ----------------  -------- - -----\n"
+     "\x00\x1b[2J garbage ~~~ ###\n"),
     "JobId=abc JobState=WHAT\n",
     "Job: \n",
 ])
