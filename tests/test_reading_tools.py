@@ -306,6 +306,15 @@ def test_garbage_or_cut_records_give_no_rows_and_no_traceback(tmp_path, home, te
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
 
 
+def test_a_log_that_only_starts_like_a_pbs_record_is_read_as_a_log(tmp_path):
+    text = ("Job: resnet50\nJob Id: 4242.server\n"
+            "{'loss': 0.25, 'learning_rate': 1e-05, 'epoch': 1.0}\n")
+    assert read_jobs(text) is None
+    [section] = parse_file(_file(tmp_path, "train.log", text))
+    assert section.dialects == ["hf_trainer"] and _metrics(_file(tmp_path, "t.log", text))[
+        "loss"] == 0.25
+
+
 def test_a_tracejob_with_garbled_figures_gives_the_job_without_them(tmp_path):
     text = "Job: 12.server\n\n01/01/2020 10:00:00  S    Exit_status=abc resources_used.walltime=x\n"
     [section] = parse_file(_file(tmp_path, "garbled.txt", text))

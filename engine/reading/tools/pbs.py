@@ -84,8 +84,9 @@ def read_jobs(text: str) -> list[tuple[PbsJob, str]] | None:
                 found.append((job, "\n".join([f"Job Id: {job_id}", *body]).rstrip()))
     elif any(_TRACE_JOB.match(line) for line in lines[:50]):
         for job_id, body in keyvalue.records(lines, _TRACE_JOB):
-            found.append((_trace_job(job_id, body),
-                          "\n".join([f"Job: {job_id}", *body]).rstrip()))
+            if any(_TRACE_LINE.match(line) for line in body):  # (else no tracejob's)
+                found.append((_trace_job(job_id, body),
+                              "\n".join([f"Job: {job_id}", *body]).rstrip()))
     else:
         found = _table_jobs(lines)
     return found or None

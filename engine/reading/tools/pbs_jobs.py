@@ -119,4 +119,5 @@ class PbsTable(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return looks_like_pbs(text)
+        """Whether ``text`` starts as a PBS record that shows a job."""
+        return looks_like_pbs(text) and read_jobs(text) is not None
