@@ -73,6 +73,22 @@ def test_the_default_table_gives_each_gpus_readings(tmp_path, name, busy, used, 
     assert [s.dialects for s in parse_file(path)] == [["nvidia_smi"]]
 
 
+def test_tables_printed_one_after_another_make_a_series_at_their_own_times(tmp_path,
+                                                                          store):
+    """As ``nvidia-smi -l`` prints them: each table's first line dates its readings."""
+    idle, load = _body("cuda/smi_table_h200_idle.txt"), _body("cuda/smi_table_h100_load.txt")
+    path = _file(tmp_path, "series.txt", idle + load)
+    busy = [(e.ts, e.percent) for e in _events(path)
+            if isinstance(e, Utilization) and e.engine == "gpu0"]
+    taken = [time.mktime(time.strptime(stamp, "%a %b %d %H:%M:%S %Y"))
+             for stamp in ("Fri Jul  3 22:10:45 2026", "Tue Jul 14 08:12:53 2026")]
+    assert busy == [(taken[0], 0.0), (taken[1], 100.0)]
+    [run] = import_file(store, path)
+    assert run.summary.duration_s == taken[1] - taken[0]
+    q = _events(_file(tmp_path, "cuda/smi_q_h100_load.txt"))
+    assert {e.ts for e in q} == {taken[1]}
+
+
 def test_q_reports_give_utilization_memory_temperature_power_and_clocks(tmp_path):
     h100 = _file(tmp_path, "cuda/smi_q_h100_load.txt")
     assert _metrics(h100) == {

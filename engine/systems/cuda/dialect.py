@@ -10,7 +10,9 @@ temperature, power of its cap, memory used of total and utilisation); ``-q`` an 
 report per ``GPU <bus id>`` (``FB Memory Usage``, ``Utilization``, ``Temperature``,
 ``GPU Power Readings``, ``Clocks``); ``topo -m`` a matrix of the links between GPUs
 (``NV12``: 12 NVLinks; ``PIX``, ``PXB``, ``PHB``, ``NODE``, ``SYS``: PCIe paths), read
-as ``gpu<i>_gpu<j>_nvlinks`` (0 where the GPUs meet over PCIe).
+as ``gpu<i>_gpu<j>_nvlinks`` (0 where the GPUs meet over PCIe). The table's first line
+and ``-q``'s ``Timestamp`` (local time) date the readings after them, so the tables
+``nvidia-smi -l`` keeps printing make a series.
 
 Percentages become ``Utilization`` engines (``gpu<i>`` SM busy, ``gpu<i> mem bw`` memory
 controller busy, ``gpu<i> mem`` memory used of total with its MiB); absolute readings
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from datetime import datetime
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Utilization
@@ -59,6 +62,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TABLE_GPU = re.compile(r"^\s*(\d+)\s+(\S.*?)\s+(?:On|Off|WDDM|TCC|MCDM|N/A)\s*$")
 _TABLE_TEMP = re.compile(r"^\s*\S+\s+(\S+?)C?\s+(?:P\d+|\S+)\s+(\S+?)W?\s*/\s*\S+\s*$")
 _TABLE_MEMORY = re.compile(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$")
+# the time the default table (its first line) and -q (its Timestamp) were taken, local time
+_TAKEN = re.compile(r"^(?:Timestamp\s*:\s*)?((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d"
+                    r" \d\d:\d\d:\d\d \d{4})\s*$")
 _QUERY_GPU = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 _QUERY_FIELD = re.compile(r"^( +)(\S.*?)\s*:\s(.*)$")
 # -q (section, key) → the dmon column it is; power from the first that gives one
@@ -90,7 +96,8 @@ class NvidiaSmi(Dialect):
 
     name = "nvidia_smi"
     title = "nvidia-smi (dmon, --query-gpu CSV, table, -q, topo -m)"
-    needs = ("# ", "#Date", ", ", "--query-gpu=", "    ", "|", "GPU", "NVSMI LOG")
+    needs = ("# ", "#Date", ", ", "--query-gpu=", "    ", "|", "GPU", "NVSMI LOG", "Timestamp",
+             "Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun ")
     sniff_needs = _SNIFF_NEEDS  # the lines sniff reads
     warnings = frozenset({"nvidia_smi_unreadable"})  # a row it could not read
 
@@ -106,10 +113,16 @@ class NvidiaSmi(Dialect):
         self._total_mib: float | None = None  # its FB memory total
         self._topo: list[str] = []  # topo -m: the GPU columns of the matrix
         self._reports = 0
+        self._taken: float | None = None  # when the table or -q report being read was taken
 
     def feed(self, line: str, ts: float) -> list[Event]:
+        if m := _TAKEN.match(line):
+            with contextlib.suppress(ValueError):
+                self._taken = time.mktime(time.strptime(m[1], "%a %b %d %H:%M:%S %Y"))
+            return []
+        taken = self._taken if self._taken is not None else ts  # (the table's, -q's)
         if line.startswith("|"):
-            return self._table_row(line, ts)
+            return self._table_row(line, taken)
         if "NVSMI LOG" in line:
             self._query_gpu = -1
             return []
@@ -118,10 +131,10 @@ class NvidiaSmi(Dialect):
             self._sections, self._power_read, self._total_mib = [], False, None
             return []
         if self._query_gpu >= 0 and line.startswith(" "):
-            return self._query_line(line, ts)
+            return self._query_line(line, taken)
         if line[:1].strip():
             self._query_gpu = -1
-        if "GPU" in line and (events := self._topo_line(_ANSI.sub("", line), ts)) is not None:
+        if "GPU" in line and (events := self._topo_line(_ANSI.sub("", line), taken)) is not None:
             return events
         if line.startswith("#"):
             if _DMON_HEADER.match(line):
