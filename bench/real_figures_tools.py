@@ -51,6 +51,12 @@ def listed() -> list[Fixture]:
             value(2070, "MHz", "gpu0_sm_clock"), value(7500, "MHz", "gpu0_mem_clock")]),
         Fixture("cuda/query_gpu_2gpu_bpytop.csv", "nvidia-smi --query-gpu csv", [
             *_gpu(0, 36.0, 2856, 11175, 60, 106.56), *_gpu(1, 0.0, 4, 6078, 49, 5.68)]),
+        Fixture("cuda/query_gpu_noheader_nounits_2gpu.txt",
+                "nvidia-smi --query-gpu csv,noheader,nounits", [
+                    util("gpu0", 0.0), value(0, "MiB used", "gpu0_mem_used"),
+                    value(12288, "MiB", "gpu0_mem_total"), value(42, "C", "gpu0_temp"),
+                    util("gpu1", 100.0), value(15868, "MiB used", "gpu1_mem_used"),
+                    value(16311, "MiB", "gpu1_mem_total"), value(67, "C", "gpu1_temp")]),
         Fixture("cuda/topo_h100_single.txt", "nvidia-smi topo -m",
                 [rows(1), text("0-19")], _topology),
         Fixture("cuda/topo_2gpu_phb_club3090.txt", "nvidia-smi topo -m",

@@ -139,6 +139,13 @@ def test_a_query_gpu_csv_without_an_index_numbers_its_gpus_in_order(tmp_path):
     assert _utils(path)["gpu1"] == (0.0, None)
 
 
+def test_a_query_gpu_csv_without_header_or_units_takes_its_fields_from_its_command(tmp_path):
+    metrics = _metrics(_file(tmp_path, "cuda/query_gpu_noheader_nounits_2gpu.txt"))
+    assert metrics == {"gpu0_mem_used_mib": 0.0, "gpu0_mem_total_mib": 12288.0,
+                       "gpu0_temp_c": 42.0, "gpu1_mem_used_mib": 15868.0,
+                       "gpu1_mem_total_mib": 16311.0, "gpu1_temp_c": 67.0}
+
+
 def test_a_gpu_row_that_cannot_be_read_is_reported_not_dropped(tmp_path):
     table = _body("cuda/smi_table_l40s_load.txt").replace(
         "| N/A   54C    P0            110W /  350W |    1235MiB /  46068MiB |",
