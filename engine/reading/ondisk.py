@@ -5,7 +5,8 @@ A run directory is one holding structured files (``trainer_state.json``,
 ``trainer_log.jsonl``, ``metrics.csv``, event files), with the event files of its
 ``runs/`` folder (a Hugging Face ``output_dir``): one run. Its files are read in that order;
 a later file adds only the metrics an earlier one did not give (TensorBoard repeats the
-Trainer's losses), and the first that tells how the run ended (or how long it took) says so.
+Trainer's losses) and its wall times (the run's clock), and the first that tells how the
+run ended (or how long it took) says so.
 """
 
 from __future__ import annotations
@@ -82,26 +83,30 @@ def _reader(path: Path) -> Callable[[Path], Iterator[Record]]:
 def records(files: list[Path]) -> Iterator[Record]:
     """The records of a run's ``files`` (``run_files``), merged as the module says."""
     given: set[str] = set()
-    ended = timed = False
+    ended = timed = False  # whether an earlier file said how the run ended, how long it took
+    total: int | None = None
     for path in files:
         mine: set[str] = set()
+        ends = times = False
         for record in _reader(path)(path):
             if given:
                 record.metrics = {k: v for k, v in record.metrics.items() if k not in given}
             mine.update(record.metrics)
+            total = record.total = record.total or total
             if record.status is not None:
                 if ended:
                     record.status = record.code = record.detail = None
-                ended = True
+                ends = True
             if record.elapsed is not None:
                 if timed:
                     record.elapsed = None
-                timed = True
+                times = True
             if (given and not record.metrics and record.status is None
-                    and record.elapsed is None):
+                    and record.elapsed is None and record.time is None):
                 continue  # (a later file's steps alone: an earlier one gave them)
             yield record
         given |= mine
+        ended, timed = ended or ends, timed or times
 
 
 def blocks(files: list[Path]) -> Iterator[str]:
