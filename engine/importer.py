@@ -128,13 +128,13 @@ class Imported:
 
 def import_path(store, path: str | Path, dialect: str = "auto",
                 accelerator: str | None = None) -> Imported:
-    """``import_file`` of a file, or of each run under a directory: each run directory
-    (``reading.ondisk.run_files``: its structured files, one run) and each other file, as
-    a log; a file is read once however it is reached (links), and binary files that are
-    not event files or ``.gz`` logs are passed over."""
+    """``import_file`` of a file, or of each run under a directory (itself too): each run
+    directory (``reading.ondisk.run_files``: its structured files, one run) and each other
+    file, as a log; a file is read once however it is reached (links), and binary files
+    that are not event files or ``.gz`` logs are passed over (listed in ``skipped``)."""
     path = Path(path)
     done = Imported()
-    if not path.is_dir() or ondisk.run_files(path):
+    if not path.is_dir():
         done.runs = import_file(store, path, dialect, accelerator)
         return done
     seen: set[tuple[int, int]] = set()

@@ -5,8 +5,8 @@ directories of them, through ``parse`` and ``import`` (tests/fixtures/real/ondis
 from __future__ import annotations
 
 import gzip
-import shutil
 import struct
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,27 +16,18 @@ from accelbench.engine.importer import import_file, import_path
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.reading import tfevents
 from accelbench.engine.runner import RunHandle
-from tests.conftest import FIXTURES, accelbench
+from tests.conftest import ROOT, accelbench
 
-ONDISK = FIXTURES / "real" / "ondisk"
-T5_EVENTS = "runs/Mar24_22-23-40_DESKTOP-41L2EO3/events.out.tfevents.1742826235.DESKTOP-41L2EO3.107869.0"
+sys.path.insert(0, str(ROOT / "bench"))
+import real_figures  # (bench/: the fixtures as published)
+
+T5_EVENTS = ("runs/Mar24_22-23-40_DESKTOP-41L2EO3/"
+             "events.out.tfevents.1742826235.DESKTOP-41L2EO3.107869.0")
 
 
 def materialise(name: str, dest: Path) -> Path:
-    """The fixture ``name`` (a file or a run directory) under ``dest`` as its source has it:
-    a text file without its first (source) line, a binary one (a ``.source`` beside it) as
-    is, the ``.source`` files left out."""
-    src = ONDISK / name
-    for path in sorted(src.rglob("*")) if src.is_dir() else [src]:
-        if path.is_dir() or path.suffix == ".source":
-            continue
-        out = dest / name / path.relative_to(src) if src.is_dir() else dest / name
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if path.with_name(path.name + ".source").exists():
-            shutil.copyfile(path, out)
-        else:
-            out.write_text(path.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
-    return dest / name
+    """The fixture ``ondisk/name`` under ``dest`` as its source has it."""
+    return real_figures.materialise(f"ondisk/{name}", dest)
 
 
 def figures(path: Path) -> dict:
@@ -179,9 +170,9 @@ def test_a_damaged_file_is_one_line_naming_it(what, home, tmp_path):
 
 def test_a_directory_imports_each_run_once_and_lists_what_it_skipped(home, tmp_path):
     top = tmp_path / "experiments"
-    for name in ("hf_t5_summarization", "lightning_glitch/metrics.csv",
-                 "mlperf_dlrm_asus_result_1.txt"):
-        materialise(name, top)
+    materialise("hf_t5_summarization", top)
+    materialise("lightning_glitch/metrics.csv", top / "lightning_logs" / "version_0")
+    materialise("mlperf_dlrm_asus_result_1.txt", top)
     (top / "notes.txt").write_text("nothing to read here\n")
     (top / "weights.bin").write_bytes(b"\0\1\2" * 100)
     (top / "again.txt").symlink_to(top / "mlperf_dlrm_asus_result_1.txt")
