@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, canonical
+from accelbench.engine.reading.records import Record, canonical, lines
 
 NAME = "metrics.csv"
 
@@ -26,11 +26,11 @@ def _float(text: str | None) -> float | None:
 
 
 def csv_records(path: Path) -> Iterator[Record]:
-    """The records of a Lightning ``metrics.csv``, streamed (csv's own field size limit
-    bounds each field)."""
+    """The records of a Lightning ``metrics.csv``, streamed (a line read at most
+    ``records.MAX_LINE`` characters)."""
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            reader = csv.DictReader(f)
+            reader = csv.DictReader(lines(f, path))
             fields = reader.fieldnames or []
             if "step" not in fields:
                 raise UserError(f"{path}: not a Lightning {NAME}: no step column")

@@ -16,12 +16,15 @@ import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
+from accelbench.engine.errors import UserError
 from accelbench.engine.events import Diagnosis, Event, Metric, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 
 NAME = "records"
+MAX_LINE = 1024 * 1024  # characters of a structured file's line read at most
 SAMPLES = "samples_per_s"  # the metric name that is a Throughput event
 
 # Keys of the files read here, mapped onto the canonical figures (VOCAB.md); any other
@@ -48,6 +51,17 @@ def canonical(key: str) -> str:
     if name.startswith("lr_") and key.startswith("lr-"):
         return "lr"
     return _CANONICAL.get(name, name)
+
+
+def lines(f: TextIO, path: Path) -> Iterator[str]:
+    """The lines of a text file ``f`` (at ``path``), none longer than ``MAX_LINE``: a longer
+    one is damage (a ``UserError``), not read whole."""
+    n = 0
+    while line := f.readline(MAX_LINE + 1):
+        n += 1
+        if len(line) > MAX_LINE:
+            raise UserError(f"{path}: line {n} is longer than {MAX_LINE} characters")
+        yield line
 
 
 def number(value: Any) -> float | None:

@@ -8,7 +8,8 @@ data is an ``Event`` protobuf: ``wall_time`` (1, double), ``step`` (2, int64) an
 holding one float or double. Other values (images, histograms, text) are passed over.
 
 Reads are bounded: a record is read whole only up to ``MAX_RECORD`` bytes; a longer one,
-a bad checksum or a cut-off record is damage, reported as a ``UserError`` naming the file
+a bad checksum (of any length; of the data of a record read: one holding scalars, or that
+does not decode) or a cut-off record is damage, reported as a ``UserError`` naming the file
 and the offset (the scalars before it are given first).
 """
 
@@ -70,8 +71,10 @@ def masked_crc(data: bytes) -> int:
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def records(f: BinaryIO, name: str) -> Iterator[bytes]:
-    """The data of each TFRecord read from ``f`` (``name``: the file, for errors)."""
+def records(f: BinaryIO, name: str) -> Iterator[tuple[int, bytes, int]]:
+    """``(offset, data, masked crc)`` of each TFRecord read from ``f`` (``name``: the file,
+    for errors); the length's checksum is checked here, the data's by the caller (a record
+    it does not read, an image, need not be)."""
     offset = 0
     while head := f.read(12):
         if len(head) < 12:
@@ -86,10 +89,8 @@ def records(f: BinaryIO, name: str) -> Iterator[bytes]:
         tail = f.read(4)
         if len(data) < length or len(tail) < 4:
             raise UserError(f"{name}: damaged event file: a record cut off at byte {offset}")
-        if masked_crc(data) != struct.unpack("<I", tail)[0]:
-            raise UserError(f"{name}: damaged event file: bad data checksum at byte {offset}")
+        yield offset, data, struct.unpack("<I", tail)[0]
         offset += 16 + length
-        yield data
 
 
 def _fields(buf: bytes) -> Iterator[tuple[int, int, int | bytes]]:
@@ -143,14 +144,18 @@ def _double(bits: int) -> float:
 def _float(bits: int) -> float:
     """A float32 as the shortest decimal that reads back as the same float32 (``1.7423``,
     as TensorBoard shows it, not ``1.742300033569336``)."""
-    value = float(struct.unpack("<f", bits.to_bytes(4, "little"))[0])
+    raw = bits.to_bytes(4, "little")
+    value = float(struct.unpack("<f", raw)[0])
     if not math.isfinite(value):
         return value
-    for digits in range(1, 10):
-        short = float(f"{value:.{digits}g}")
-        if struct.pack("<f", short) == bits.to_bytes(4, "little"):
-            return short
-    return value
+
+    def same(digits: int) -> bool:
+        return struct.pack("<f", float(f"{value:.{digits}g}")) == raw
+
+    digits = next(d for d in (6, 7, 8, 9) if same(d))  # (9 always reads back)
+    while digits > 1 and digits <= 6 and same(digits - 1):  # (reading back: monotonic)
+        digits -= 1
+    return float(f"{value:.{digits}g}")
 
 
 _DT_FLOAT, _DT_DOUBLE = 1, 2
@@ -212,14 +217,22 @@ def event_scalars(data: bytes) -> list[Scalar]:
 
 
 def scalars(path: Path) -> Iterator[Scalar]:
-    """Every scalar of the event file at ``path``, in the order written."""
+    """Every scalar of the event file at ``path``, in the order written (the checksum of
+    each record that holds one checked)."""
     try:
         with open(path, "rb") as f:
-            for n, data in enumerate(records(f, str(path))):
+            for offset, data, crc in records(f, str(path)):
+                bad: ValueError | None = None
                 try:
-                    yield from event_scalars(data)
+                    found = event_scalars(data)
                 except ValueError as exc:
-                    raise UserError(f"{path}: damaged event file: record {n + 1} is not an"
-                                    f" Event ({exc})") from None
+                    found, bad = [], exc
+                if (found or bad) and masked_crc(data) != crc:
+                    raise UserError(f"{path}: damaged event file: bad data checksum at byte"
+                                    f" {offset}")
+                if bad is not None:
+                    raise UserError(f"{path}: damaged event file: the record at byte {offset}"
+                                    f" is not an Event ({bad})")
+                yield from found
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None

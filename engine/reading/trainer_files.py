@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, canonical, number
+from accelbench.engine.reading.records import Record, canonical, lines, number
 
 STATE = "trainer_state.json"
 LOG = "trainer_log.jsonl"
-MAX_STATE = 256 * 1024 * 1024  # bytes of a trainer_state.json read at most
-MAX_LINE = 1024 * 1024  # characters of a trainer_log.jsonl line read at most
+MAX_STATE = 64 * 1024 * 1024  # bytes of a trainer_state.json read at most (then parsed)
 _PLACES = {"step", "epoch", "current_steps", "total_steps", "percentage", "elapsed_time",
            "remaining_time"}
 _DURATION = re.compile(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d)$")
@@ -91,11 +90,7 @@ def log_records(path: Path) -> Iterator[Record]:
     last: Record | None = None
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            n = 0
-            while line := f.readline(MAX_LINE + 1):
-                n += 1
-                if len(line) > MAX_LINE:
-                    raise UserError(f"{path}: line {n} is longer than {MAX_LINE} characters")
+            for n, line in enumerate(lines(f, path), 1):
                 if not line.strip():
                     continue
                 try:
