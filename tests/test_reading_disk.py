@@ -187,3 +187,21 @@ def test_a_directory_imports_each_run_once_and_lists_what_it_skipped(home, tmp_p
     from accelbench.engine.store import Store
 
     assert len(import_path(Store(home), top).runs) == 3
+
+
+def test_an_over_long_line_is_damage_not_read_whole(tmp_path):
+    path = materialise("llamafactory_sft_start/trainer_log.jsonl", tmp_path)
+    with path.open("a") as f:
+        f.write('{"loss": "' + "9" * (2 << 20) + '"}\n')
+    with pytest.raises(UserError, match=r"line 41 is longer than"):
+        parse_file(path)
+
+
+def test_a_directory_with_nothing_to_read_says_so_and_why(home, tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "config.yaml").write_text("lr: 0.1\n")
+    result = accelbench("import", str(tmp_path / "d"))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert result.stdout.splitlines() == [
+        f"skipped {tmp_path / 'd' / 'config.yaml'}: no section holds a log accelbench can read"]
+    assert "no file under it holds a run" in result.stderr
