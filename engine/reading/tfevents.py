@@ -5,7 +5,8 @@ A file is a sequence of TFRecords: ``uint64 length``, ``uint32 masked crc32c(len
 data is an ``Event`` protobuf: ``wall_time`` (1, double), ``step`` (2, int64) and a
 ``Summary`` (5) of ``Value`` s, each a ``tag`` (1) with ``simple_value`` (2, float: TF1,
 ``torch.utils.tensorboard``) or a ``tensor`` (8, ``TensorProto``: TF2's ``tf.summary``)
-holding one float or double. Other values (images, histograms, text) are passed over.
+holding one float or double, its ``metadata`` (9) naming the ``scalars`` plugin or none.
+Other values (images, histograms, text, hparams) are passed over.
 
 Reads are bounded: a record is read whole only up to ``MAX_RECORD`` bytes; a longer one,
 a bad checksum (of any length; of the data of a record read: one holding scalars, or that
@@ -185,11 +186,21 @@ def _tensor_scalar(buf: bytes) -> float | None:
     return None
 
 
+def _plugin(metadata: bytes) -> str | None:
+    """The plugin a ``SummaryMetadata`` names (``plugin_data.plugin_name``), if any."""
+    for number, _, data in _fields(metadata):
+        if number == 1 and isinstance(data, bytes):
+            for field, _, name in _fields(data):
+                if field == 1 and isinstance(name, bytes):
+                    return name.decode("utf-8", "replace")
+    return None
+
+
 def _values(summary: bytes) -> Iterator[tuple[str, float]]:
     for number, _, value in _fields(summary):
         if number != 1 or not isinstance(value, bytes):
             continue
-        tag, scalar = "", None
+        tag, scalar, plugin = "", None, "scalars"
         for field, wire, item in _fields(value):
             if field == 1 and isinstance(item, bytes):
                 tag = item.decode("utf-8", "replace")
@@ -197,7 +208,9 @@ def _values(summary: bytes) -> Iterator[tuple[str, float]]:
                 scalar = _float(int(item))
             elif field == 8 and isinstance(item, bytes):
                 scalar = _tensor_scalar(item)
-        if tag and scalar is not None:
+            elif field == 9 and isinstance(item, bytes):
+                plugin = _plugin(item) or plugin
+        if tag and scalar is not None and plugin == "scalars":
             yield tag, scalar
 
 
