@@ -633,7 +633,13 @@ def _tables(path: Path, reader: Reader) -> bool:
             return False  # (a larger one is read as any log)
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    jobs = job_tables("".join(_blocks(path)))
+    blocks, size = [], 0
+    for block in _blocks(path):  # (a .gz file: its text may be larger than the file)
+        size += len(block)
+        if size > MAX_TABLE:
+            return False
+        blocks.append(block)
+    jobs = job_tables("".join(blocks))
     if jobs is None:
         return False
     reader.file([])

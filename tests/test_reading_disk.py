@@ -205,3 +205,11 @@ def test_a_directory_with_nothing_to_read_says_so_and_why(home, tmp_path):
     assert result.stdout.splitlines() == [
         f"skipped {tmp_path / 'd' / 'config.yaml'}: no section holds a log accelbench can read"]
     assert "no file under it holds a run" in result.stderr
+
+
+def test_a_gz_slurm_table_reads_as_the_plain_one(tmp_path):
+    plain = real_figures.materialise("slurm/sacct_parsable2_cluster_utils.txt", tmp_path)
+    packed = tmp_path / "sacct.txt.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    runs = [[(s.title, s.status, s.dialects) for s in parse_file(p)] for p in (plain, packed)]
+    assert runs[0] == runs[1] and runs[0][0][2] == ["slurm_table"]
