@@ -213,3 +213,13 @@ def test_a_gz_slurm_table_reads_as_the_plain_one(tmp_path):
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     runs = [[(s.title, s.status, s.dialects) for s in parse_file(p)] for p in (plain, packed)]
     assert runs[0] == runs[1] and runs[0][0][2] == ["slurm_table"]
+
+
+def test_the_usual_scalar_event_read_at_once_is_what_its_fields_give(tmp_path, monkeypatch):
+    path = materialise("hf_t5_summarization", tmp_path) / T5_EVENTS
+    with open(path, "rb") as f:
+        data = [record for _, record, _ in tfevents.records(f, str(path))]
+    quick = [tfevents.event_scalars(record) for record in data]
+    assert sum(tfevents._simple(record) is not None for record in data) == 1726
+    monkeypatch.setattr(tfevents, "_simple", lambda record: None)
+    assert [tfevents.event_scalars(record) for record in data] == quick

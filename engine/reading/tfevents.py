@@ -17,6 +17,7 @@ and the offset (the scalars before it are given first).
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -214,8 +215,32 @@ def _values(summary: bytes) -> Iterator[tuple[str, float]]:
             yield tag, scalar
 
 
+# The usual scalar event, as TF1 and torch.utils.tensorboard write it: wall_time, step (but
+# 0), a Summary of one Value: a tag (shorter than 128 bytes) and a simple_value.
+_SIMPLE = re.compile(rb"\x09(.{8})(?:\x10([\x80-\xff]{0,9}[\x00-\x7f]))?"
+                     rb"\x2a([\x00-\x7f])\x0a([\x00-\x7f])\x0a([\x00-\x7f])(.*)\x15(.{4})",
+                     re.S)
+
+
+def _simple(data: bytes) -> Scalar | None:
+    """The scalar of a usual scalar event (``_SIMPLE``), else None (read field by field)."""
+    m = _SIMPLE.fullmatch(data)
+    if m is None:
+        return None
+    summary, value, size = m[3][0], m[4][0], m[5][0]
+    tag = m[6]
+    if len(tag) != size or value != size + 7 or summary != value + 2:
+        return None
+    step = _varint(m[2], 0)[0] if m[2] else 0
+    return Scalar(tag.decode("utf-8", "replace"), _float(int.from_bytes(m[7], "little")),
+                  step - (1 << 64) if step >= 1 << 63 else step,
+                  _double(int.from_bytes(m[1], "little")))
+
+
 def event_scalars(data: bytes) -> list[Scalar]:
     """The scalars of one ``Event`` record; ``ValueError`` where it is malformed."""
+    if (usual := _simple(data)) is not None:
+        return [usual]
     wall_time, step, summaries = 0.0, 0, []
     for number, wire, value in _fields(data):
         if number == 1 and wire == 1:
