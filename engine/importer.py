@@ -8,8 +8,10 @@ run's. (Apart from ``logfile`` so that ``accelbench parse`` loads no store.)
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -177,14 +179,15 @@ def _first(path: Path, seen: set[tuple[int, int]]) -> bool:
 
 
 def _binary(path: Path) -> bool:
-    """A file with a NUL in its first 8 KiB, but an event file or gzip'd log."""
-    if path.suffix.lower() == ".gz" or ondisk.kind(path):
+    """A file with a NUL in its first 8 KiB (a ``.gz`` file: of its text; a ``.tar.gz`` is
+    binary), but an event file."""
+    if ondisk.kind(path):
         return False
     try:
-        with open(path, "rb") as f:
+        with (gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")) as f:
             return b"\0" in f.read(8192)
-    except OSError:
-        return False
+    except (OSError, EOFError, zlib.error):
+        return False  # (its reading says why)
 
 
 def _exit(outcome: Outcome, span: float, created: float, path: Path) -> dict:

@@ -175,6 +175,7 @@ def test_a_directory_imports_each_run_once_and_lists_what_it_skipped(home, tmp_p
     materialise("mlperf_dlrm_asus_result_1.txt", top)
     (top / "notes.txt").write_text("nothing to read here\n")
     (top / "weights.bin").write_bytes(b"\0\1\2" * 100)
+    (top / "logs.tar.gz").write_bytes(gzip.compress(b"logs/run.log" + b"\0" * 500))
     (top / "again.txt").symlink_to(top / "mlperf_dlrm_asus_result_1.txt")
     result = accelbench("import", str(top))
     assert result.returncode == 0, result.stderr
@@ -184,6 +185,7 @@ def test_a_directory_imports_each_run_once_and_lists_what_it_skipped(home, tmp_p
     assert sum("hf_t5_summarization" in line for line in taken) == 1
     assert f"skipped {top / 'notes.txt'}: no section holds a log accelbench can read" in lines
     assert f"skipped {top / 'weights.bin'}: binary, not a log" in lines
+    assert f"skipped {top / 'logs.tar.gz'}: binary, not a log" in lines
     from accelbench.engine.store import Store
 
     assert len(import_path(Store(home), top).runs) == 3
