@@ -20,8 +20,10 @@ text and events to a :class:`Reader` as they come.
 from __future__ import annotations
 
 import copy
+import gzip
 import operator
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -40,6 +42,7 @@ from accelbench.engine.parsers.prefilter import (
 )
 from accelbench.engine.parsers.slurm_rows import job_tables
 from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
+from accelbench.engine.reading import ondisk, records
 from accelbench.engine.rows import Batch, Rows, expanded
 
 BLOCK = 1024 * 1024  # characters read at a time
@@ -132,10 +135,13 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
 
 
 def _blocks(path: Path) -> Iterator[str]:
-    """The text of ``path`` (decoded as ``Path.read_text`` does) in blocks of whole lines;
-    the last one lacks its ``\\n`` where the file does."""
+    """The text of ``path`` (decoded as ``Path.read_text`` does; a ``.gz`` file
+    decompressed as it is read) in blocks of whole lines; the last one lacks its ``\\n``
+    where the file does."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with (gzip.open(path, "rt", encoding="utf-8", errors="replace")
+              if path.suffix.lower() == ".gz"
+              else open(path, encoding="utf-8", errors="replace")) as f:
             carry = ""
             while block := f.read(BLOCK):
                 cut = block.rfind("\n") + 1
@@ -146,6 +152,8 @@ def _blocks(path: Path) -> Iterator[str]:
                     carry += block  # a line longer than a block
             if carry:
                 yield carry
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise UserError(f"{path}: damaged gzip file: {exc}") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
 
@@ -585,7 +593,11 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    notes = path.suffix.lower() in MARKDOWN_SUFFIXES
+    if dialect in ("auto", records.NAME) and (files := ondisk.run_files(path)):
+        _records(path, files, reader)
+        return
+    name = path.name[:-3] if path.suffix.lower() == ".gz" else path.name
+    notes = Path(name).suffix.lower() in MARKDOWN_SUFFIXES
     if dialect in ("auto", SlurmTable.name) and not notes and _tables(path, reader):
         return
     spans, whole, large, held = _scan(lambda: _blocks(path), True if notes else None)
@@ -621,7 +633,13 @@ def _tables(path: Path, reader: Reader) -> bool:
             return False  # (a larger one is read as any log)
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    jobs = job_tables("".join(_blocks(path)))
+    blocks, size = [], 0
+    for block in _blocks(path):  # (a .gz file: its text may be larger than the file)
+        size += len(block)
+        if size > MAX_TABLE:
+            return False
+        blocks.append(block)
+    jobs = job_tables("".join(blocks))
     if jobs is None:
         return False
     reader.file([])
@@ -629,6 +647,20 @@ def _tables(path: Path, reader: Reader) -> bool:
     for title, text in jobs:
         _Runs(reader, [SlurmTable.name], title, run_ids).piece(text, True)
     return True
+
+
+def _records(path: Path, files: list[Path], reader: Reader) -> None:
+    """Give ``reader`` the run of a structured file or run directory (``reading.ondisk``):
+    its records, read with the ``records`` dialect, titled by its directory."""
+    reader.file([])
+    title = path.name if path.is_dir() else path.resolve().parent.name
+    runs = _Runs(reader, [records.NAME], title, iter([f"{path.stem}#1"]))
+    pending: str | None = None
+    for block in ondisk.blocks(files):
+        if pending is not None:
+            runs.piece(pending, False)
+        pending = block
+    runs.piece(pending or "", True)
 
 
 class _Sections(Reader):

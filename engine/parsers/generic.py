@@ -8,8 +8,11 @@ from accelbench.engine.parsers.keras import Keras
 from accelbench.engine.parsers.slurm_log import SlurmLog
 from accelbench.engine.parsers.slurm_tables import SlurmTable
 from accelbench.engine.parsers.tqdm_bar import TqdmBar
+from accelbench.engine.reading.mllog import Mllog
+from accelbench.engine.reading.records import Records
 
-GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras)
+GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras, Mllog)
 
-TABLE_DIALECTS: tuple[type[Dialect], ...] = (SlurmTable,)
-"""The dialects of tools' tables (``sacct``, ...): a file people have, not a job's output."""
+TABLE_DIALECTS: tuple[type[Dialect], ...] = (SlurmTable, Records)
+"""The dialects of tools' tables (``sacct``, ...) and structured files (``reading.records``):
+files people have, not a job's output."""
