@@ -34,14 +34,15 @@ def kinds() -> tuple[Kind, ...]:
             Kind(PbsTable.name, PbsTable.sniff, job_runs))
 
 
-def runs(start: str, whole: Callable[[], str], dialect: str = "auto"
+def runs(start: str, whole: Callable[[], str | None], dialect: str = "auto"
          ) -> tuple[str, list[tuple[str, str]]] | None:
     """The dialect and runs of a file of tool output whose ``start`` is given (``whole``
-    gives all of it), or None if it is of no kind read whole (``dialect``: only that one,
-    or any for ``auto``)."""
+    gives all of it, None if it is too large: read as a log), or None if it is of no kind
+    read whole (``dialect``: only that one, or any for ``auto``)."""
     for kind in kinds():
         if dialect in ("auto", kind.dialect) and kind.sniff(start):
-            found = kind.runs(whole())
+            text = whole()
+            found = None if text is None else kind.runs(text)
             if found is not None:
                 return kind.dialect, found
     return None
