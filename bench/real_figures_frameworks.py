@@ -48,6 +48,9 @@ COMPOSER = "MosaicML Composer (console logger, progress bars)"
 HF = "Hugging Face Trainer dicts"
 LITGPT = "LitGPT `Epoch N | iter N step N | loss train: ..., val: ... | iter time: ...`"
 PADDLE = "PaddlePaddle-style `epoch: ..., loss: ..., batch_cost: ..., ips: ... samples/s`"
+TORCHTUNE = "torchtune `Step N | loss:X lr:Y tokens_per_second_per_gpu:Z`"
+TRL = "TRL trainers' logged dicts (`rewards/chosen`, `rewards/margins`...)"
+KERAS = "Keras `Epoch N/M` and `n/N [====] - 192s 454ms/step - loss: ...` lines"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
@@ -327,4 +330,38 @@ def listed() -> list[Fixture]:
                     lr(1.00, "lr"), value(3.673, "ce", "ce"), value(39.970, "ppl", "ppl"),
                     value(0.5722, "grad_norm", "grad_norm"), value(3.660, "valid ce", "ce"),
                     value(39.211, "valid ppl", "ppl"), secs(4074.356)]),
+        # --- torchtune ----------------------------------------------------------------
+        Fixture("frameworks/torchtune_codellama_steps_pr1358.log", TORCHTUNE, [
+            step(12), loss(1.1174635887145996), lr(2e-05),
+            tokens_per_s(542.9797193194343, "tokens_per_second_per_gpu")]),
+        # --- TRL, axolotl, unsloth (Hugging Face Trainer underneath) -------------------
+        Fixture("frameworks/trl_dpo_trainer_dicts_pr570.log", TRL, [
+            epoch(0.24), loss(0.8165), lr(3.8e-05, "learning_rate"),
+            eval_loss(0.8106440901756287, "eval_loss"),
+            value(0.625, "rewards/accuracies", "rewards_accuracies"),
+            value(0.41145211458206177, "rewards/margins", "rewards_margins"),
+            value(10.437, "eval_samples_per_second", "eval_samples_per_second")]),
+        Fixture("frameworks/trl_dpo_loss_zero_issue1236.log", TRL, [
+            epoch(0.05), loss(0.3959), lr(5.428571428571428e-05, "learning_rate"),
+            value(0.5, "rewards/accuracies", "rewards_accuracies"),
+            value(2.128272771835327, "rewards/margins", "rewards_margins")]),
+        Fixture("frameworks/axolotl_packing_dataloader_issue592.log",
+                "axolotl (Trainer dicts between its dataloader's INFO lines)", [
+                    epoch(0.89), loss(1.0226), lr(0.00014229432213209734, "learning_rate"),
+                    value(0.77, "packing_efficiency_estimate", "packing_efficiency"),
+                    value(26275, "total_num_tokens per device", "total_num_tokens")]),
+        Fixture("frameworks/unsloth_banner_notebook_bar_issue1140.log",
+                "unsloth banner and notebook progress line `[ n/N t < eta, r it/s, Epoch e/E]`",
+                [step(22), total(290), epoch(0.36)]),
+        # --- Keras --------------------------------------------------------------------
+        Fixture("frameworks/keras_fit_generator_issue10506.log", KERAS, [
+            epoch(10), loss(0.9081), acc(0.7349), step_time(444, "ms", "ms/step"),
+            value(0.0027, "mean_squared_error", "mean_squared_error")]),
+        # --- runs that end in a failure -----------------------------------------------
+        Fixture("frameworks/nemo_bar_then_nccl_watchdog_pytorch118369.log", NEMO, [
+            step(32040), total(500150), loss(2.590), value(3.2e4, "global_step", "global_step"),
+            value(2.56e7, "consumed_samples", "consumed_samples"), diag("nccl_timeout"),
+            status("failed")]),
+        Fixture("frameworks/detectron2_cuda_oom_during_training_issue1563.log", DETECTRON2, [
+            step_time(2.8448, "s", "s / it"), diag("cuda_oom"), status("failed")]),
     ]
