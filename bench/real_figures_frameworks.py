@@ -364,4 +364,24 @@ def listed() -> list[Fixture]:
             status("failed")]),
         Fixture("frameworks/detectron2_cuda_oom_during_training_issue1563.log", DETECTRON2, [
             step_time(2.8448, "s", "s / it"), diag("cuda_oom"), status("failed")]),
+        # --- JAX / Flax -----------------------------------------------------------------
+        Fixture("frameworks/flax_imagenet_clu_writer_issue3364.log",
+                "Flax examples (absl lines, clu `[step] k=v, ...` writer)", [
+                    step(1000), epoch(2), loss(6.525280952453613),
+                    lr(0.9738461971282959, "train_learning_rate"), acc(0.006696777418255806),
+                    eval_loss(6.6112446784973145, "eval_loss"), acc(0.005859375),
+                    value(1.760848, "steps_per_second", "steps_per_second")]),
+        # --- MMPretrain (mmcls) and mmengine-based detectors --------------------------
+        Fixture("frameworks/mmcls_mmpretrain_val_top1_issue360.log", MMCV, [
+            epoch(2), step(30), total(35), lr(1.000e-02), step_time(0.403, "s", "time"),
+            memory(2962, "MB", "memory"), loss(0.5266), acc(22.0)]),
+        Fixture("frameworks/yolo_world_mmengine_last_epoch_issue190.log", MMCV, [
+            epoch(100), step(250), total(4309), lr(5.9600e-05), step_time(1.0317, "s", "time"),
+            memory(8574, "MB", "memory"), loss(1130.3533),
+            value(1011.6809, "grad_norm", "grad_norm")]),
+        # --- flair --------------------------------------------------------------------
+        Fixture("frameworks/flair_trainer_epoch_dev_test_issue517.log",
+                "flair `epoch N - iter n/N - loss X`, `EPOCH N done`, `DEV :`/`TEST :` lines", [
+                    epoch(1), step(240), total(249), loss(0.0350), lr(0.1000),
+                    eval_loss(0.03877527, "DEV  : loss"), acc(0.5586), acc(0.5521)]),
     ]
