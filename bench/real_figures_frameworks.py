@@ -384,4 +384,16 @@ def listed() -> list[Fixture]:
                 "flair `epoch N - iter n/N - loss X`, `EPOCH N done`, `DEV :`/`TEST :` lines", [
                     epoch(1), step(240), total(249), loss(0.0350), lr(0.1000),
                     eval_loss(0.03877527, "DEV  : loss"), acc(0.5586), acc(0.5521)]),
+        # --- the long tail nobody listed ----------------------------------------------
+        Fixture("frameworks/fasttext_json_progress_issue604.log",
+                "fastText JSON progress lines `{\"progress\":..,\"loss\":..,\"lr\":..}`", [
+                    loss(1.106275), lr(0.037842), value(21.9, "progress", "progress"),
+                    value(163769, "words", "words")]),
+        Fixture("frameworks/ncrfpp_instances_issue100.log",
+                "NCRF++ `Instance: N; Time: Xs; loss: Y; acc: a/b=Z`", [
+                    value(12500, "Instance", "instance"), loss(367.3678), acc(0.8335),
+                    value(5.25, "Time", "time")]),
+        Fixture("frameworks/tqdm_epochs_slurm_time_limit_polymergnn.log",
+                "a script's tqdm bar over epochs, then Slurm's time limit", [
+                    step(11), total(50), diag("slurm_timeout"), status("failed")]),
     ]
