@@ -396,4 +396,13 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/tqdm_epochs_slurm_time_limit_polymergnn.log",
                 "a script's tqdm bar over epochs, then Slurm's time limit", [
                     step(11), total(50), diag("slurm_timeout"), status("failed")]),
+        Fixture("frameworks/script_tqdm_epoch_summaries_deeplense.log",
+                "a script's tqdm bars per epoch and `Epoch N/M - Train Loss: ..., Validation"
+                " Accuracy: X%` summaries", [
+                    epoch(50), step(157), total(157), loss(0.4410),
+                    eval_loss(1.5691, "Validation Loss"), acc(81.59), acc(54.40)]),
+        Fixture("frameworks/lightning_controlnet_bars_validating_issue704.log", LIGHTNING, [
+            epoch(2), step(124), total(126), loss(0.00658),
+            value(263.0, "global_step", "global_step"),
+            value(0.000127, "train/loss_vlb_step", "loss_vlb_step")]),
     ]
