@@ -405,4 +405,14 @@ def listed() -> list[Fixture]:
             epoch(2), step(124), total(126), loss(0.00658),
             value(263.0, "global_step", "global_step"),
             value(0.000127, "train/loss_vlb_step", "loss_vlb_step")]),
+        Fixture("frameworks/lightning_test_tables_hydra_gcpnet_lba.log", LIGHTNING, [
+            eval_loss(1.8178036212921143, "test/loss"), eval_loss(1.812593936920166, "test/loss"),
+            eval_loss(1.8261266946792603, "test/loss"),
+            value(1.3517177104949951, "test/RMSE", "rmse"),
+            value(0.6116969585418701, "test/PearsonCorrCoef", "pearson"),
+            value(1.35466730594635, "test/RMSE", "rmse")]),
+        Fixture("frameworks/lightning_test_table_three_loaders_gcpnet_cpd.log", LIGHTNING, [
+            eval_loss(1.8619296550750732, "test/loss"),
+            value(6.061273574829102, "test/perplexity/all", "perplexity_all"),
+            value(0.40316206216812134, "test/recovery/all", "recovery_all")]),
     ]
