@@ -415,4 +415,27 @@ def listed() -> list[Fixture]:
             eval_loss(1.8619296550750732, "test/loss"),
             value(6.061273574829102, "test/perplexity/all", "perplexity_all"),
             value(0.40316206216812134, "test/recovery/all", "recovery_all")]),
+        Fixture("frameworks/hf_trainer_liger_memory_tokens_pr110.log", HF, [
+            epoch(2.0), loss(75.81), lr(9.397368756032445e-06, "learning_rate"),
+            value(9.360036849975586, "grad_norm", "grad_norm"),
+            memory(26279.24, "MB", "step_peak_memory_allocated_MB"),
+            tokens_per_s(18920.33, "step_tokens_per_second"),
+            value(131072, "num_input_tokens_seen", "num_input_tokens_seen")]),
+        Fixture("frameworks/detr_metric_logger_pix2seq_issue14.log",
+                "DETR/torchvision-references MetricLogger `Epoch: [e]  [n/N]  eta: ...  loss: X (avg)"
+                "  time: ...  max mem: M`", [
+                    epoch(0), step(1330), total(3696), lr(0.000100), loss(5.0905),
+                    step_time(0.8149, "s", "time"), memory(29528, "MB", "max mem")]),
+        Fixture("frameworks/basicsr_spsr_iter_thousands_issue38.log",
+                "BasicSR/mmsr `<epoch: N, iter: 2,800, lr:X> name: value ...`", [
+                    epoch(32), step(3000), lr(1.000e-04),
+                    value(1.7321e-03, "l_g_pix", "l_g_pix"), value(1.6710, "l_g_fea", "l_g_fea")]),
+        Fixture("frameworks/mmf_pythia_iter_train_val_issue8.log",
+                "Pythia/mmf `iter: N train_loss: X ... val_loss: Y time(s): Z s`", [
+                    step(2700), loss(2.6800), eval_loss(3.0637, "val_loss"),
+                    value(0.6441, "train_score", "train_score"), acc(0.6148),
+                    value(176.4, "time(s)", "time")]),
+        Fixture("frameworks/dope_train_epoch_tab_loss_issue220.log",
+                "pytorch/examples-style `Train Epoch: N [n/N (p%)]<TAB>Loss: X`", [
+                    epoch(3), loss(0.000001647578983)]),
     ]
