@@ -440,7 +440,7 @@ def listed() -> list[Fixture]:
                     epoch(3), loss(0.000001647578983)]),
         Fixture("frameworks/rsis_cuda_oom_at_epoch_708_issue6.log",
                 "a script's `Epoch N` line, then CUDA out of memory", [
-                    value(708, "Epoch", "epoch"), diag("cuda_oom"), status("failed")]),
+                    epoch(708), diag("cuda_oom"), status("failed")]),
         Fixture("frameworks/vedadet_epoch_lines_before_oom_issue78.log", MMCV, [
             epoch(1), step(1300), total(3221), lr(0.00375), loss(1.3273),
             value(0.5496, "loss_iou", "loss_iou")]),
