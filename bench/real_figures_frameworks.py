@@ -422,8 +422,8 @@ def listed() -> list[Fixture]:
             tokens_per_s(18920.33, "step_tokens_per_second"),
             value(131072, "num_input_tokens_seen", "num_input_tokens_seen")]),
         Fixture("frameworks/detr_metric_logger_pix2seq_issue14.log",
-                "DETR/torchvision-references MetricLogger `Epoch: [e]  [n/N]  eta: ...  loss: X (avg)"
-                "  time: ...  max mem: M`", [
+                "DETR/torchvision-references MetricLogger `Epoch: [e]  [n/N]  eta: ..."
+                "  loss: X (avg)  time: ...  max mem: M`", [
                     epoch(0), step(1330), total(3696), lr(0.000100), loss(5.0905),
                     step_time(0.8149, "s", "time"), memory(29528, "MB", "max mem")]),
         Fixture("frameworks/basicsr_spsr_iter_thousands_issue38.log",
