@@ -444,4 +444,14 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/vedadet_epoch_lines_before_oom_issue78.log", MMCV, [
             epoch(1), step(1300), total(3221), lr(0.00375), loss(1.3273),
             value(0.5496, "loss_iou", "loss_iou")]),
+        Fixture("frameworks/hf_model_card_whisper_training_results.log",
+                "Hugging Face Trainer model card `Training results` table (Whisper fine-tune)", [
+                    epoch(33.0), step(5000), loss(0.0001),
+                    eval_loss(1.2201, "Validation Loss"), value(44.6966, "Wer", "wer")]),
+        Fixture("frameworks/megatron_deepspeed_bigscience_grad_norm_nan_issue396.log",
+                MEGATRON_DS, [
+                    step(5428), total(250000), lr(2.999E-04, "learning rate"),
+                    step_time(4229.2, "ms", "elapsed time per iteration (ms)"), rate(1.892),
+                    tflops(78.71, "TFLOPs"),
+                    value(88932352, "consumed tokens", "consumed_tokens")]),
     ]
