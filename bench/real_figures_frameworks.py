@@ -454,4 +454,6 @@ def listed() -> list[Fixture]:
                     step_time(4229.2, "ms", "elapsed time per iteration (ms)"), rate(1.892),
                     tflops(78.71, "TFLOPs"),
                     value(88932352, "consumed tokens", "consumed_tokens")]),
+        Fixture("frameworks/keras3_xla_endpoint_layer_keras_io.log", KERAS, [
+            epoch(2), step(32), total(32), loss(0.3627), step_time(2, "ms", "ms/step")]),
     ]
