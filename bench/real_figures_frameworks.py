@@ -456,4 +456,8 @@ def listed() -> list[Fixture]:
                     value(88932352, "consumed tokens", "consumed_tokens")]),
         Fixture("frameworks/keras3_xla_endpoint_layer_keras_io.log", KERAS, [
             epoch(2), step(32), total(32), loss(0.3627), step_time(2, "ms", "ms/step")]),
+        Fixture("frameworks/accelerate_nlp_example_sagemaker_mpirank.log",
+                "HF Accelerate example `epoch N: {'accuracy': ..., 'f1': ...}` under mpirun", [
+                    epoch(2), acc(0.75), value(0.838095238095238, "f1", "f1"),
+                    status("done")]),
     ]
