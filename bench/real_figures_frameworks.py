@@ -460,4 +460,7 @@ def listed() -> list[Fixture]:
                 "HF Accelerate example `epoch N: {'accuracy': ..., 'f1': ...}` under mpirun", [
                     epoch(2), acc(0.75), value(0.838095238095238, "f1", "f1"),
                     status("done")]),
+        Fixture("frameworks/lightning_sd_bar_then_killed_lambdalabs_issue41.log", LIGHTNING, [
+            epoch(0), step(209), total(209), loss(0.0685),
+            value(208.0, "global_step", "global_step"), status("failed")]),
     ]
