@@ -463,4 +463,7 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/lightning_sd_bar_then_killed_lambdalabs_issue41.log", LIGHTNING, [
             epoch(0), step(209), total(209), loss(0.0685),
             value(208.0, "global_step", "global_step"), status("failed")]),
+        Fixture("frameworks/levanter_progress_line_marinfold_issue160.log",
+                "Levanter `Progress on:train Nit/Mkit rate:Xs/it ... loss=Y`", [
+                    step(586), total(2060), loss(2.45), step_time(5.5, "s", "rate")]),
     ]
