@@ -8,8 +8,9 @@ from accelbench.engine.parsers.keras import Keras
 from accelbench.engine.parsers.slurm_log import SlurmLog
 from accelbench.engine.parsers.slurm_tables import SlurmTable
 from accelbench.engine.parsers.tqdm_bar import TqdmBar
+from accelbench.engine.reading.failures import Failures
 
-GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras)
+GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras, Failures)
 
 TABLE_DIALECTS: tuple[type[Dialect], ...] = (SlurmTable,)
 """The dialects of tools' tables (``sacct``, ...): a file people have, not a job's output."""
