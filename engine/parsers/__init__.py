@@ -45,6 +45,12 @@ class Dialect:
 
     ``fallback``: a generic format that a system's own dialect may also read (progress
     bars); a log is read with it only where no system's dialect recognises the log.
+
+    ``always``: read on every log, live and imported, whatever dialects are detected (it
+    is never sniffed): a reader of what any program may print (failures, step lines). Its
+    ``needs`` make it cost nothing on text holding none of them; it is given each piece of
+    text on its own (``prefilter.read_text``), its events after those of the detected
+    dialects', and its diagnoses fail a run as theirs do.
     """
 
     name: ClassVar[str] = ""
@@ -56,6 +62,7 @@ class Dialect:
     fallback: ClassVar[bool] = False
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
     sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
+    always: ClassVar[bool] = False  # read on every log, whatever is detected
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -86,7 +93,9 @@ class Dialect:
         any case) fed in order, as ``feed_lines`` gives them, where the dialect reads those
         lines quicker from the whole text: ``needs`` and ``nocase`` are those of its own that
         the text may hold (a line that holds none of its own is on no line). None where it
-        has no quicker way for this text; the dialect is then as it was."""
+        has no quicker way for this text; the dialect is then as it was. An ``always``
+        dialect that needs any line (``needs`` None) is given ``()`` and ``()``: every line;
+        an ``always`` dialect's text may hold carriage returns (a redrawn line's states)."""
         return None
 
     def skipped(self, ts: float) -> list[Event]:

@@ -1,2 +1,6 @@
-"""Reading any log, with no dialect written for it: the generic reader's named numbers
-and line shapes, failure signatures (``failures``) and tool-output readers."""
+"""Reading the world's output by its shapes, with no dialect written for a format.
+
+``numbers`` finds the named numbers and ``N/M`` counters of one line, ``vocabulary`` maps
+their names onto the canonical figures; the block reader builds on both. ``failures`` holds
+the failure signatures read on every log.
+"""
