@@ -30,7 +30,7 @@ from pathlib import Path
 from accelbench.engine import registry
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
-from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers import Dialect, deferred
 from accelbench.engine.parsers.prefilter import (
     Searched,
     Shapes,
@@ -444,6 +444,7 @@ class _Runs:
         run_id = next(self.run_ids)
         self.parsers = [registry.get_dialect(name)(run_id) for name in self.names]
         self.extras = [cls(run_id) for cls in self.always]
+        self.diagnosed = False  # a detected dialect diagnosed the run (``Dialect.defers``)
         self.succeeded, self.first, self.last = False, 0.0, 0.0
         self.failure: Diagnosis | None = None
         self.reader.begin(run_id, self.names)
@@ -526,8 +527,12 @@ class _Runs:
         ``end``."""
         if self.extras and end > self.read:
             text = self.text[self.read:end]
+            if not self.diagnosed and Diagnosis in set(map(type, self.batch)):
+                self.diagnosed = any(type(event) is Diagnosis and event.code not in
+                                     self.warnings for event in self.batch)
             for extra in self.extras:
-                self.batch += read_text(extra, text, 0.0, self.held)
+                self.batch += deferred(read_text(extra, text, 0.0, self.held), extra,
+                                       self.diagnosed)
         self.read = max(self.read, end)
 
     def _text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]) -> bool:

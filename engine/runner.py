@@ -37,7 +37,7 @@ from accelbench.engine.events import (
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.logclock import IMPORTED, LogClock
-from accelbench.engine.parsers import Dialect, machine
+from accelbench.engine.parsers import Dialect, deferred, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, read_text
 from accelbench.engine.parsers.sniffer import Sniffer
 from accelbench.engine.rows import Rows, expanded
@@ -102,6 +102,7 @@ class Deriver:
         self.dialects: list[Dialect] = []
         self._take(classes)
         self.extras = [cls(run_id) for cls in registry.always_dialects() if cls not in classes]
+        self._own: set[str] = set()  # the codes of the extras' diagnoses
         self.sniffer = _sniffer(classes, sniff)
         self.logs = logs
         self.latest = latest  # the reader keeps the state, and the log lines only
@@ -179,7 +180,12 @@ class Deriver:
         text = "\n".join(lines)
         if PREFIX in text:  # (accelbench's own figures are its machine lines')
             text = "\n".join(line for line in lines if not line.startswith(PREFIX))
-        batch = [event for extra in self.extras for event in read_text(extra, text, self.ts)]
+        warnings = {code for dialect in self.dialects for code in dialect.warnings}
+        diagnosed = any(d.code not in self._own and d.code not in warnings
+                        for d in self.state.diagnoses)
+        batch = [event for extra in self.extras
+                 for event in deferred(read_text(extra, text, self.ts), extra, diagnosed)]
+        self._own.update(event.code for event in batch if type(event) is Diagnosis)
         if not batch:
             return []
         if self.logs:

@@ -39,8 +39,10 @@ class Broke(Dialect):
 @pytest.fixture
 def always(monkeypatch):
     monkeypatch.setattr(registry, "ALWAYS_DIALECTS", (Broke,))
+    registry.dialects.cache_clear()  # (an earlier test may have filled it)
     Broke.fed.clear()
-    return Broke
+    yield Broke
+    registry.dialects.cache_clear()
 
 
 def without(events: list[Event]) -> list[Event]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import ClassVar
 
-from accelbench.engine.events import Event
+from accelbench.engine.events import Diagnosis, Event
 from accelbench.engine.rows import Rows
 
 
@@ -50,7 +50,10 @@ class Dialect:
     is never sniffed): a reader of what any program may print (failures, step lines). Its
     ``needs`` make it cost nothing on text holding none of them; it is given each piece of
     text on its own (``prefilter.read_text``), its events after those of the detected
-    dialects', and its diagnoses fail a run as theirs do.
+    dialects', and its diagnoses fail a run as theirs do. Those whose codes are in its
+    ``defers`` (a generic cause: a Python traceback's exception) give way where a detected
+    dialect diagnosed the run, before or in the same piece (``deferred``): that one says
+    what failed in its own terms.
     """
 
     name: ClassVar[str] = ""
@@ -63,6 +66,7 @@ class Dialect:
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
     sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
     always: ClassVar[bool] = False  # read on every log, whatever is detected
+    defers: ClassVar[frozenset[str]] = frozenset()  # its diagnoses giving way to another's
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -125,3 +129,13 @@ def _tolerant(read: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
         except (ValueError, ArithmeticError, IndexError):
             return []
     return tolerant
+
+
+def deferred(events: list[Event | Rows], dialect: Dialect, diagnosed: bool
+             ) -> list[Event | Rows]:
+    """``events`` of an ``always`` ``dialect``, less the diagnoses it defers (``defers``)
+    where another dialect diagnosed the run (``diagnosed``)."""
+    if not diagnosed or not dialect.defers:
+        return events
+    return [event for event in events
+            if not (type(event) is Diagnosis and event.code in dialect.defers)]

@@ -10,10 +10,10 @@ from accelbench.engine.parsers.slurm_tables import SlurmTable
 from accelbench.engine.parsers.tqdm_bar import TqdmBar
 from accelbench.engine.reading.failures import Failures
 
-GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras, Failures)
+GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Keras)
 
 TABLE_DIALECTS: tuple[type[Dialect], ...] = (SlurmTable,)
 """The dialects of tools' tables (``sacct``, ...): a file people have, not a job's output."""
 
-ALWAYS_DIALECTS: tuple[type[Dialect], ...] = ()
+ALWAYS_DIALECTS: tuple[type[Dialect], ...] = (Failures,)
 """The dialects read on every log whatever is detected (``Dialect.always``)."""

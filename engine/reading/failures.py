@@ -189,6 +189,8 @@ class Failures(Dialect):
 
     name = "failures"
     title = "failures (CUDA, NCCL, torchrun, Python, kernel, PBS)"
+    always = True
+    defers = frozenset({"python_exception"})  # a system's dialect says it in its own terms
     needs = (_TRACEBACK, "Error", "Exception", "Interrupt", "Exit", "CUDA out of memory",
              "CUDA error: out of memory", "CUBLAS_STATUS_ALLOC_FAILED",
              "Watchdog caught collective operation timeout", "NCCL error", "Root Cause",
@@ -376,13 +378,3 @@ class Failures(Dialect):
         return self._say(ts, "python_exception", message,
                          "the program stopped on this exception: the traceback above shows"
                          " where it was raised")
-
-    @classmethod
-    def sniff(cls, text: str) -> bool:
-        """True where a line of ``text`` gives a diagnosis (or torchrun's failure)."""
-        reader = cls("")
-        needs = cls.needs or ()
-        for line in text.split("\n"):
-            if any(need in line for need in needs) and reader.feed(line, 0.0):
-                return True
-        return bool(reader.finish(0.0))
