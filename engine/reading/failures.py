@@ -111,12 +111,14 @@ _PORT_HINT = ("another job on this node holds the port (a second torchrun, or on
               " --rdzv-endpoint=localhost:0 for a free one)")
 _KERNEL_OOM_HINT = ("the node ran out of host memory: fewer dataloader workers, less CPU"
                     " offload, smaller in-memory datasets, or ask for more memory (--mem)")
-_PBS_CODES = {"walltime": ("pbs_walltime", "ask for more walltime (#PBS -l walltime=HH:MM:SS),"
-                           " or save checkpoints and resume"),
-              "mem": ("pbs_memory", "ask for more memory (#PBS -l mem=...) or lower the batch"
-                      " size"),
-              "vmem": ("pbs_memory", "ask for more memory (#PBS -l vmem=...) or lower the"
-                       " batch size")}
+_PBS_MEMORY_HINT = "ask for more memory (#PBS -l mem=...) or lower the batch size"
+_PBS_CODES = {
+    "walltime": ("pbs_walltime", ("ask for more walltime (#PBS -l walltime=HH:MM:SS), or save"
+                                  " checkpoints and resume")),
+    "mem": ("pbs_memory", _PBS_MEMORY_HINT),
+    "vmem": ("pbs_memory", _PBS_MEMORY_HINT),
+}
+_PBS_OTHER = ("pbs_killed", "PBS killed the job for going over what it asked for: ask for more")
 _MESSAGE = 300  # characters of an exception's message kept
 
 
@@ -203,7 +205,7 @@ class Failures(Dialect):
         self._said: set[str] = set()
         self._child = _ChildFailed()
         self._port: str | None = None
-        self._traceback: re.Pattern[str] | None | bool = False  # in one: its lines' prefix
+        self._traceback: re.Pattern[str] | bool | None = False  # in one: its lines' prefix
         self._ignored = False  # the traceback is one Python ignored
         self._oom_kill: tuple[str, str] | None = None  # (pid, name) of an oom-kill line
 
@@ -344,8 +346,7 @@ class Failures(Dialect):
     def _pbs(self, line: str, ts: float) -> list[Event] | None:
         if not (m := _PBS.search(line)):
             return None
-        code, hint = _PBS_CODES.get(m[1], ("pbs_killed", "PBS killed the job for going over"
-                                           " what it asked for: ask for more"))
+        code, hint = _PBS_CODES.get(m[1], _PBS_OTHER)
         return self._say(ts, code, f"PBS killed the job: {m[1]} {m[2]} exceeded its limit"
                          f" {m[3]}", hint)
 
