@@ -10,7 +10,7 @@ accelbench gives.
 
 from __future__ import annotations
 
-from real_figures import Fixture, cause, diag, exit_code, status
+from real_figures import Fixture, cause, diag, exit_code, no_failure, status
 
 CUDA_OOM = "CUDA out of memory (allocator, CUDA error, cuBLAS)"
 NCCL = "NCCL errors and watchdog timeouts"
@@ -57,6 +57,10 @@ def listed() -> list[Fixture]:
                 exit_code(1), cause("train.py"), cause("rank 0")),
         _failed("torchrun_sigkill_time_r1_9.log", TORCHRUN, "torchrun_failed", exit_code(-9),
                 cause("local_rank 2"), cause("SIGKILL")),
+        _failed("torchrun_no_other_failures_unsloth_4.log", TORCHRUN, "torchrun_failed",
+                exit_code(1), cause("gpu.py"), cause("rank 0")),
+        _failed("torchrun_stderr_prefix_llamafactory_701.log", TORCHRUN, "torchrun_failed",
+                exit_code(1), cause("test_script.py"), cause("rank 1")),
         _failed("address_in_use_fastvideo_575.log", PORT, "address_in_use", cause("29500")),
         _failed("address_in_use_port_vlm_r1_289.log", PORT, "address_in_use", cause("29500")),
         _failed("kernel_oom_dmesg_qaconv_19.log", KERNEL, "kernel_oom", cause("698405"),
@@ -69,5 +73,10 @@ def listed() -> list[Fixture]:
                 cause("259200")),
         _failed("python_exception_d2t_2.log", PYTHON, "python_exception",
                 cause("FileNotFoundError"),
-                cause("No such file or directory: 'models/output/pretrain_copy_ms5_encoder_16990'")),
+                cause("'models/output/pretrain_copy_ms5_encoder_16990'")),
+        _failed("python_exception_chained_triton_1509.log", PYTHON, "python_exception",
+                cause("KeyError: ('2-.-0-.-0-460d6c1309cde60a1044fec0550efc5a")),
+        Fixture("failures/ignored_exception_simpletransformers_763.log", PYTHON, [no_failure()]),
+        Fixture("failures/ignored_exceptions_interleaved_patchnetvlad_34.log", PYTHON,
+                [no_failure()]),
     ]

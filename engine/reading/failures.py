@@ -58,13 +58,14 @@ _NCCL_ERROR = re.compile(r"NCCL error(?: in: \S+?,|:) (.+?)(?:, NCCL version ([\
                          r"(?:\s+(nccl\w+): .*)?$")
 _NCCL_KIND = re.compile(r"\b(nccl(?:System|Remote|Internal|UnhandledCuda|InvalidUsage|"
                         r"InvalidArgument)Error): (.+)")
-_CHILD_FAILED = re.compile(r"\bChildFailedError:?")
-_TABLE_SCRIPT = re.compile(r"^\s*(\S+) FAILED\s*$")
-_TABLE_RANK = re.compile(r"^\s*rank\s*: (\d+) \(local_rank: (\d+)\)")
-_TABLE_EXIT = re.compile(r"^\s*exitcode\s*: (-?\d+) \(pid: (\d+)\)")
-_TABLE_FILE = re.compile(r"^\s*error_file\s*: (.+?)\s*$")
-_TABLE_SIGNAL = re.compile(r"^\s*traceback\s*: Signal (\d+) \((SIG\w+)\)")
-_TABLE_END = re.compile(r"^\s*={20,}\s*$")
+_CHILD_FAILED = re.compile(r"\bChildFailedError:")
+# (the table's lines may carry a prefix: ``stderr: ``, ``[default0]:``)
+_TABLE_SCRIPT = re.compile(r"(?:^|\s)(\S+) FAILED\s*$")
+_TABLE_RANK = re.compile(r"(?:^|\s)rank\s*: (\d+) \(local_rank: (\d+)\)")
+_TABLE_EXIT = re.compile(r"(?:^|\s)exitcode\s*: (-?\d+) \(pid: (\d+)\)")
+_TABLE_FILE = re.compile(r"(?:^|\s)error_file\s*: (.+?)\s*$")
+_TABLE_SIGNAL = re.compile(r"(?:^|\s)traceback\s*: Signal (\d+) \((SIG\w+)\)")
+_TABLE_END = re.compile(r"(?:^|\s)={20,}\s*$")
 _AGENT_FAILED = re.compile(r"failed \(exitcode: (-?\d+)\) (?:local_rank: (\d+) \(pid: (\d+)\)|"
                            r"for binary located at .*? with local_rank: (\d+))")
 _BIND = re.compile(r"failed to bind to (?:\[[^\]]*\]|[\w.?]+):(\d+) \(errno: 98")
@@ -205,8 +206,9 @@ class Failures(Dialect):
         self._said: set[str] = set()
         self._child = _ChildFailed()
         self._port: str | None = None
-        self._traceback: re.Pattern[str] | bool | None = False  # in one: its lines' prefix
-        self._ignored = False  # the traceback is one Python ignored
+        self._open = 0  # tracebacks begun whose exception is yet to come
+        self._shape: re.Pattern[str] | None = None  # the prefix of the last one's lines
+        self._ignored = 0  # exceptions to come that Python ignores (``_IGNORED``)
         self._oom_kill: tuple[str, str] | None = None  # (pid, name) of an oom-kill line
 
     def _say(self, ts: float, code: str, message: str, hint: str) -> list[Event]:
@@ -220,7 +222,8 @@ class Failures(Dialect):
         for read in self._readers:
             events = read(self, line, ts)
             if events is not None:
-                self._traceback = False  # a traceback it ends says no more
+                if self._open and ("Error:" in line or "Exception:" in line):
+                    self._open -= 1  # the exception of a traceback: it says no more
                 return events
         return self._python(line, ts)
 
@@ -280,27 +283,27 @@ class Failures(Dialect):
                 child.exit, child.local_rank = int(m[1]), m[2] or m[4]
             child.seen = True
             return []
-        if _CHILD_FAILED.search(line) and not line.lstrip().startswith(("raise", "│")):
+        if _CHILD_FAILED.search(line):
             child.table = child.seen = True
             return []
         if not child.table:
             return None
-        if m := _TABLE_SCRIPT.match(line):
+        if m := _TABLE_SCRIPT.search(line):
             child.script = m[1]
         elif "Root Cause (first observed failure)" in line:
             child.root = True
-        elif m := _TABLE_RANK.match(line):
+        elif m := _TABLE_RANK.search(line):
             child.entry(m[1], m[2])
-        elif m := _TABLE_EXIT.match(line):
+        elif m := _TABLE_EXIT.search(line):
             if child.kept:
                 child.exit = int(m[1])
-        elif m := _TABLE_FILE.match(line):
+        elif m := _TABLE_FILE.search(line):
             if child.kept:
                 child.error_file = m[1]
-        elif m := _TABLE_SIGNAL.match(line):
+        elif m := _TABLE_SIGNAL.search(line):
             if child.kept:
                 child.signal = m[2]
-        elif _TABLE_END.match(line) and child.root and child.rank is not None:
+        elif _TABLE_END.search(line) and child.root and child.rank is not None:
             child.table = False
             return self._torchrun(ts)
         else:
@@ -355,25 +358,29 @@ class Failures(Dialect):
 
     def _python(self, line: str, ts: float) -> list[Event]:
         """A traceback's start, or its final exception: the root cause where nothing was
-        said before it."""
+        said before it. Those Python prints and goes on after (``Exception ignored in``: a
+        destructor's, as workers shut down) are no failure; several may be written into
+        each other (one per process), so each such line stands for the next exception."""
         at = line.find(_TRACEBACK)
         if at >= 0:
-            self._traceback = _shape(line[:at])
+            self._open += 1
+            self._shape = _shape(line[:at])
             return []
         if _IGNORED in line:
-            self._ignored = True  # Python goes on: what follows is no failure
+            self._ignored += 1
             return []
-        if self._traceback is False:
+        if not self._open and not self._ignored:
             return []
-        shape = self._traceback
         text = line
-        if isinstance(shape, re.Pattern) and (m := shape.match(line)):
+        if self._shape is not None and (m := self._shape.match(line)):
             text = line[m.end():]
         if not (m := _EXCEPTION.fullmatch(text)):
             return []
-        self._traceback = False
-        if self._ignored or self._said:
-            self._ignored = False
+        self._open = max(self._open - 1, 0)
+        if self._ignored:
+            self._ignored -= 1
+            return []
+        if self._said:
             return []
         message = m[1] + (f": {m[2][:_MESSAGE]}" if m[2] else "")
         return self._say(ts, "python_exception", message,
