@@ -19,6 +19,7 @@ PORT = "rendezvous port in use (EADDRINUSE)"
 KERNEL = "the kernel's out-of-memory killer"
 PBS = "PBS limits (`=>> PBS: job killed:`)"
 PYTHON = "a Python traceback's final exception"
+SLURM = "Slurm's time limit, older wording (`slurmstepd: *** JOB ... on NODE ***`)"
 
 
 def _failed(name: str, family: str, code: str, *figures) -> Fixture:
@@ -79,4 +80,6 @@ def listed() -> list[Fixture]:
         Fixture("failures/ignored_exception_simpletransformers_763.log", PYTHON, [no_failure()]),
         Fixture("failures/ignored_exceptions_interleaved_patchnetvlad_34.log", PYTHON,
                 [no_failure()]),
+        _failed("slurm_time_limit_old_wording_canu_1067.log", SLURM, "slurm_timeout",
+                cause("830329"), cause("n447"), cause("2018-08-06T17:21:44")),
     ]
