@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter as Tally
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -62,6 +61,7 @@ MAX_SHAPES = 20000  # masked shapes counted at most (then the counts start again
 MAX_TEMPLATES = 64
 MAX_ONE_OFFS = 10000  # distinct one-off lines remembered (read once each)
 MAX_LINE = 4096  # a longer line is no template
+RECENT = 16  # distinct lines a block's one-off search leaves, counted in the next block
 
 KEYWORDS = ("loss", "acc", "perplexity", "ppl", "mfu", "tflop", "throughput", "samples",
             "persec", "per_sec", "per sec", "tokens/s", "learning rate", "lr:", "lr=", "f1",
@@ -72,10 +72,13 @@ DONE_KEYS = ("final", "test")  # a one-off figure after the step lines, so named
 DONE_LINES = ("exits successfully",)  # a launcher's line that the run ended well (DeepSpeed's)
 STEP_WORDS = frozenset({"step", "steps", "iter", "iteration"})  # a key ending so: a step
 
-_NUM = (r"(?:(?<![\w.)\]])[-+])?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"
-        r"(?:[eE][-+]?\d+)?")
+# A number's text, as loosely as is quick to match (a date is one; its value is read only
+# where a name is next to it, ``_floats``): the same in masking and in the templates.
+_NUM = r"-?\d[\d.,eE+-]*"
+_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _MASK = re.compile(f" *({_NUM})")
 _SLOT = "\x01"  # a number's place in a masked line (no log holds it)
+_DIGITS = b"0123456789"
 _FIELDS = ("step", "total", "epoch", "epochs")
 
 
@@ -97,6 +100,7 @@ class Template:
     slots: list[_Slot]  # one per captured group, in order
     anchor: str  # its longest literal (where in a block its last line is)
     lead: str
+    lowered: str  # its shape in lower case
     rows: int = 0  # lines read in the current block
 
 
@@ -107,6 +111,7 @@ class _Seen:
     count: int = 0
     lines: list[str] = field(default_factory=list)
     called: list[int] = field(default_factory=list)  # the read each line was seen in
+    checks: int = 0  # times its lines were found named but unchanging
 
 
 class ShapeReader(Dialect):
@@ -124,6 +129,8 @@ class ShapeReader(Dialect):
         self.templates: dict[str, Template] = {}
         self.rejected: set[str] = set()  # shapes that are no step lines (nothing named)
         self.seen: dict[str, _Seen] = {}
+        self.known: set[bytes] = set()  # lines' shapes without digits, looked at for good
+        self.recent: list[str] = []  # the one-off lines (and others) the last block held
         self.one_offs: set[str] = set()
         self.calls = 0
         self.taken: set[str] = set()  # figures a dialect gives (``_bare`` names): left to it
@@ -182,10 +189,9 @@ class ShapeReader(Dialect):
             if early.get(template.shape):
                 found = template.pattern.findall("\n".join(early[template.shape])) + found
             if found:
-                rows = self._rows(template, found, ts)
-                if rows is not None:
-                    out.append((text.rfind(template.anchor), rows))
-        if covered <= text.count("\n"):  # (lines no template reads: maybe one-offs)
+                at = text.rfind(template.anchor)
+                out += [(at, rows) for rows in self._rows(template, found, ts)]
+        if covered <= text.count("\n") and not self._accounted(text, nocase):
             out += self._one_offs(text, nocase, ts)
             if self.status is None and any(done in text for done in DONE_LINES):
                 self.status = "done"
@@ -195,67 +201,86 @@ class ShapeReader(Dialect):
     def _learn(self, sample: str) -> dict[str, list[str]]:
         """Count the masked shapes of ``sample``'s lines; those seen ``REPEAT`` times whose
         named numbers change become templates: the lines of earlier reads they were seen on
-        (by shape)."""
-        masked = _MASK.sub(_SLOT, sample).split("\n")
-        if len(masked) == 1 and _SLOT not in masked[0]:
+        (by shape). Lines whose shape without digits is known (a template's, or no step
+        line's) are not looked at: a bytes ``translate`` tells them, in C."""
+        lines = sample.split("\n")
+        digitless = sample.encode().translate(None, _DIGITS).split(b"\n")
+        known = self.known
+        if known.issuperset(digitless):
             return {}
-        tally = Tally(masked)
-        fresh = [shape for shape in tally if _SLOT in shape and shape not in self.templates
-                 and shape not in self.rejected and len(shape) < MAX_LINE]
-        if not fresh:
-            return {}
+        if len(known) > MAX_SHAPES:
+            known.clear()
+        picked = [(line, bare) for line, bare in zip(lines, digitless, strict=True)
+                  if bare not in known]
+        masked = _MASK.sub(_SLOT, "\n".join(line for line, _ in picked)).split("\n")
         if len(self.seen) > MAX_SHAPES:
             self.seen.clear()
-        lines = sample.split("\n")
-        wanted = set(fresh)
         early: dict[str, list[str]] = {}
-        for shape, line in zip(masked, lines, strict=True):
-            if shape not in wanted:
+        fresh: dict[str, bytes] = {}
+        for shape, (line, bare) in zip(masked, picked, strict=True):
+            if _SLOT not in shape or shape in self.rejected or len(shape) > MAX_LINE:
+                known.add(bare)  # (no number, or no step line)
+                continue
+            if shape in self.templates:
+                known.add(bare)
                 continue
             seen = self.seen.setdefault(shape, _Seen())
             seen.count += 1
             if len(seen.lines) < REPEAT:
                 seen.lines.append(line)
                 seen.called.append(self.calls)
-        for shape in fresh:
+            fresh[shape] = bare
+        for shape, bare in fresh.items():
             seen = self.seen[shape]
             if seen.count < REPEAT or len(self.templates) >= MAX_TEMPLATES:
                 continue
             template = _template(shape, seen.lines)
             if template is None:
-                if _named(seen.lines[0]) is None:
-                    self.rejected.add(shape)
+                seen.checks += 1
+                if seen.checks >= REPEAT or _named(seen.lines[0]) is None:
+                    self.rejected.add(shape)  # (nothing named, or its numbers never change)
+                    known.add(bare)
                     del self.seen[shape]
-                continue  # (named, but its numbers did not change yet)
+                else:
+                    seen.count, seen.lines, seen.called = 0, [], []  # (look again later)
+                continue
             self.templates[shape] = template
+            known.add(bare)
             early[shape] = [line for line, call in zip(seen.lines, seen.called, strict=True)
                             if call < self.calls]
             del self.seen[shape]
         return early
 
-    def _rows(self, template: Template, found: list[Any], ts: float) -> Rows | None:
+    def _rows(self, template: Template, found: list[Any], ts: float) -> list[Rows]:
         """The events of a template's lines (``found``: their captured numbers), as columns;
-        none where a dialect gives one of its figures (the line is that dialect's)."""
+        none where a dialect gives one of its figures (the line is that dialect's). A metric
+        whose number does not change over the lines (``global batch size``) is given at the
+        first and the last of them only: its own ``Rows``."""
         if any(self._theirs(slot) for slot in template.slots):
-            return None
+            return []
         columns = list(zip(*found, strict=False)) if len(template.slots) > 1 else [found]
         n = len(found)
         fields: dict[str, list[Any]] = {}
         kinds: list[tuple[type[Event], tuple[list[Any], ...]]] = []
         metrics: list[tuple[str, list[float]]] = []
+        constant: list[tuple[str, float]] = []
         rates: list[float] | None = None
         named: set[str] = set()
         for slot, column in zip(template.slots, columns, strict=True):
+            same = column[0] == column[-1] and column.count(column[0]) == n
             if slot.kind in _FIELDS:
                 if slot.kind not in fields:
-                    fields[slot.kind] = _ints(column) if slot.kind in ("step", "total") \
-                        else _floats(column, 1.0)
+                    convert = _ints if slot.kind in ("step", "total") else _floats
+                    fields[slot.kind] = convert(column[:1]) * n if same else convert(column)
             elif slot.kind == "throughput":
                 if rates is None:
                     rates = _floats(column, slot.scale)
             elif slot.name not in named:
                 named.add(slot.name)
-                metrics.append((slot.name, _floats(column, slot.scale)))
+                if same and n > 2:
+                    constant.append((slot.name, _floats(column[:1], slot.scale)[0]))
+                else:
+                    metrics.append((slot.name, _floats(column, slot.scale)))
         steps: list[Any] = fields.get("step") or [None] * n
         if "step" in fields:
             self.stepped = True
@@ -268,9 +293,28 @@ class ShapeReader(Dialect):
             kinds.append((Metric, ([name] * n, values, steps)))
         if rates is not None:
             kinds.append((Throughput, (rates, steps)))
-        if not kinds:
-            return None
-        return Rows(self.run_id, [ts] * n, kinds)
+        out = [Rows(self.run_id, [ts] * n, kinds)] if kinds else []
+        if constant:
+            ends = [steps[0], steps[-1]]
+            out.append(Rows(self.run_id, [ts, ts], [(Metric, ([name] * 2, [value] * 2, ends))
+                                                    for name, value in constant]))
+        return out
+
+    def _accounted(self, text: str, nocase: tuple[str, ...]) -> bool:
+        """Whether every keyword of ``nocase`` in ``text`` is on a template's line or on one
+        of the lines the last block's one-off search left (then no one-off line is new): by
+        counts, in C."""
+        if not nocase or not self.recent or not text.isascii():
+            return not nocase
+        lowered = text.lower()
+        counts = {line: text.count(line) for line in self.recent}
+        for word in nocase:
+            held = sum(template.rows * template.lowered.count(word)
+                       for template in self.templates.values() if template.rows)
+            held += sum(n * line.lower().count(word) for line, n in counts.items() if n)
+            if lowered.count(word) != held:
+                return False
+        return True
 
     def _theirs(self, slot: _Slot) -> bool:
         """Whether a dialect gives the figure ``slot`` is."""
@@ -294,7 +338,9 @@ class ShapeReader(Dialect):
             if template.rows and template.anchor in rest:
                 rest = template.pattern.sub("", rest)
         out: list[tuple[int, Event | Rows]] = []
-        for line in dict.fromkeys(rest.split("\n")):
+        left = list(dict.fromkeys(rest.split("\n")))
+        self.recent = left[:RECENT]
+        for line in left:
             if not line or line in self.one_offs or len(line) > MAX_LINE:
                 continue
             if len(self.one_offs) < MAX_ONE_OFFS:
@@ -392,19 +438,23 @@ def _counters(line: str) -> list[Counter]:
 
 def _named(line: str) -> list[tuple[int, _Slot]] | None:
     """(slot index, what it is) of each named number slot of ``line``, None if none is."""
-    ends = {m.end(1): i for i, m in enumerate(_MASK.finditer(line))}
+    spans = [(m.start(1), m.end(1)) for m in _MASK.finditer(line)]
+
+    def slot_of(end: int) -> int | None:
+        return next((i for i, (a, b) in enumerate(spans) if a < end <= b), None)
+
     found: list[tuple[int, _Slot]] = []
     for counter in _counters(line):
         what = "epoch" if counter.what == "epoch" else "step"
         for end, kind in ((counter.end, what), (counter.total_end, what + "s" if what ==
                                                  "epoch" else "total")):
-            if end in ends:
-                found.append((ends[end], _Slot(kind)))
+            if (index := slot_of(end)) is not None:
+                found.append((index, _Slot(kind)))
     taken = {index for index, _ in found}
     kinds = {slot.kind for _, slot in found}
     names: set[str] = set()
     for named in named_numbers(line):
-        index = ends.get(named.end)
+        index = slot_of(named.end)
         if index is None or index in taken:
             continue
         taken.add(index)
@@ -444,7 +494,7 @@ def _template(shape: str, lines: list[str]) -> Template | None:
         pattern = f"(?m)^{body}(?![^\\n])"
     anchor = max(parts, key=len)
     return Template(shape, re.compile(pattern), [captured[i] for i in sorted(captured)],
-                    anchor, lead)
+                    anchor, lead, shape.lower())
 
 
 def _bare(name: str) -> str:
@@ -460,11 +510,14 @@ def _keyword(name: str) -> bool:
     return _KEYWORDS.search(name.replace(" ", "_")) is not None
 
 
-def _floats(column: Any, scale: float) -> list[float]:
-    joined = "\x00".join(column)
-    if "," in joined:
-        column = joined.replace(",", "").split("\x00")
-    values = list(map(float, column))
+def _floats(column: Any, scale: float = 1.0) -> list[float]:
+    """The values of a column of numbers' texts (``12,345``; a text with more after its
+    number, ``5.2.``, is read as its number)."""
+    try:
+        values = list(map(float, column))
+    except ValueError:  # (a thousands separator, or more after the number)
+        values = [float(m[0]) if (m := _VALUE.match(text.replace(",", ""))) else math.nan
+                  for text in column]
     return values if scale == 1.0 else list(map(scale.__mul__, values))
 
 
@@ -472,7 +525,7 @@ def _ints(column: Any) -> list[int]:
     try:
         return list(map(int, column))
     except ValueError:
-        return [int(value) for value in _floats(column, 1.0)]
+        return [int(value) if math.isfinite(value) else 0 for value in _floats(column, 1.0)]
 
 
 def _end(end: int, text: str) -> int:
