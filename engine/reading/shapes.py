@@ -50,7 +50,7 @@ from accelbench.engine.events import Event, Metric, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
 from accelbench.engine.reading.numbers import Counter, counters, named_numbers
-from accelbench.engine.reading.vocabulary import canonical, metric_name
+from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
 from accelbench.engine.rows import Batch, Rows, expanded
 
 REPEAT = 3  # times a masked line is seen before it is a template
@@ -131,7 +131,7 @@ class ShapeReader(Dialect):
         self.seen: dict[str, _Seen] = {}
         self.known: set[bytes] = set()  # lines' shapes without digits, looked at for good
         self.recent: list[str] = []  # the one-off lines (and others) the last block held
-        self.one_offs: set[str] = set()
+        self.one_offs: dict[str, frozenset[str]] = {}  # line read on its own: what it gave
         self.calls = 0
         self.taken: set[str] = set()  # figures a dialect gives (``_bare`` names): left to it
         self.progress_taken = self.throughput_taken = False
@@ -186,10 +186,19 @@ class ShapeReader(Dialect):
             found = template.pattern.findall(text)
             template.rows = len(found)
             covered += len(found)
+            at = text.rfind(template.anchor)
             if early.get(template.shape):
-                found = template.pattern.findall("\n".join(early[template.shape])) + found
+                # the lines seen before it was known; one read on its own gave some figures
+                # then (its metrics, and its progress where a counter gave it): the others now
+                lines = early[template.shape]
+                found = template.pattern.findall("\n".join(
+                    line for line in lines if line not in self.one_offs)) + found
+                for line in lines:
+                    if (given := self.one_offs.get(line)) is not None:
+                        out += [(at, rest) for rows in self._rows(
+                            template, template.pattern.findall(line), ts)
+                                if (rest := _without(rows, given)) is not None]
             if found:
-                at = text.rfind(template.anchor)
                 out += [(at, rows) for rows in self._rows(template, found, ts)]
         if covered <= text.count("\n") and not self._accounted(text, nocase):
             out += self._one_offs(text, nocase, ts)
@@ -343,17 +352,12 @@ class ShapeReader(Dialect):
         for line in left:
             if not line or line in self.one_offs or len(line) > MAX_LINE:
                 continue
-            if len(self.one_offs) < MAX_ONE_OFFS:
-                self.one_offs.add(line)
             events = self._line(line, ts)
+            if len(self.one_offs) < MAX_ONE_OFFS:
+                self.one_offs[line] = frozenset(
+                    e.name if isinstance(e, Metric) else "samples_per_s"
+                    if isinstance(e, Throughput) else "" for e in events)
             if events:
-                masked = _MASK.sub(_SLOT, line)  # (a one-off that repeats: a template soon)
-                if masked not in self.templates and masked not in self.rejected:
-                    seen = self.seen.setdefault(masked, _Seen())
-                    seen.count += 1
-                    if len(seen.lines) < REPEAT:
-                        seen.lines.append(line)
-                        seen.called.append(self.calls)
                 at = text.find(line)
                 out += [(at, event) for event in events]
         return out
@@ -379,7 +383,7 @@ class ShapeReader(Dialect):
                     name, value = metric_name(named.key), named.value
                     if any(name == m for m, _ in metrics):
                         continue
-                if name == metric_name(named.key) and not _keyword(name):
+                if _canonical(named.key, named.unit) is None and not _keyword(name):
                     continue  # (a line read on its own: only the vocabulary's figures)
                 metrics.append((name, value))
                 done = done or any(word in named.key.lower() for word in DONE_KEYS)
@@ -394,7 +398,11 @@ class ShapeReader(Dialect):
                 self.last_step, self.total = counter.n, counter.total
                 events.append(Progress(self.run_id, ts, counter.n, counter.total))
         at = step if step is not None else (self.last_step if self.stepped else None)
-        return events + [Metric(self.run_id, ts, name, value, at) for name, value in metrics]
+        rate = next((value for name, value in metrics if name == "samples_per_s"), None)
+        if rate is not None and not self.throughput_taken:
+            events.append(Throughput(self.run_id, ts, rate, at))
+        return events + [Metric(self.run_id, ts, name, value, at) for name, value in metrics
+                         if name != "samples_per_s"]
 
     def finish(self, ts: float) -> list[Event]:
         if self.total and self.last_step >= self.total and self.status is None:
@@ -422,11 +430,16 @@ def _sample(text: str) -> str:
 def _canon(key: str, unit: str) -> tuple[str, float]:
     """The name and scale a named number is kept under: its canonical figure's (a key whose
     last word names a step, ``completed step``, is one), else its own name."""
-    canon = canonical(key, unit) or (canonical("throughput", unit) if "/" in unit else None)
-    if canon is not None:  # (a rate's unit names its figure whatever the key)
+    canon = _canonical(key, unit)
+    if canon is not None:
         return canon.name, canon.scale
     name = metric_name(key)
     return ("step", 1.0) if name.rsplit("_", 1)[-1] in STEP_WORDS else (name, 1.0)
+
+
+def _canonical(key: str, unit: str) -> Canon | None:
+    """``vocabulary.canonical``, where a rate's unit names its figure whatever the key."""
+    return canonical(key, unit) or (canonical("throughput", unit) if "/" in unit else None)
 
 
 def _counters(line: str) -> list[Counter]:
@@ -495,6 +508,16 @@ def _template(shape: str, lines: list[str]) -> Template | None:
     anchor = max(parts, key=len)
     return Template(shape, re.compile(pattern), [captured[i] for i in sorted(captured)],
                     anchor, lead, shape.lower())
+
+
+def _without(rows: Rows, given: frozenset[str]) -> Rows | None:
+    """``rows`` without the metrics named in ``given`` (its throughput where that holds
+    ``samples_per_s``, its progress where ``""``); None where nothing is left."""
+    kinds = [(cls, columns) for cls, columns in rows.kinds
+             if not ((cls is Metric and columns[0][0] in given)
+                     or (cls is Progress and "" in given)
+                     or (cls is Throughput and "samples_per_s" in given))]
+    return Rows(rows.run_id, rows.stamps, kinds) if kinds else None
 
 
 def _bare(name: str) -> str:
