@@ -103,6 +103,7 @@ class Deriver:
         self._take(classes)
         self.extras = [cls(run_id) for cls in registry.always_dialects() if cls not in classes]
         self._own: set[str] = set()  # the codes of the extras' diagnoses
+        self._given: list[Event | Rows] = []  # what the others gave since the extras read
         self.sniffer = _sniffer(classes, sniff)
         self.logs = logs
         self.latest = latest  # the reader keeps the state, and the log lines only
@@ -123,6 +124,8 @@ class Deriver:
 
     def _keep(self, events: list[Event]) -> list[Event]:
         self.state.feed_all(events)
+        if self.extras:
+            self._given += events
         return events
 
     def opening(self) -> list[Event]:
@@ -183,13 +186,18 @@ class Deriver:
         warnings = {code for dialect in self.dialects for code in dialect.warnings}
         diagnosed = any(d.code not in self._own and d.code not in warnings
                         for d in self.state.diagnoses)
+        for extra in self.extras:
+            extra.beside(self._given)
+        self._given = []
         batch = [event for extra in self.extras
                  for event in deferred(read_text(extra, text, self.ts), extra, diagnosed)]
         self._own.update(event.code for event in batch if type(event) is Diagnosis)
         if not batch:
             return []
         if self.logs:
-            return self._keep(expanded(batch))
+            events = expanded(batch)
+            self.state.feed_all(events)
+            return events
         self.state.feed_all(batch)
         return [event for event in batch if not isinstance(event, Rows)]
 
@@ -313,7 +321,7 @@ class Deriver:
         for phase in phases:
             phase.ts = times[0]
         self.ts, self._gap = times[-1], wanted[-1] < len(lines) - 1
-        self.state.feed_all([*phases, Rows(rows.run_id, times, rows.kinds)])
+        self._keep([*phases, Rows(rows.run_id, times, rows.kinds)])  # type: ignore[list-item]
         return 0 if self._gap else len(rows.kinds)
 
     def _dialect_line(self, line: str | None, wanted: bool) -> list[Event]:

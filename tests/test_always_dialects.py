@@ -38,10 +38,11 @@ class Broke(Dialect):
 
 @pytest.fixture
 def always(monkeypatch):
-    monkeypatch.setattr(registry, "ALWAYS_DIALECTS", (Broke,))
-    registry.dialects.cache_clear()  # (an earlier test may have filled it)
+    monkeypatch.setattr(registry, "ALWAYS_DIALECTS", (Broke,))  # (alone: the mechanism)
+    registry.dialects.cache_clear()
     Broke.fed.clear()
     yield Broke
+    monkeypatch.undo()
     registry.dialects.cache_clear()
 
 
