@@ -41,6 +41,8 @@ def listed() -> list[Fixture]:
         _failed("cuda_oom_two_ranks_medicalgpt_318.log", CUDA_OOM, "cuda_oom", cause("GPU 6"),
                 cause("8.01 GiB"), cause("79.33 GiB"), cause("6.37 GiB"), cause("72.95 GiB"),
                 cause("72.18 GiB"), cause("3.01 MiB")),
+        _failed("cuda_oom_wrapped_bitsandbytes_758.log", CUDA_OOM, "cuda_oom", cause("GPU 0"),
+                cause("1024.00 MiB"), cause("8.00 GiB")),
         _failed("cuda_error_oom_llmc_206.log", CUDA_OOM, "cuda_oom",
                 cause("CUDA error: out of memory")),
         _failed("cublas_alloc_failed_densematching_20.log", CUDA_OOM, "cuda_oom",

@@ -39,15 +39,22 @@ from accelbench.engine.events import Diagnosis, Event
 from accelbench.engine.parsers import Dialect
 
 _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"
-_OOM_OLD = re.compile(
-    rf"CUDA out of memory\. Tried to allocate ({_SIZE}) \(GPU (\d+); ({_SIZE}) total capacity;"
-    rf" ({_SIZE}) already allocated; ({_SIZE}) free;(?: ({_SIZE}) reserved in total by PyTorch|"
-    rf" ({_SIZE}) cached)")
-_OOM_NEW = re.compile(
-    rf"CUDA out of memory\. Tried to allocate ({_SIZE})\. GPU ?(\d*) has a total capac\w* of"
-    rf" ({_SIZE}) of which ({_SIZE}) is free\.(?:.*? this process has ({_SIZE}) memory in use\.)?"
-    rf"(?: Of the allocated memory ({_SIZE}) is allocated by PyTorch, and ({_SIZE}) is reserved"
-    r" by PyTorch but unallocated)?")
+_OOM = "CUDA out of memory. Tried to allocate "
+# The figures the allocator's message names, in its wordings before and since PyTorch 2.1
+# (``(GPU 0; 15.78 GiB total capacity; ...)``, ``GPU 0 has a total capacity of ... of which
+# ... is free``), each found on its own: a message wrapped onto more lines keeps the first's.
+_OOM_FIGURES = (
+    ("gpu", re.compile(r"\(GPU (\d+);|GPU (\d+) has a total")),
+    ("total", re.compile(rf"({_SIZE}) total capacity|total capac\w* of ({_SIZE})")),
+    ("free", re.compile(rf"({_SIZE}) free;|of which ({_SIZE}) is free")),
+    ("in use by this process", re.compile(rf"this process has ({_SIZE}) memory in use")),
+    ("allocated by PyTorch", re.compile(rf"({_SIZE}) already allocated|"
+                                        rf"allocated memory ({_SIZE}) is allocated by PyTorch")),
+    ("reserved by PyTorch", re.compile(rf"({_SIZE}) reserved in total by PyTorch")),
+    ("reserved but unallocated", re.compile(rf"({_SIZE}) is reserved by PyTorch but unalloc")),
+    ("cached", re.compile(rf"({_SIZE}) cached\)")),
+)
+_TRIED = re.compile(rf"{re.escape(_OOM)}({_SIZE})")
 _OOM_OTHER = re.compile(r"(?:Error|Exception): (CUDA out of memory|CUDA error: out of memory)"
                         r"|(CUBLAS_STATUS_ALLOC_FAILED) when calling"
                         r"|failed to create cublas handle: (CUBLAS_STATUS_ALLOC_FAILED)")
@@ -234,21 +241,13 @@ class Failures(Dialect):
         return events
 
     def _oom(self, line: str, ts: float) -> list[Event] | None:
-        if m := _OOM_OLD.search(line):
-            tried, gpu, total, allocated, free, reserved, cached = m.groups()
-            held = (f"{reserved} reserved by PyTorch" if reserved else f"{cached} cached")
-            message = (f"CUDA out of memory on GPU {gpu}: tried to allocate {tried} ({total}"
-                       f" total, {allocated} allocated, {free} free, {held})")
-        elif m := _OOM_NEW.search(line):
-            tried, gpu, total, free, in_use, allocated, unallocated = m.groups()
-            message = (f"CUDA out of memory on GPU {gpu or '?'}: tried to allocate {tried}"
-                       f" ({total} total, {free} free")
-            if in_use:
-                message += f", {in_use} in use by this process"
-            if allocated:
-                message += (f", {allocated} allocated by PyTorch, {unallocated} reserved"
-                            " but unallocated")
-            message += ")"
+        if m := _TRIED.search(line):
+            found = {name: next(group for group in f.groups() if group)
+                     for name, pattern in _OOM_FIGURES if (f := pattern.search(line))}
+            on = f" on GPU {found.pop('gpu')}" if "gpu" in found else ""
+            message = f"CUDA out of memory{on}: tried to allocate {m[1]}" + (
+                " (" + ", ".join(f"{size} {name}" for name, size in found.items()) + ")"
+                if found else "")
         elif m := _OOM_OTHER.search(line):
             what = next(group for group in m.groups() if group)
             message = ("CUDA out of memory: cuBLAS could not allocate its handle"
