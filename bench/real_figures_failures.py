@@ -79,6 +79,8 @@ def listed() -> list[Fixture]:
                 cause("'models/output/pretrain_copy_ms5_encoder_16990'")),
         _failed("python_exception_chained_triton_1509.log", PYTHON, "python_exception",
                 cause("KeyError: ('2-.-0-.-0-460d6c1309cde60a1044fec0550efc5a")),
+        _failed("python_exception_chained_mmaction2_1476.log", PYTHON, "python_exception",
+                cause("ValueError: invalid literal for int() with base 10: '--work-dir'")),
         Fixture("failures/ignored_exception_simpletransformers_763.log", PYTHON, [no_failure()]),
         Fixture("failures/ignored_exceptions_interleaved_patchnetvlad_34.log", PYTHON,
                 [no_failure()]),
