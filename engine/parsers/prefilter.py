@@ -13,8 +13,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from accelbench.engine.parsers import Dialect
+if TYPE_CHECKING:
+    from accelbench.engine.parsers import Dialect
 
 SAMPLE = 8192  # characters of a text the frequency of its characters is guessed from
 RARE = 4  # a character at most this often in the sample is rare: its places are looked at
