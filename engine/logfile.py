@@ -37,6 +37,7 @@ from accelbench.engine.parsers.prefilter import (
     line_starts,
     needs_of,
     nocase_of,
+    read_text,
 )
 from accelbench.engine.parsers.slurm_rows import job_tables
 from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
@@ -123,9 +124,9 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     one only where no system's dialect is found (that one reads its own progress bars)."""
     dialects = registry.dialects()
     shapes = [Shapes.of(text) for text in texts]
-    names = [name for name, dialect in dialects.items()
-             if name in found or any(_sniffs(dialect, text, shape)
-                                     for text, shape in zip(texts, shapes, strict=True))]
+    names = [name for name, dialect in dialects.items() if not dialect.always
+             and (name in found or any(_sniffs(dialect, text, shape)
+                                      for text, shape in zip(texts, shapes, strict=True)))]
     if any(name in registry.dialect_systems() for name in names):
         names = [name for name in names if not dialects[name].fallback]
     return names
@@ -246,7 +247,7 @@ def _sniff_needed(text: str, found: set[str], shapes: Shapes | None) -> set[str]
         text += "\n"  # each line found ends at a \n
     searched = Searched(text)
     for name, dialect in registry.dialects().items():
-        if name in found:
+        if name in found or dialect.always:
             continue
         needs: tuple[str, ...]
         if dialect.sniff_needs is not None:
@@ -412,7 +413,9 @@ class _Runs:
     A run ends after a line giving a dialect's ``run_end`` metric where a later line
     gives events other than the run's closing ones (``_closing``): from the first such
     end on, a copy of the dialects goes on through the whole section (``split``) to find
-    where, while each run is parsed afresh.
+    where, while each run is parsed afresh. The dialects read on every log (``always``,
+    those not detected) are given the text of each piece on their own, up to such an end
+    or the piece's end, after the others.
     """
 
     def __init__(self, reader: Reader, names: list[str], title: str, run_ids: Iterator[str]
@@ -420,9 +423,11 @@ class _Runs:
         self.reader, self.names, self.title, self.run_ids = reader, names, title, run_ids
         classes = [registry.get_dialect(name) for name in names]
         self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self.always = [cls for cls in registry.always_dialects() if cls.name not in names]
         self.ends = frozenset(name for cls in classes for name in cls.run_end)
         self.success = self.ends | {name for cls in classes for name in cls.success}
-        self.warnings = frozenset(code for cls in classes for code in cls.warnings)
+        self.warnings = frozenset(code for cls in [*classes, *self.always]
+                                  for code in cls.warnings)
         self.skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
         self.split: list[Dialect] | None = None
         self.ended = False  # a run's end was seen, and no event since
@@ -430,12 +435,15 @@ class _Runs:
         self.runs = 0
         self.batch: list[Event | Rows] = []
         self.text, self.done = "", 0  # the current piece; where its text not yet given starts
+        self.read = 0  # where its text the ``always`` dialects have not read yet starts
+        self.held: _Held = None  # which literals its block's line shapes hold
         self._begin()
 
     def _begin(self) -> None:
         self.runs += 1
         run_id = next(self.run_ids)
         self.parsers = [registry.get_dialect(name)(run_id) for name in self.names]
+        self.extras = [cls(run_id) for cls in self.always]
         self.succeeded, self.first, self.last = False, 0.0, 0.0
         self.failure: Diagnosis | None = None
         self.reader.begin(run_id, self.names)
@@ -457,12 +465,13 @@ class _Runs:
         self.batch = []
 
     def _end(self, title: str) -> None:
-        self.batch += [e for parser in self.parsers for e in parser.finish(0.0)]
+        parsers = [*self.parsers, *self.extras]
+        self.batch += [e for parser in parsers for e in parser.finish(0.0)]
         self._give()
-        status = next((p.status for p in self.parsers if p.status), None) or (
+        status = next((p.status for p in parsers if p.status), None) or (
             "failed" if self.failure else "done" if self.succeeded else "ended")
-        code = next((p.exit_code for p in self.parsers if p.exit_code is not None), None)
-        span = next((p.elapsed for p in self.parsers if p.elapsed is not None),
+        code = next((p.exit_code for p in parsers if p.exit_code is not None), None)
+        span = next((p.elapsed for p in parsers if p.elapsed is not None),
                     self.last - self.first)
         self.reader.end(title, Outcome(status, code, self.failure, round(span, 3)))
 
@@ -473,7 +482,7 @@ class _Runs:
         """The next piece of the section's text (whole lines; ``last``: its end; ``held``:
         which literals its block's line shapes hold, if known: the others are on none of
         its lines)."""
-        self.text, self.done = text, 0
+        self.text, self.done, self.read, self.held = text, 0, 0, held
         if self.needs is None:
             offset = 0
             lines = text.split("\n")
@@ -504,12 +513,22 @@ class _Runs:
                 after = end + 1
             if after < len(text) or (last and after == len(text)):
                 self._item(after, None)
+        self._extras(len(text))
         if self.reader.wants_text:
             self.reader.text(text[self.done:] + "\n" if last else text[self.done:])
         if last:
             self._end(self._numbered() if self.runs > 1 else self.title)
         else:
             self._give()
+
+    def _extras(self, end: int) -> None:
+        """Give the ``always`` dialects the current piece's text they have not read, up to
+        ``end``."""
+        if self.extras and end > self.read:
+            text = self.text[self.read:end]
+            for extra in self.extras:
+                self.batch += read_text(extra, text, 0.0, self.held)
+        self.read = max(self.read, end)
 
     def _text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]) -> bool:
         """Feed the one dialect the lines of ``text`` holding ``needs``/``nocase`` all at once,
@@ -570,6 +589,7 @@ class _Runs:
 
     def _cut(self, offset: int) -> None:
         """End the run before ``offset`` of the current piece; the next one starts."""
+        self._extras(offset)
         if self.reader.wants_text:
             self.reader.text(self.text[self.done:offset])
             self.done = offset

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelbench.engine.events import Event
-from accelbench.engine.parsers.steps import StepLines, read_text
 from accelbench.engine.rows import Rows
+
+if TYPE_CHECKING:
+    from accelbench.engine.parsers.steps import StepLines
 
 
 class Dialect:
@@ -49,6 +51,12 @@ class Dialect:
 
     ``fallback``: a generic format that a system's own dialect may also read (progress
     bars); a log is read with it only where no system's dialect recognises the log.
+
+    ``always``: read on every log, live and imported, whatever dialects are detected (it
+    is never sniffed): a reader of what any program may print (failures, step lines). Its
+    ``needs`` make it cost nothing on text holding none of them; it is given each piece of
+    text on its own (``prefilter.read_text``), its events after those of the detected
+    dialects', and its diagnoses fail a run as theirs do.
     """
 
     name: ClassVar[str] = ""
@@ -61,6 +69,7 @@ class Dialect:
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
     sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
     step_lines: ClassVar[StepLines | None] = None  # its step line, read at once (feed_text)
+    always: ClassVar[bool] = False  # read on every log, whatever is detected
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -91,8 +100,12 @@ class Dialect:
         any case) fed in order, as ``feed_lines`` gives them, where the dialect reads those
         lines quicker from the whole text: ``needs`` and ``nocase`` are those of its own that
         the text may hold (a line that holds none of its own is on no line). None where it
-        has no quicker way for this text; the dialect is then as it was. By default, its
-        ``step_lines`` read as columns (``parsers.steps.read_text``)."""
+        has no quicker way for this text; the dialect is then as it was. An ``always``
+        dialect that needs any line (``needs`` None) is given ``()`` and ``()``: every line;
+        an ``always`` dialect's text may hold carriage returns (a redrawn line's states).
+        By default, its ``step_lines`` read as columns (``parsers.steps.read_text``)."""
+        from accelbench.engine.parsers.steps import read_text  # (steps reads with prefilter)
+
         return read_text(self, text, needs, nocase, ts)
 
     def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows] | None:

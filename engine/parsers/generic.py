@@ -13,3 +13,6 @@ GENERIC_DIALECTS: tuple[type[Dialect], ...] = (HFTrainer, SlurmLog, TqdmBar, Ker
 
 TABLE_DIALECTS: tuple[type[Dialect], ...] = (SlurmTable,)
 """The dialects of tools' tables (``sacct``, ...): a file people have, not a job's output."""
+
+ALWAYS_DIALECTS: tuple[type[Dialect], ...] = ()
+"""The dialects read on every log whatever is detected (``Dialect.always``)."""
