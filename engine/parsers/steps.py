@@ -3,13 +3,15 @@
 A training log prints one kind of line by the hundred thousand (a step's loss and rates).
 A dialect declares that line (:class:`StepLines`: the literal each holds, the pattern that
 reads it, the conversion of each group) and turns the converted columns into events
-(``Dialect.step_rows``); :func:`read_text` does the rest for every dialect: one
-``findall`` of the pattern over the block (in C), the columns converted with ``map``, and
-the block's other lines the dialect needs fed one by one in their places between them.
+(``Dialect.step_rows``); :func:`read_text` does the rest for every dialect: the lines
+holding the literal found in the block (``prefilter``, in C), one ``findall`` of the
+pattern over them, the columns converted with ``map``, and the block's other lines the
+dialect needs fed one by one in their places between them.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import re
 from collections.abc import Callable, Sequence
@@ -29,11 +31,11 @@ Column = list[Any]
 @dataclass(frozen=True)
 class StepLines:
     """A dialect's step line: every line holding ``literal`` must be one, as the dialect's
-    ``feed`` reads it, for its text to be read at once. ``pattern``'s ``findall`` over a
-    text gives one tuple of groups per step line, in order (a pattern that matches only
-    at a line's start and within the line: ``(?m)^``, or its literal with what comes
-    before it in a look-behind); ``columns`` converts each group (``int``, ``float``, ...;
-    None: kept as text; a group that took no part is ``''``)."""
+    ``feed`` reads it, for a text to be read at once. ``pattern`` reads the lines holding
+    ``literal``, joined: its ``findall`` gives one tuple of groups per line, in order (it
+    matches at a line's start, ``(?m)^``, and within the line: ``[^\\n]``, not ``.``);
+    ``columns`` converts each group (``int``, ``float``, :func:`optional`, ...; None: kept
+    as text; a group that took no part is ``''``)."""
 
     literal: str
     pattern: re.Pattern[str]
@@ -41,86 +43,88 @@ class StepLines:
 
     def read(self, rows: Sequence[tuple[str, ...]]) -> list[Column]:
         """The converted columns of ``rows`` (the groups ``findall`` gives)."""
-        return [list(column) if convert is None else list(map(convert, column))
+        n = len(rows)
+        return [list(column) if convert is None
+                else [None] * n if isinstance(convert, optional) and not any(column)
+                else list(map(convert, column))
                 for convert, column in zip(self.columns, zip(*rows, strict=True),
                                            strict=True)]
 
-    def rows(self, text: str) -> list[tuple[str, ...]]:
-        """The groups of the step lines of ``text``."""
-        return self.pattern.findall(text)
 
+class optional:  # (lower-case: a conversion, as ``int`` and ``float`` are)
+    """The conversion of a group that may take no part (``''``: None)."""
 
-def optional(convert: Callable[[str], Any]) -> Callable[[str], Any]:
-    """``convert`` of a group that may take no part (``''``: None)."""
-    return lambda text: convert(text) if text else None
+    def __init__(self, convert: Callable[[str], Any]) -> None:
+        self.convert = convert
+
+    def __call__(self, text: str) -> Any:
+        return self.convert(text) if text else None
 
 
 def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple[str, ...],
               ts: float) -> list[Event | Rows] | None:
     """What ``dialect.feed_text`` gives (see there) through its ``step_lines``: None where
     it declares none, where ``text`` holds none, or where a line holding its literal is
-    not a step line as the pattern reads it (the dialect is then as it was)."""
+    not a step line as its pattern reads it (the dialect is then as it was)."""
     steps = dialect.step_lines
     if steps is None or steps.literal not in needs:
         return None
-    rows = steps.rows(text)
     literal = steps.literal
-    if not rows or len(rows) != text.count(literal):
+    at = line_starts(text, (literal,))
+    if not at:
         return None
-    others = tuple(need for need in needs if need != literal)
-    starts = line_starts(text, others, nocase) if others or nocase else []
-    saved = copy.deepcopy(vars(dialect)) if starts else None
-    events: list[Event | Rows] = []
-    done, pos = 0, 0  # the rows given; where the text not yet counted for rows starts
-    find, count = text.find, text.count
-    try:
-        for start in starts:
-            end = find("\n", start)
-            line = text[start:] if end < 0 else text[start:end]
-            if literal in line:
-                continue  # a step line: read by the pattern
-            if n := count(literal, pos, start):
-                events += _step_rows(dialect, steps, rows[done:done + n], ts)
-                done += n
-            pos = start
-            events += dialect.feed(line, ts)
-        if done < len(rows):
-            events += _step_rows(dialect, steps, rows[done:], ts)
-    except _NotAlike:
-        if saved is not None:
-            vars(dialect).clear()
-            vars(dialect).update(saved)
+    find = text.find
+    lines = [text[start:find("\n", start)] for start in at]
+    if find("\n", at[-1]) < 0:
+        lines[-1] = text[at[-1]:]  # the text's last line, without its \n
+    rows = steps.pattern.findall("\n".join(lines))
+    if len(rows) != len(lines):
         return None
-    return events
-
-
-class _NotAlike(Exception):
-    """Step lines the dialect does not give as columns (it is as it was before them)."""
-
-
-def _step_rows(dialect: Dialect, steps: StepLines, rows: list[tuple[str, ...]], ts: float
-               ) -> list[Event | Rows]:
-    """The events of step lines given as their groups."""
     try:
         columns = steps.read(rows)
     except (ValueError, ArithmeticError):
-        raise _NotAlike from None
-    events = dialect.step_rows(columns, ts)
-    if events is None:
-        raise _NotAlike
-    return events
+        return None
+    others = tuple(need for need in needs if need != literal)
+    other = line_starts(text, others, nocase) if others or nocase else []
+    if not other:
+        return dialect.step_rows(columns, ts)
+    saved = copy.deepcopy(vars(dialect))
+    events: list[Event | Rows] = []
+    done, steps_at = 0, set(at)  # the rows given; the step lines' starts
+    for start in other:
+        if start in steps_at:
+            continue  # a step line: read by the pattern
+        if (n := bisect.bisect_left(at, start, done)) > done:
+            got = dialect.step_rows([column[done:n] for column in columns], ts)
+            if got is None:
+                break
+            events += got
+            done = n
+        end = find("\n", start)
+        events += dialect.feed(text[start:] if end < 0 else text[start:end], ts)
+    else:
+        if done == len(at):
+            return events
+        got = dialect.step_rows([column[done:] for column in columns], ts)
+        if got is not None:
+            return events + got
+    vars(dialect).clear()
+    vars(dialect).update(saved)
+    return None
 
 
-def split_rows(run_id: str, stamps: list[float], kinds_of: Callable[[int], object],
+def split_rows(run_id: str, stamps: list[float], kinds_of: list[Any],
                kinds: Callable[[slice], list[tuple[type[Event], tuple[Column, ...]]]]
                ) -> list[Rows]:
     """Rows of the lines ``0 .. len(stamps)``, one for each run of lines alike:
-    ``kinds_of(i)`` says which kinds of event line ``i`` gives (lines alike give the same),
+    ``kinds_of[i]`` says which kinds of event line ``i`` gives (lines alike give the same),
     ``kinds(s)`` gives the kinds and columns of the lines of slice ``s``."""
+    if len(set(kinds_of)) == 1:
+        return [Rows(run_id, stamps, kinds(slice(None)))]
     out: list[Rows] = []
     first = 0
     for i in range(1, len(stamps) + 1):
-        if i == len(stamps) or kinds_of(i) != kinds_of(first):
+        if i == len(stamps) or kinds_of[i] != kinds_of[first]:
             out.append(Rows(run_id, stamps[first:i], kinds(slice(first, i))))
             first = i
     return out

@@ -40,14 +40,8 @@ _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
 _TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
 # Train lines, each at a line's start (their groups as findall gives them)
 _TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
-# The Train lines of a text as the appliance prints them (``YYYY-MM-DD HH:MM:SS,mmm INFO:   |
-# Train Device=...`` at a line's start), found by their literal (a quick search) with the
-# stamp behind it: what _TRAIN_ROWS reads of such a line, the same groups.
-_TRAIN_TEXT = re.compile(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
-                         r"(\d{3}) (INFO):   \| Train Device=)"
-                         + _TRAIN.pattern.removeprefix(r"\| Train Device="))
 # The Train lines as step lines (the groups of _TRAIN_LINE, converted)
-_STEPS = StepLines("Train Device=", _TRAIN_TEXT,
+_STEPS = StepLines("Train Device=", _TRAIN_ROWS,
                    (None, int, None, int, float, float, float, *[optional(int)] * 3))
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
@@ -112,6 +106,18 @@ def _hour(stamp: str) -> float | None:
     clock changes its offset within it (daylight saving time)."""
     start, end = _mktime(stamp, 0, 0), _mktime(stamp, 59, 59)
     return start if end - start == 3599 else None
+
+
+def _stamps_seconds(stamps: list[str]) -> dict[str, float]:
+    """``_seconds`` of each of ``stamps`` (each once; their hours' from the cache)."""
+    unique = list(dict.fromkeys(stamps))
+    hours = list(map(_hour, [stamp[:13] for stamp in unique]))
+    if None in hours:  # (an hour the clock changes its offset in)
+        return dict(zip(unique, map(_seconds, unique), strict=True))
+    minutes = map(int, [stamp[14:16] for stamp in unique])
+    seconds = map(int, [stamp[17:19] for stamp in unique])
+    return dict(zip(unique, map(operator.add, hours, map(operator.add, map(
+        operator.mul, minutes, repeat(60)), seconds)), strict=True))
 
 
 def _mktime(stamp: str, minute: int, second: int) -> float:
@@ -225,8 +231,7 @@ class Cerebras(Dialect):
         """The events ``_train`` gives of Train lines (their ``_STEPS`` columns), as
         columns: a run of lines with a total, and one of lines without, each a Rows."""
         stamps, millis, _, steps, loss, rates, global_rates, hours, minutes, secs = columns
-        seconds = {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)}
-        times = list(map(operator.add, map(seconds.__getitem__, stamps),
+        times = list(map(operator.add, map(_stamps_seconds(stamps).__getitem__, stamps),
                          map(operator.truediv, millis, repeat(1000))))
         events: list[Event | Rows] = []
         if not self._training:
@@ -255,7 +260,7 @@ class Cerebras(Dialect):
                     (Throughput, (rates[s], steps[s])),
                     (Metric, (["global_rate"] * k, global_rates[s], steps[s]))]
 
-        return [*events, *split_rows(self.run_id, times, lambda i: bool(totals[i]), kinds)]
+        return [*events, *split_rows(self.run_id, times, list(map(bool, totals)), kinds)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.rstrip()
