@@ -35,11 +35,14 @@ class StepLines:
     ``literal``, joined: its ``findall`` gives one tuple of groups per line, in order (it
     matches at a line's start, ``(?m)^``, and within the line: ``[^\\n]``, not ``.``);
     ``columns`` converts each group (``int``, ``float``, :func:`optional`, ...; None: kept
-    as text; a group that took no part is ``''``)."""
+    as text; a group that took no part is ``''``); ``without``: literals a step line may
+    not hold (``feed`` reads such a line otherwise): a text where one does is not read at
+    once."""
 
     literal: str
     pattern: re.Pattern[str]
     columns: tuple[Callable[[str], Any] | None, ...]
+    without: tuple[str, ...] = ()
 
     def read(self, rows: Sequence[tuple[str, ...]]) -> list[Column]:
         """The converted columns of ``rows`` (the groups ``findall`` gives)."""
@@ -77,7 +80,10 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     lines = [text[start:find("\n", start)] for start in at]
     if find("\n", at[-1]) < 0:
         lines[-1] = text[at[-1]:]  # the text's last line, without its \n
-    rows = steps.pattern.findall("\n".join(lines))
+    joined = "\n".join(lines)
+    if any(literal in joined for literal in steps.without):
+        return None
+    rows = steps.pattern.findall(joined)
     if len(rows) != len(lines):
         return None
     try:

@@ -15,14 +15,13 @@ step: X.``.
 
 from __future__ import annotations
 
-import functools
 import operator
 import re
-import time
 from itertools import repeat
 from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.logclock import stamp_seconds, stamps_seconds
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.steps import StepLines, optional, split_rows
 from accelbench.engine.rows import Rows
@@ -86,45 +85,7 @@ _NAN_HINT = "the loss became NaN: lower the learning rate or check the input dat
 
 def _local_ts(stamp: str, millis: str) -> float:
     """Epoch seconds of a ``YYYY-MM-DD HH:MM:SS`` stamp read as local time, plus ms."""
-    return _seconds(stamp) + int(millis) / 1000
-
-
-@functools.lru_cache(maxsize=256)
-def _seconds(stamp: str) -> float:
-    """Epoch seconds of a stamp (cached: a log gives many lines the same second): its
-    hour's, where the clock keeps one offset from UTC all through that hour, plus its
-    minutes and seconds."""
-    hour = _hour(stamp[:13])
-    if hour is None:
-        return _mktime(stamp, int(stamp[14:16]), int(stamp[17:19]))
-    return hour + int(stamp[14:16]) * 60 + int(stamp[17:19])
-
-
-@functools.lru_cache(maxsize=64)
-def _hour(stamp: str) -> float | None:
-    """Epoch seconds of the start of an hour (``YYYY-MM-DD HH``); None where the local
-    clock changes its offset within it (daylight saving time)."""
-    start, end = _mktime(stamp, 0, 0), _mktime(stamp, 59, 59)
-    return start if end - start == 3599 else None
-
-
-def _stamps_seconds(stamps: list[str]) -> dict[str, float]:
-    """``_seconds`` of each of ``stamps`` (each once; their hours' from the cache)."""
-    unique = list(dict.fromkeys(stamps))
-    hours = list(map(_hour, [stamp[:13] for stamp in unique]))
-    if None in hours:  # (an hour the clock changes its offset in)
-        return dict(zip(unique, map(_seconds, unique), strict=True))
-    minutes = map(int, [stamp[14:16] for stamp in unique])
-    seconds = map(int, [stamp[17:19] for stamp in unique])
-    return dict(zip(unique, map(operator.add, hours, map(operator.add, map(
-        operator.mul, minutes, repeat(60)), seconds)), strict=True))
-
-
-def _mktime(stamp: str, minute: int, second: int) -> float:
-    """Epoch seconds of a local time: the date and hour of ``stamp``, ``minute``, ``second``
-    (strptime: slow)."""
-    return time.mktime((int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[11:13]),
-                        minute, second, 0, 0, -1))
+    return stamp_seconds(stamp) + int(millis) / 1000
 
 
 class Cerebras(Dialect):
@@ -231,7 +192,7 @@ class Cerebras(Dialect):
         """The events ``_train`` gives of Train lines (their ``_STEPS`` columns), as
         columns: a run of lines with a total, and one of lines without, each a Rows."""
         stamps, millis, _, steps, loss, rates, global_rates, hours, minutes, secs = columns
-        times = list(map(operator.add, map(_stamps_seconds(stamps).__getitem__, stamps),
+        times = list(map(operator.add, map(stamps_seconds(stamps).__getitem__, stamps),
                          map(operator.truediv, millis, repeat(1000))))
         events: list[Event | Rows] = []
         if not self._training:

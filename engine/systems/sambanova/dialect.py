@@ -28,6 +28,7 @@ from itertools import repeat
 from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.logclock import stamps_seconds
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.steps import StepLines, optional
 from accelbench.engine.rows import Rows
@@ -52,15 +53,16 @@ _INNER = re.compile(rf"inner train loop time : ({_NUMBER}) for (\d+) epochs, num
                     rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
 _ASSERTION = re.compile(r"^AssertionError: (.*\S)")
 _STAMP = re.compile(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
-# The MLPerf step lines (a bar, a stamp, a global step: the first of each in the line, as
-# feed finds them; none with a summary's keys or an ``Epoch [``, which feed reads otherwise)
-_IN_LINE = r"(?=[^\n]*?"  # a look-ahead within the line
+# The MLPerf step lines: a bar first (nothing before it but blanks and a pasted ``^M``,
+# no digit in its glyphs), then the first stamp, then the global step: the first of each in
+# the line, as feed finds them; none holding a summary's key or an ``Epoch [`` (feed reads
+# those otherwise)
 _STEPS = StepLines("|global_step:", re.compile(
-    r"(?m)^(?![^\n]*(?:e2e_train_time|training_sequences_per_second|final_loss"
-    r"|training_samples_per_second|Epoch \[))"
-    + _IN_LINE + _ITERATION.pattern.replace(".*?", r"[^\n]*?") + ")"
-    + _IN_LINE + _STAMP.pattern + ")" + _IN_LINE + _STEP.pattern + ")"),
-    (int, int, None, optional(int), int, float))
+    r"(?m)^[^\S\n]*(?:\^M)?[^\S\n]*Iteration:[^\S\n]*\d{1,3}%\|[^|\n\d]*\|[^\S\n]*(\d+)/(\d+) \["
+    r"[^\n]*?" + _STAMP.pattern + r"[^\n]*?" + _STEP.pattern),
+    (int, int, None, optional(int), int, float),
+    without=("e2e_train_time", "training_sequences_per_second", "final_loss",
+             "training_samples_per_second", "Epoch ["))
 _SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector|"
                     r"inner train loop time : ")
 
@@ -164,7 +166,8 @@ class SambaNova(Dialect):
         and the loss at its global step (the first line's before it, where it starts the
         running phase)."""
         iterations, totals, stamps, millis, steps, losses = columns
-        seconds = {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)}
+        seconds = (stamps_seconds(stamps) if all(map((19).__eq__, map(len, stamps)))
+                   else {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)})
         times = list(map(operator.add, map(seconds.__getitem__, stamps),
                          map(operator.truediv, [m or 0 for m in millis], repeat(1000))))
         self._stamp, run = times[-1], self.run_id
