@@ -538,13 +538,18 @@ class _Runs:
         self.read = max(self.read, end)
 
     def _text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]) -> bool:
-        """Feed the one dialect the lines of ``text`` holding ``needs``/``nocase`` all at once,
-        where it reads them from the whole text (``Dialect.feed_text``) and no run ends on
-        one of them; False where not (nothing is fed)."""
-        if len(self.parsers) != 1 or not (needs or nocase):
+        """Feed the one dialect whose literals the text holds (:meth:`_only`) the lines of
+        ``text`` holding them all at once, where it reads them from the whole text
+        (``Dialect.feed_text``) and no run ends on one of them; False where not (nothing is
+        fed)."""
+        if not (needs or nocase):
             return False
+        only = self._only(text, needs, nocase)
+        if only is None:
+            return False
+        parser, own, own_nocase = only
         saved = copy.deepcopy(self.parsers) if self.ends else None
-        events = self.parsers[0].feed_text(text, needs, nocase, 0.0)
+        events = parser.feed_text(text, own, own_nocase, 0.0)
         if events is None:
             return False
         if saved is not None and _metric_in(events, self.ends):
@@ -552,6 +557,24 @@ class _Runs:
             return False
         self.batch += events
         return True
+
+    def _only(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]
+              ) -> tuple[Dialect, tuple[str, ...], tuple[str, ...]] | None:
+        """The one dialect a line of ``text`` holding ``needs``/``nocase`` may be for, with
+        those of its own the text holds: where the other dialects' literals are on no line
+        of it (a line holding none of a dialect's needs gives it nothing, so only that one
+        reads the text's lines); None where there are more."""
+        if len(self.parsers) == 1:
+            return self.parsers[0], needs, nocase
+        lowered = text.lower() if nocase else ""
+        found = []
+        for parser in self.parsers:
+            cls = type(parser)
+            own = tuple(n for n in needs if n in (cls.needs or ()) and n in text)
+            own_nocase = tuple(n for n in nocase if n in nocase_of([cls]) and n in lowered)
+            if own or own_nocase:
+                found.append((parser, own, own_nocase))
+        return found[0] if len(found) == 1 else None
 
     def _lines(self, text: str, starts: list[int]) -> bool:
         """Feed the lines of ``text`` at ``starts`` all at once (where no gap counts, no line

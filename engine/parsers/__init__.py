@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelbench.engine.events import Diagnosis, Event
 from accelbench.engine.rows import Batch, Rows
+
+if TYPE_CHECKING:
+    from accelbench.engine.parsers.steps import StepLines
 
 
 class Dialect:
@@ -24,7 +27,10 @@ class Dialect:
     with this dialect's ``run_id`` and the timestamp it is given unless the line
     carries its own; ``feed_lines`` (optional) does the same for many lines at once, and
     may give the events of a run of lines alike as one ``Rows`` (columns: ``engine.rows``);
-    ``feed_text`` (optional) reads the lines it needs straight from a block of text.
+    ``feed_text`` reads the lines it needs straight from a block of text, where the
+    dialect declares its ``step_lines`` (``parsers.steps``: the literal each holds, the
+    pattern that reads it, the conversion of each group) and gives their events from the
+    converted columns (``step_rows``).
     ``finish`` flushes what a block left pending at the end.
 
     ``needs`` (literal texts, matched with case) lets a reader skip lines: a line
@@ -65,6 +71,7 @@ class Dialect:
     fallback: ClassVar[bool] = False
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
     sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
+    step_lines: ClassVar[StepLines | None] = None  # its step line, read at once (feed_text)
     always: ClassVar[bool] = False  # read on every log, whatever is detected
     defers: ClassVar[frozenset[str]] = frozenset()  # its diagnoses giving way to another's
 
@@ -100,7 +107,17 @@ class Dialect:
         has no quicker way for this text; the dialect is then as it was. An ``always``
         dialect that needs any line (``needs`` None) is given every line, with ``()`` and
         those of its ``needs_nocase`` the text may hold; an ``always`` dialect's text may
-        hold carriage returns (a redrawn line's states)."""
+        hold carriage returns (a redrawn line's states).
+        By default, its ``step_lines`` read as columns (``parsers.steps.read_text``)."""
+        from accelbench.engine.parsers.steps import read_text  # (steps reads with prefilter)
+
+        return read_text(self, text, needs, nocase, ts)
+
+    def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows] | None:
+        """The events of step lines (one or more, in order, the lines between them holding
+        none of ``needs``) whose ``step_lines`` groups, converted, are ``columns`` (a list
+        per group), as ``feed`` gives them line by line, and the dialect left as ``feed``
+        leaves it; None where not as columns (before changing anything)."""
         return None
 
     def beside(self, given: Batch) -> None:

@@ -18,6 +18,9 @@ from accelbench.engine.events import Event
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.rows import Rows
 
+# The characters that an ASCII letter matches in any case (re.IGNORECASE) but not lowered:
+# a text holding one is searched by a pattern in any case.
+_FOLDED = ("\u0131", "\u017f")  # dotless i, long s
 SAMPLE = 8192  # characters of a text the frequency of its characters is guessed from
 RARE = 4  # a character at most this often in the sample is rare: its places are looked at
 
@@ -61,8 +64,10 @@ class Searched:
         starts: set[int] = set()
         _find(text, needs, starts, self._counts)
         if nocase:
-            if self._lowered is None and text.isascii():  # lower() keeps ASCII's offsets
-                self._lowered = text.lower()
+            if self._lowered is None and not any(char in text for char in _FOLDED):
+                lowered = text.lower()  # (it keeps the offsets where it keeps the length: it
+                # makes no character shorter)
+                self._lowered = lowered if len(lowered) == len(text) else None
             if self._lowered is not None:
                 _find(self._lowered, nocase, starts, self._lower_counts)
             else:
