@@ -1,0 +1,153 @@
+"""One vocabulary for the names the world's training frameworks give their figures.
+
+``canonical(key, unit)`` maps a printed key (``lm loss``, ``RunningAvgSamplesPerSec``,
+``elapsed time per iteration (ms)``, ``train/loss``) and the unit printed with its number
+onto one canonical figure and the factor that brings the number into that figure's unit
+(ms -> s, MB -> GiB, an MFU fraction -> %). ``metric_name(key)`` is the name every other
+named number keeps as a metric. To teach it a name, add it to ``FIGURES``.
+
+The names the run summary picks its figures from (``summary.GENERIC_ALIASES``: ``loss``,
+``eval_loss``, ``accuracy``) are canonical names here, so a figure read by shape reaches
+the summary as a dialect's does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Canon:
+    """A canonical figure: ``value * scale`` is the number in the figure's unit."""
+
+    name: str
+    scale: float
+
+
+# canonical figure -> (the kind of its unit, the names it goes by, as metric_name gives them)
+FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "step": ("count", ("step", "iter", "iteration", "global_step", "train_global_step",
+                       "trainer_global_step", "current_steps", "num_updates")),
+    "total_steps": ("count", ("total_steps", "max_steps", "train_iters", "total_iters")),
+    "epoch": ("printed", ("epoch", "train_epoch", "trainer_epoch")),
+    "loss": ("printed", ("loss", "train_loss", "lm_loss", "training_loss", "loss_train",
+                         "reduced_train_loss", "train_lm_loss", "train_loss_train_total",
+                         "loss_train_total")),
+    "eval_loss": ("printed", ("eval_loss", "val_loss", "valid_loss", "validation_loss",
+                              "test_loss", "eval_lm_loss", "val_lm_loss", "loss_val",
+                              "loss_eval", "evaluation_loss")),
+    "lr": ("printed", ("lr", "learning_rate", "train_learning_rate", "train_lr",
+                       "trainer_lr", "lr_0")),
+    "samples_per_s": ("rate", ("samples_per_s", "samples_per_sec", "samples_per_second",
+                               "samples_s", "samples_sec", "train_samples_per_second",
+                               "samplespersec", "runningavgsamplespersec",
+                               "throughput_samples_per_s", "throughput_samples_per_sec",
+                               "samples_per_second_per_replica")),
+    "tokens_per_s": ("rate", ("tokens_per_s", "tokens_per_sec", "tokens_per_second", "tps",
+                              "tok_s", "tok_sec", "tokens_s", "tokens_sec",
+                              "throughput_tokens_per_s", "throughput_tokens_per_sec",
+                              "train_tokens_per_second")),
+    "tflops": ("flops", ("tflops", "tflop_s", "tflops_per_gpu", "tflop_s_gpu",
+                         "model_tflops", "throughput_per_gpu")),
+    "mfu_percent": ("percent", ("mfu", "mfu_percent", "model_flops_utilization")),
+    "step_time_s": ("time", ("step_time", "time", "iter_time", "iteration_time",
+                             "elapsed_time_per_iteration", "time_per_step",
+                             "time_per_iteration", "train_step_timing", "batch_time",
+                             "step_timing")),
+    "memory_gib": ("bytes", ("memory", "mem", "max_memory_allocated", "memory_allocated",
+                             "max_mem", "gpu_mem", "gpu_memory", "peak_memory",
+                             "max_memory_reserved", "memory_reserved", "mem_allocated",
+                             "memallocated", "maxmemallocated", "max_mem_allocated",
+                             "cuda_memory", "peak_mem")),
+    "accuracy": ("printed", ("accuracy", "acc", "eval_accuracy", "val_accuracy", "val_acc",
+                             "test_accuracy", "test_acc", "top1", "acc1", "acc_1",
+                             "top_1_accuracy")),
+    "grad_norm": ("printed", ("grad_norm", "gnorm", "gradient_norm", "train_grad_norm",
+                              "grad_norm_total")),
+}
+"""The canonical figures. A rate's unit (``tokens/s``) also names the figure of a generic
+key (``throughput``); see ``_BY_UNIT``."""
+
+_ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in names}
+_KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
+_BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "speed", "perf",
+                           "performance"})
+"""Keys that say only that a rate follows: its unit names the figure."""
+
+NOT_FIGURES = frozenset({
+    "rank", "local_rank", "global_rank", "node_rank", "rank_id", "pid", "port",
+    "master_port", "version", "v_num", "line", "gpu", "gpu_id", "cuda", "device",
+    "device_id", "node", "job", "jobid", "job_id", "slurm_job_id", "process", "worker",
+    "thread", "tid", "uid", "gid", "id", "errno", "code",
+    # words of a sentence, not names: "reducing lr to 0.001", "the loss is 2.3"
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is",
+    "of", "on", "or", "over", "than", "the", "to", "was", "were", "with", "after",
+})
+"""Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
+versions, line numbers, and the small words of prose."""
+
+_TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
+         "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "mins": 60.0,
+         "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hours": 3600.0}
+# sizes in binary units, as the frameworks compute them (PyTorch's and DeepSpeed's "MB" and
+# "GB" are 2**20 and 2**30 bytes)
+_BYTES = {"b": 2.0**-30, "kb": 2.0**-20, "kib": 2.0**-20, "mb": 2.0**-10, "mib": 2.0**-10,
+          "gb": 1.0, "gib": 1.0, "tb": 1024.0, "tib": 1024.0}
+_FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
+_RATE_UNIT = re.compile(r"(?i)(samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?|"
+                        r"([gtp])?flops?)(?:/s(?:ec)?|ps)?(?:/\w+)?$")
+_KEY_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
+_PAREN = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$")
+_NON_WORD = re.compile(r"\W+")
+
+
+def metric_name(key: str) -> str:
+    """The metric name of a printed key: lower case, each run of other characters than
+    letters, digits and ``_`` made one ``_``, none at either end."""
+    return _NON_WORD.sub("_", key.lower()).strip("_")
+
+
+def canonical(key: str, unit: str) -> Canon | None:
+    """The canonical figure ``key`` printed with ``unit`` names, None where it names none
+    (or the unit does not fit the figure: a memory with no unit, a time in ``%``)."""
+    if paren := _PAREN.search(key):
+        key, unit = key[:paren.start()], unit or paren[1].strip()
+    name = metric_name(key)
+    figure = _ALIASES.get(name)
+    if figure is None and (suffix := _KEY_UNIT.match(name)):
+        figure = _ALIASES.get(suffix[1])
+        unit = unit or suffix[2].replace("pct", "%").replace("percent", "%")
+    if name in _BY_UNIT_KEYS or figure is None:
+        figure = _by_unit(unit) if name in _BY_UNIT_KEYS else None
+    if figure is None:
+        return None
+    scale = _scale(_KIND[figure], unit.strip())
+    return None if scale is None else Canon(figure, scale)
+
+
+def _by_unit(unit: str) -> str | None:
+    """The rate figure a unit names (``tokens/s``, ``TFLOP/s/GPU``, ``samples/sec``)."""
+    if not (m := _RATE_UNIT.match(unit.strip())):
+        return None
+    word = m[1].lower()
+    if "flop" in word:
+        return "tflops"
+    return "tokens_per_s" if word.startswith("tok") else "samples_per_s"
+
+
+def _scale(kind: str, unit: str) -> float | None:
+    """The factor to the unit of a figure of ``kind``; None where ``unit`` does not fit."""
+    lowered = unit.lower()
+    if kind == "time":
+        return _TIME.get(unit)
+    if kind == "bytes":
+        return _BYTES.get(lowered)
+    if kind == "percent":
+        return {"%": 1.0, "": 100.0}.get(unit)
+    if kind == "flops":
+        m = _RATE_UNIT.match(unit)
+        return 1.0 if not unit else _FLOPS.get((m[2] or "").lower()) if m and m[2] else None
+    if kind == "rate":
+        return 1.0 if not unit or lowered.endswith(("/s", "/sec", "ps")) else None
+    return 1.0 if kind == "printed" or not unit else None
