@@ -10,7 +10,7 @@ spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's paren
 signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
 day, IPs, ``host:port``, versions, ``file.py:123``, hex and numbers glued to words
 (``rank3``, ``bf16``) never are, nor are the numbers of ``vocabulary.NOT_FIGURES`` names
-(ranks, pids, ports, ...).
+(ranks, pids, ports, ...) nor those after a word of prose (``lr to 0.001``).
 
 Each line costs a few precompiled regular expressions (one to find the named numbers, one
 for counters); every ``Named`` and ``Counter`` carries the span of its number, so that a
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from accelbench.engine.reading.vocabulary import NOT_FIGURES, metric_name
+from accelbench.engine.reading.vocabulary import NOT_FIGURES, PROSE, key_unit, metric_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,6 @@ _UNIT = (r"%|[KMGTkmgt]i?B|[kmgt]b|B"
          r"|(?:samples?|tokens?|toks?|it|imgs?|images?|seqs?)/s(?:ec)?"
          r"|s/it|m?s/(?:step|it|iter|batch)"
          r"|ns|us|µs|ms|secs?|seconds|s|mins?|minutes|hrs?|hours|h|/s")
-_IS_UNIT = re.compile(f"(?:{_UNIT})")
 _WORD = r"[^\W\d][\w@.\-/]*(?<![.\-/])"  # a word of a key: a letter first
 _PAREN = r"(?:\s?\([^()\n]{1,32}\))?"  # "(ms)", "(TFLOP/s/GPU)" ending a key
 # where a key of several words may begin: the line's start, after a field's end
@@ -64,15 +63,19 @@ _SEP = r"(?:\s*:\s*|\s*(?<![=!<>])=(?!=)\s*)"
 _FIELD_END = r"(?=\s*(?:[,|;:)\]}]|$)|\s\s|\s-\s)"
 _NAMED = re.compile(
     r"(?:(?P<qo>['\"])(?P<qkey>[^'\"\n]{1,80})(?P=qo)\s*:\s*(?P<qv>['\"])?"  # 'key': 'value'
-    rf"|{_FIELD_START}(?P<mkey>{_WORD}(?: {_WORD}){{1,5}}{_PAREN}){_SEP}"  # lm loss: value
+    rf"|{_FIELD_START}(?P<mkey>{_WORD}(?: {_WORD}){{1,7}}{_PAREN}){_SEP}"  # lm loss: value
     rf"|{_FIELD_START}(?P<wkey>{_WORD} {_WORD})(?P<wsp> +)"  # train loss value
     rf"|(?<![\w@.\-/])(?P<key>{_WORD}{_PAREN})(?P<sep>{_SEP}|(?P<sp> +)))"  # key: value
+    r"(?(sp)|(?(wsp)|(?P<lb>\[)?))"  # DeepSpeed's lr=[5e-05]: the first of a list
     r"(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
     r"|[-+]?(?i:nan|inf(?:inity)?))"
-    rf"(?:\s?(?P<unit>{_UNIT}))?"
+    rf"(?:\s?(?P<unit>{_UNIT})|\s\((?P<punit>{_UNIT})\))?"  # 12.3GiB, 4.1 ms, 0.00 (sec)
     r"(?![\w%]|\.\d|[:\-,/]\d|\s*/\s*\d)"  # not a date, a time, an IP, a version, N/M
-    r"(?(qv)(?P=qv))"
+    r"(?(qv)(?P=qv))(?(lb)(?=[,\]]))"
     rf"(?(wsp){_FIELD_END})(?(sp){_FIELD_END})")
+# "time (ms) | forward: 652.41 | backward: ..." (Megatron, DeepSpeed): the unit of the fields after
+_UNIT_HEADER = re.compile(rf"\(({_UNIT})\)\s*\|")
+_HOST_OR_FILE = re.compile(r"[.\d]|^localhost$", re.IGNORECASE)  # a key glued to its number
 _MAYBE = re.compile(r"\d|nan|inf", re.IGNORECASE)
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _OBJECT_KEY = re.compile(r"(['\"])([^'\"\n]{1,80})\1\s*:\s*\{")
@@ -91,18 +94,19 @@ def named_numbers(line: str) -> list[Named]:
     if "\x1b" in line:  # colours: blanked, so that spans stay the line's
         line = _ANSI.sub(lambda m: " " * len(m[0]), line)
     scopes = _scopes(line) if line.count("{") > 1 else []
+    header = _UNIT_HEADER.search(line)
     found: list[Named] = []
     for m in _NAMED.finditer(line):
-        key = m["qkey"] or m["mkey"] or m["wkey"] or m["key"]
-        if m["key"] and m["sep"] == ":" and (
-                "." in key or any(c.isdigit() for c in key) or key.lower() == "localhost"):
-            continue  # file.py:123, host:port
-        if metric_name(key) in NOT_FIGURES:
+        group = next(g for g in ("qkey", "mkey", "wkey", "key") if m[g])
+        key = m[group]
+        if group != "qkey" and line[m.end(group):m.start("num")] == ":" and (
+                _HOST_OR_FILE.search(key)):
+            continue  # file.py:123, host:port, node01:29500
+        name = metric_name(key)
+        if name in NOT_FIGURES or (name in PROSE and group != "qkey"):
             continue
-        unit = m["unit"] or ""
-        if not unit and key.endswith(")"):
-            inner = key[key.rindex("(") + 1:-1].strip()
-            unit = inner if _IS_UNIT.fullmatch(inner) else ""
+        unit = m["unit"] or m["punit"] or key_unit(key)[1] or (
+            header[1] if header and m.start() > header.start() else "")
         if scopes and m["qkey"]:
             start = m.start()
             key = "/".join([k for s, e, k in scopes if s < start < e] + [key])

@@ -27,29 +27,26 @@ class Canon:
 
 # canonical figure -> (the kind of its unit, the names it goes by, as metric_name gives them)
 FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "step": ("count", ("step", "iter", "iteration", "global_step", "train_global_step",
-                       "trainer_global_step", "current_steps", "num_updates")),
+    "step": ("count", ("step", "iter", "iteration", "global_step", "current_steps",
+                       "num_updates")),
     "total_steps": ("count", ("total_steps", "max_steps", "train_iters", "total_iters")),
-    "epoch": ("printed", ("epoch", "train_epoch", "trainer_epoch")),
-    "loss": ("printed", ("loss", "train_loss", "lm_loss", "training_loss", "loss_train",
-                         "reduced_train_loss", "train_lm_loss", "train_loss_train_total",
+    "epoch": ("printed", ("epoch",)),
+    "loss": ("printed", ("loss", "lm_loss", "loss_train", "reduced_train_loss",
                          "loss_train_total")),
     "eval_loss": ("printed", ("eval_loss", "val_loss", "valid_loss", "validation_loss",
                               "test_loss", "eval_lm_loss", "val_lm_loss", "loss_val",
                               "loss_eval", "evaluation_loss")),
-    "lr": ("printed", ("lr", "learning_rate", "train_learning_rate", "train_lr",
-                       "trainer_lr", "lr_0")),
+    "lr": ("printed", ("lr", "learning_rate", "lr_0")),
     "samples_per_s": ("rate", ("samples_per_s", "samples_per_sec", "samples_per_second",
-                               "samples_s", "samples_sec", "train_samples_per_second",
+                               "samples_s", "samples_sec",
                                "samplespersec", "runningavgsamplespersec",
                                "throughput_samples_per_s", "throughput_samples_per_sec",
                                "samples_per_second_per_replica")),
     "tokens_per_s": ("rate", ("tokens_per_s", "tokens_per_sec", "tokens_per_second", "tps",
                               "tok_s", "tok_sec", "tokens_s", "tokens_sec",
-                              "throughput_tokens_per_s", "throughput_tokens_per_sec",
-                              "train_tokens_per_second")),
+                              "throughput_tokens_per_s", "throughput_tokens_per_sec")),
     "tflops": ("flops", ("tflops", "tflop_s", "tflops_per_gpu", "tflop_s_gpu",
-                         "model_tflops", "throughput_per_gpu")),
+                         "model_tflops")),
     "mfu_percent": ("percent", ("mfu", "mfu_percent", "model_flops_utilization")),
     "step_time_s": ("time", ("step_time", "time", "iter_time", "iteration_time",
                              "elapsed_time_per_iteration", "time_per_step",
@@ -62,30 +59,36 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
                              "cuda_memory", "peak_mem")),
     "accuracy": ("printed", ("accuracy", "acc", "eval_accuracy", "val_accuracy", "val_acc",
                              "test_accuracy", "test_acc", "top1", "acc1", "acc_1",
-                             "top_1_accuracy")),
-    "grad_norm": ("printed", ("grad_norm", "gnorm", "gradient_norm", "train_grad_norm",
-                              "grad_norm_total")),
+                             "top_1_accuracy", "test_acc1", "val_acc1", "eval_acc1")),
+    "grad_norm": ("printed", ("grad_norm", "gnorm", "gradient_norm", "grad_norm_total")),
 }
-"""The canonical figures. A rate's unit (``tokens/s``) also names the figure of a generic
-key (``throughput``); see ``_BY_UNIT``."""
+"""The canonical figures. A name that says training (``train_loss``, ``train/epoch``,
+``trainer/global_step``, ``training_loss``) names the figure of the rest but accuracy
+(a training accuracy is not the evaluation's); a rate's unit (``tokens/s``) names the
+figure of a key that says only throughput (``_BY_UNIT_KEYS``)."""
 
 _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in names}
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
+_TRAINING = re.compile(r"(?:train|training|trainer)_(.+)")
 _BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "speed", "perf",
                            "performance"})
 """Keys that say only that a rate follows: its unit names the figure."""
 
 NOT_FIGURES = frozenset({
-    "rank", "local_rank", "global_rank", "node_rank", "rank_id", "pid", "port",
-    "master_port", "version", "v_num", "line", "gpu", "gpu_id", "cuda", "device",
-    "device_id", "node", "job", "jobid", "job_id", "slurm_job_id", "process", "worker",
-    "thread", "tid", "uid", "gid", "id", "errno", "code",
-    # words of a sentence, not names: "reducing lr to 0.001", "the loss is 2.3"
+    "rank", "local_rank", "global_rank", "node_rank", "rank_id", "group_rank", "role_rank",
+    "local_ranks", "global_ranks", "role_ranks", "pid", "port", "master_port", "version",
+    "v_num", "line", "gpu", "gpu_id", "cuda", "cudadev", "nvmldev", "device", "device_id",
+    "node", "job", "jobid", "job_id", "slurm_job_id", "process", "worker", "thread", "tid",
+    "uid", "gid", "id", "errno", "code", "exitcode", "exit_code", "seed",
+})
+"""Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
+versions, line numbers, exit codes."""
+PROSE = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is",
     "of", "on", "or", "over", "than", "the", "to", "was", "were", "with", "after",
 })
-"""Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
-versions, line numbers, and the small words of prose."""
+"""Small words of prose, never the name of the number after them when printed bare
+(``reducing lr to 0.001``, ``over 2450 frames``); a quoted key is a name whatever it says."""
 
 _TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
          "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "mins": 60.0,
@@ -96,10 +99,25 @@ _BYTES = {"b": 2.0**-30, "kb": 2.0**-20, "kib": 2.0**-20, "mb": 2.0**-10, "mib":
           "gb": 1.0, "gib": 1.0, "tb": 1024.0, "tib": 1024.0}
 _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 _RATE_UNIT = re.compile(r"(?i)(samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?|"
-                        r"([gtp])?flops?)(?:/s(?:ec)?|ps)?(?:/\w+)?$")
-_KEY_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
-_PAREN = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$")
+                        r"([gtp])?flop(?:s|/s)?)(?:/s(?:ec)?|ps)?(?:/\w+)?$")
+_KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
+_NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
 _NON_WORD = re.compile(r"\W+")
+
+
+def is_unit(text: str) -> bool:
+    """Whether ``text`` is a unit this vocabulary scales (``ms``, ``GiB``, ``%``,
+    ``TFLOP/s/GPU``, ``tokens/s``)."""
+    return (text in _TIME or text.lower() in _BYTES or text == "%"
+            or bool(_RATE_UNIT.match(text)))
+
+
+def key_unit(key: str) -> tuple[str, str]:
+    """``key`` less the unit it names at its end, and that unit (``""``: none):
+    ``elapsed time per iteration (ms)``, ``time [s]``, ``train_step_timing in s``."""
+    m = _KEY_UNIT.search(key)
+    unit = m and (m[1] if m[1] is not None else m[2]).strip()
+    return (key[:m.start()], unit) if m and unit and is_unit(unit) else (key, "")
 
 
 def metric_name(key: str) -> str:
@@ -111,18 +129,21 @@ def metric_name(key: str) -> str:
 def canonical(key: str, unit: str) -> Canon | None:
     """The canonical figure ``key`` printed with ``unit`` names, None where it names none
     (or the unit does not fit the figure: a memory with no unit, a time in ``%``)."""
-    if paren := _PAREN.search(key):
-        key, unit = key[:paren.start()], unit or paren[1].strip()
+    key, named = key_unit(key)
+    unit = unit.strip() or named
     name = metric_name(key)
     figure = _ALIASES.get(name)
-    if figure is None and (suffix := _KEY_UNIT.match(name)):
+    if figure is None and (training := _TRAINING.fullmatch(name)):
+        figure = _ALIASES.get(training[1])
+        figure = None if figure in ("accuracy", "eval_loss") else figure
+    if figure is None and (suffix := _NAME_UNIT.match(name)):
         figure = _ALIASES.get(suffix[1])
-        unit = unit or suffix[2].replace("pct", "%").replace("percent", "%")
-    if name in _BY_UNIT_KEYS or figure is None:
-        figure = _by_unit(unit) if name in _BY_UNIT_KEYS else None
+        unit = unit or {"pct": "%", "percent": "%"}.get(suffix[2], suffix[2])
+    if name in _BY_UNIT_KEYS or (figure is None and "flop" in name):
+        figure = _by_unit(unit)  # "throughput per GPU (TFLOP/s/GPU)", "approx flops per GPU"
     if figure is None:
         return None
-    scale = _scale(_KIND[figure], unit.strip())
+    scale = _scale(_KIND[figure], unit)
     return None if scale is None else Canon(figure, scale)
 
 
@@ -149,5 +170,5 @@ def _scale(kind: str, unit: str) -> float | None:
         m = _RATE_UNIT.match(unit)
         return 1.0 if not unit else _FLOPS.get((m[2] or "").lower()) if m and m[2] else None
     if kind == "rate":
-        return 1.0 if not unit or lowered.endswith(("/s", "/sec", "ps")) else None
+        return 1.0 if not unit or unit == "/s" or _RATE_UNIT.match(unit) else None
     return 1.0 if kind == "printed" or not unit else None

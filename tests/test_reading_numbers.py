@@ -1,0 +1,537 @@
+"""Named numbers and counters read from real lines of the world's training frameworks
+(engine/reading/numbers.py), and the names they map onto (engine/reading/vocabulary.py).
+
+Every line is quoted as published; the comment above it names where it was found.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accelbench.engine.events import Throughput
+from accelbench.engine.reading.numbers import counters, named_numbers
+from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
+from accelbench.engine.summary import GENERIC_ALIASES
+
+NAN = math.nan
+
+# (line, its named numbers as (key, value, unit), its counters as (what, n, total), the
+# canonical figures its keys name as (key, figure, scale))
+CASES = [
+    # https://github.com/epfLLM/Megatron-LLM/issues/11 (Megatron-LM)
+    ((" iteration      122/  250000 | consumed samples:       124928 | elapsed time per "
+      "iteration (ms): 86545.2 | learning rate: 9.150E-06 | global batch size:  1024 | lm "
+      "loss: 2.504220E+00 | loss scale: 1.0 | grad norm: 0.231 | number of skipped iterations: "
+      "  0 | number of nan iterations:   0 |"),
+     [("consumed samples", 124928.0, ""), ("elapsed time per iteration (ms)", 86545.2, "ms"),
+      ("learning rate", 9.15e-06, ""), ("global batch size", 1024.0, ""),
+      ("lm loss", 2.50422, ""), ("loss scale", 1.0, ""), ("grad norm", 0.231, ""),
+      ("number of skipped iterations", 0.0, ""), ("number of nan iterations", 0.0, "")],
+     [("step", 122, 250000)],
+     [("elapsed time per iteration (ms)", "step_time_s", 0.001), ("learning rate", "lr", 1.0),
+      ("lm loss", "loss", 1.0), ("grad norm", "grad_norm", 1.0)]),
+    # https://github.com/NVIDIA/Megatron-LM/issues/756
+    ((" [2024-04-06 03:02:12] iteration       71/     100 | consumed samples:         9088 | "
+      "elapsed time per iteration (ms): 5361.6 | throughput per GPU (TFLOP/s/GPU): 243.6 | "
+      "learning rate: 1.420000E-05 | global batch size:   128 | lm loss: 1.818812E+00 | "
+      "load_balancing_loss: 1.013377E+00 | loss scale: 1.0 | grad norm: 1.300 | num zeros: 0.0 "
+      "| number of skipped iterations:   0 | number of nan iterations:   0 |"),
+     [("consumed samples", 9088.0, ""), ("elapsed time per iteration (ms)", 5361.6, "ms"),
+      ("throughput per GPU (TFLOP/s/GPU)", 243.6, "TFLOP/s/GPU"),
+      ("learning rate", 1.42e-05, ""), ("global batch size", 128.0, ""),
+      ("lm loss", 1.818812, ""), ("load_balancing_loss", 1.013377, ""), ("loss scale", 1.0, ""),
+      ("grad norm", 1.3, ""), ("num zeros", 0.0, ""), ("number of skipped iterations", 0.0, ""),
+      ("number of nan iterations", 0.0, "")],
+     [("step", 71, 100)],
+     [("elapsed time per iteration (ms)", "step_time_s", 0.001),
+      ("throughput per GPU (TFLOP/s/GPU)", "tflops", 1.0), ("learning rate", "lr", 1.0),
+      ("lm loss", "loss", 1.0), ("grad norm", "grad_norm", 1.0)]),
+    # https://github.com/bigscience-workshop/Megatron-DeepSpeed/issues/396
+    ((" iteration     5426/  250000 | consumed samples:        43408 | consumed tokens:     "
+      "88899584 | elapsed time per iteration (ms): 4247.9 | learning rate: 2.999E-04 | global "
+      "batch size:     8 | loss scale: 1.0 | grad norm: nan | actual seqlen:  2048 | number of "
+      "skipped iterations:   0 | number of nan iterations:   0 | samples per second: 1.883 | "
+      "TFLOPs: 78.36 |"),
+     [("consumed samples", 43408.0, ""), ("consumed tokens", 88899584.0, ""),
+      ("elapsed time per iteration (ms)", 4247.9, "ms"), ("learning rate", 0.0002999, ""),
+      ("global batch size", 8.0, ""), ("loss scale", 1.0, ""), ("grad norm", NAN, ""),
+      ("actual seqlen", 2048.0, ""), ("number of skipped iterations", 0.0, ""),
+      ("number of nan iterations", 0.0, ""), ("samples per second", 1.883, ""),
+      ("TFLOPs", 78.36, "")],
+     [("step", 5426, 250000)],
+     [("elapsed time per iteration (ms)", "step_time_s", 0.001), ("learning rate", "lr", 1.0),
+      ("grad norm", "grad_norm", 1.0), ("samples per second", "samples_per_s", 1.0),
+      ("TFLOPs", "tflops", 1.0)]),
+    # https://github.com/NVIDIA/nccl/issues/743
+    (("time (ms) | forward-compute: 193.77 | backward-compute: 73.02 | "
+      "backward-params-all-reduce: 20.10 | backward-layernorm-all-reduce: 0.02 | "
+      "backward-embedding-all-reduce: 0.04 | backward-reduce-model-grads: 20.22 | "
+      "optimizer-copy-to-main-grad: 12.19 | optimizer-unscale-and-check-inf: 50.71 | "
+      "optimizer: 63.01 | batch-generator: 25.27"),
+     [("forward-compute", 193.77, "ms"), ("backward-compute", 73.02, "ms"),
+      ("backward-params-all-reduce", 20.1, "ms"), ("backward-layernorm-all-reduce", 0.02, "ms"),
+      ("backward-embedding-all-reduce", 0.04, "ms"),
+      ("backward-reduce-model-grads", 20.22, "ms"), ("optimizer-copy-to-main-grad", 12.19, "ms"),
+      ("optimizer-unscale-and-check-inf", 50.71, "ms"), ("optimizer", 63.01, "ms"),
+      ("batch-generator", 25.27, "ms")],
+     [],
+     []),
+    # https://github.com/NVIDIA/nccl/issues/743
+    ("> elapsed time for building blendable dataset indices: 0.00 (sec)",
+     [("elapsed time for building blendable dataset indices", 0.0, "sec")],
+     [],
+     []),
+    # https://github.com/deepspeedai/DeepSpeed/issues/3742
+    (("[2023-07-25 21:03:17,269] [INFO] [timer.py:215:stop] "
+      "epoch=0/micro_step=34/global_step=34, RunningAvgSamplesPerSec=7.864669709950182, "
+      "CurrSamplesPerSec=8.00912418308922, MemAllocated=59.65GB, MaxMemAllocated=63.31GB"),
+     [("epoch", 0.0, ""), ("RunningAvgSamplesPerSec", 7.864669709950182, ""),
+      ("CurrSamplesPerSec", 8.00912418308922, ""), ("MemAllocated", 59.65, "GB"),
+      ("MaxMemAllocated", 63.31, "GB")],
+     [],
+     [("epoch", "epoch", 1.0), ("RunningAvgSamplesPerSec", "samples_per_s", 1.0),
+      ("MemAllocated", "memory_gib", 1.0), ("MaxMemAllocated", "memory_gib", 1.0)]),
+    # https://github.com/deepspeedai/DeepSpeed/issues/3742
+    ((" samples/sec: 7.799 | iteration       34/   10000 | elapsed time per iteration (ms): "
+      "4103.1 | learning rate: 2.111E-06 | approx flops per GPU: 112.9TFLOPS | lm_loss: "
+      "1.118665E+01 | number of skipped iterations:   0 | number of nan iterations:   0 |"),
+     [("samples/sec", 7.799, ""), ("elapsed time per iteration (ms)", 4103.1, "ms"),
+      ("learning rate", 2.111e-06, ""), ("approx flops per GPU", 112.9, "TFLOPS"),
+      ("lm_loss", 11.18665, ""), ("number of skipped iterations", 0.0, ""),
+      ("number of nan iterations", 0.0, "")],
+     [("step", 34, 10000)],
+     [("samples/sec", "samples_per_s", 1.0),
+      ("elapsed time per iteration (ms)", "step_time_s", 0.001), ("learning rate", "lr", 1.0),
+      ("approx flops per GPU", "tflops", 1.0), ("lm_loss", "loss", 1.0)]),
+    # https://github.com/deepspeedai/DeepSpeed/issues/3742
+    (("[2023-07-25 21:03:21,037] [INFO] [logging.py:96:log_dist] [Rank 0] step=35, skipped=0, "
+      "lr=[2.1731931451279077e-06, 2.1731931451279077e-06], mom=[[0.9, 0.95], [0.9, 0.95]]"),
+     [("step", 35.0, ""), ("skipped", 0.0, ""), ("lr", 2.1731931451279077e-06, "")],
+     [],
+     [("step", "step", 1.0), ("lr", "lr", 1.0)]),
+    # https://github.com/deepspeedai/DeepSpeed/issues/3742
+    (("[2023-07-25 21:03:17,269] [INFO] [logging.py:96:log_dist] [Rank 0] rank=0 time (ms) | "
+      "forward: 652.41 | backward: 2164.52 | backward_inner: 2001.89 | backward_allreduce: "
+      "162.60 | step: 1172.13"),
+     [("forward", 652.41, "ms"), ("backward", 2164.52, "ms"), ("backward_inner", 2001.89, "ms"),
+      ("backward_allreduce", 162.6, "ms"), ("step", 1172.13, "ms")],
+     [],
+     []),
+    # https://github.com/deepspeedai/DeepSpeed/issues/1825
+    (("[2022-03-11 02:06:58,985] [INFO] [timer.py:189:stop] 0/40, "
+      "SamplesPerSec=83.48609168106144, MemAllocated=0.26GB, MaxMemAllocated=9.02GB"),
+     [("SamplesPerSec", 83.48609168106144, ""), ("MemAllocated", 0.26, "GB"),
+      ("MaxMemAllocated", 9.02, "GB")],
+     [],
+     [("SamplesPerSec", "samples_per_s", 1.0), ("MemAllocated", "memory_gib", 1.0),
+      ("MaxMemAllocated", "memory_gib", 1.0)]),
+    # https://github.com/deepspeedai/DeepSpeed/pull/849
+    (("[2021-03-10 15:27:46,894] [INFO] [utils.py:556:see_memory_usage] MA 0.06 GB         "
+      "Max_MA 0.26 GB         CA 0.71 GB         Max_CA 1 GB"),
+     [("MA", 0.06, "GB"), ("Max_MA", 0.26, "GB"), ("CA", 0.71, "GB"), ("Max_CA", 1.0, "GB")],
+     [],
+     []),
+    # https://github.com/deepspeedai/DeepSpeed/pull/849
+    (("[2021-03-10 15:27:46,895] [INFO] [utils.py:564:see_memory_usage] CPU Virtual Memory:  "
+      "used = 62.62 GB, percent = 49.8%"),
+     [("used", 62.62, "GB"), ("percent", 49.8, "%")],
+     [],
+     []),
+    # https://github.com/karpathy/nanoGPT/issues/178
+    ("iter 0: loss 4.2648, time 9371.81ms, mfu -100.00%",
+     [("iter", 0.0, ""), ("loss", 4.2648, ""), ("time", 9371.81, "ms"), ("mfu", -100.0, "%")],
+     [],
+     [("iter", "step", 1.0), ("loss", "loss", 1.0), ("time", "step_time_s", 0.001),
+      ("mfu", "mfu_percent", 1.0)]),
+    # https://github.com/karpathy/nanoGPT/issues/178
+    ("iter 110: loss 2.3950, time 892.77ms, mfu 16.60%",
+     [("iter", 110.0, ""), ("loss", 2.395, ""), ("time", 892.77, "ms"), ("mfu", 16.6, "%")],
+     [],
+     [("iter", "step", 1.0), ("loss", "loss", 1.0), ("time", "step_time_s", 0.001),
+      ("mfu", "mfu_percent", 1.0)]),
+    # https://github.com/karpathy/nanoGPT/issues/178
+    ("step 250: train loss 1.5440, val loss 1.7220",
+     [("step", 250.0, ""), ("train loss", 1.544, ""), ("val loss", 1.722, "")],
+     [],
+     [("step", "step", 1.0), ("train loss", "loss", 1.0), ("val loss", "eval_loss", 1.0)]),
+    # https://github.com/karpathy/nanoGPT/issues/215
+    ("2023-03-22 09:33:02 iter 3020: loss nan, time 1015.95ms, mfu 14.36%",
+     [("iter", 3020.0, ""), ("loss", NAN, ""), ("time", 1015.95, "ms"), ("mfu", 14.36, "%")],
+     [],
+     [("iter", "step", 1.0), ("loss", "loss", 1.0), ("time", "step_time_s", 0.001),
+      ("mfu", "mfu_percent", 1.0)]),
+    # https://github.com/pytorch/torchtitan/pull/2389
+    (("[titan] 2026-02-24 19:46:17,508 - root - INFO - step:  4  loss:  7.62585  grad_norm: "
+      "26.6250  memory: 66.91GiB(37.51%)  tps: 10,050  tflops: 314.71  mfu: 13.99%"),
+     [("step", 4.0, ""), ("loss", 7.62585, ""), ("grad_norm", 26.625, ""),
+      ("memory", 66.91, "GiB"), ("tps", 10050.0, ""), ("tflops", 314.71, ""), ("mfu", 13.99, "%")],
+     [],
+     [("step", "step", 1.0), ("loss", "loss", 1.0), ("grad_norm", "grad_norm", 1.0),
+      ("memory", "memory_gib", 1.0), ("tps", "tokens_per_s", 1.0), ("tflops", "tflops", 1.0),
+      ("mfu", "mfu_percent", 1.0)]),
+    # https://github.com/pytorch/torchtitan/pull/1287
+    (("[rank0]:[titan] 2025-06-16 22:30:50,322 - root - INFO - step: 200  loss:  6.1384  "
+      "memory: 49.66GiB(52.28%)  tps: 5,856  tflops: 339.16  mfu: 34.29%"),
+     [("step", 200.0, ""), ("loss", 6.1384, ""), ("memory", 49.66, "GiB"), ("tps", 5856.0, ""),
+      ("tflops", 339.16, ""), ("mfu", 34.29, "%")],
+     [],
+     [("step", "step", 1.0), ("loss", "loss", 1.0), ("memory", "memory_gib", 1.0),
+      ("tps", "tokens_per_s", 1.0), ("tflops", "tflops", 1.0), ("mfu", "mfu_percent", 1.0)]),
+    # tests/fixtures/real/generic/tqdm_lightning_3866.txt (Lightning-AI/pytorch-lightning#3866)
+    ("Epoch 0:  97% 1651/1702 [13:00<00:24,  2.11it/s, loss=0.158, v_num=0, train_loss=0.149]",
+     [("Epoch", 0.0, ""), ("loss", 0.158, ""), ("train_loss", 0.149, "")],
+     [("step", 1651, 1702)],
+     [("Epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("train_loss", "loss", 1.0)]),
+    # https://github.com/official-stockfish/nnue-pytorch/issues/83 (Lightning)
+    (("Epoch 1:  39%|█████████▍              | 4846/12331 [05:59<09:15, 13.47it/s, "
+      "loss=0.0136, v_num=1]"),
+     [("Epoch", 1.0, ""), ("loss", 0.0136, "")],
+     [("step", 4846, 12331)],
+     [("Epoch", "epoch", 1.0), ("loss", "loss", 1.0)]),
+    # tests/fixtures/real/generic/tqdm_set_postfix_rich_2991.txt (Textualize/rich#2991)
+    (("Training Epoch 1 / 1: 13%  218/1700 [00:22<01:48, 13.70it/s, all_loss=0.361, "
+      "ctr_loss=0.361] "),
+     [("all_loss", 0.361, ""), ("ctr_loss", 0.361, "")],
+     [("epoch", 1, 1), ("step", 218, 1700)],
+     []),
+    # https://github.com/NVIDIA/NeMo-Framework-Launcher/issues/55 (NeMo)
+    (("Epoch 0:   1%|          | 795/77225 [9:07:58<878:01:48, 41.36s/it, loss=3.1, v_num=, "
+      "reduced_train_loss=3.090, global_step=794.0, consumed_samples=1.63e+6]"),
+     [("Epoch", 0.0, ""), ("loss", 3.1, ""), ("reduced_train_loss", 3.09, ""),
+      ("global_step", 794.0, ""), ("consumed_samples", 1630000.0, "")],
+     [("step", 795, 77225)],
+     [("Epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("reduced_train_loss", "loss", 1.0),
+      ("global_step", "step", 1.0)]),
+    # https://github.com/NVIDIA-BioNeMo/bionemo-recipes/pull/740 (NeMo 2)
+    (("Training epoch 0, iteration 120/149 | lr: 3e-05 | consumed_samples: 121 | "
+      "global_batch_size: 1 | global_step: 120 | reduced_train_loss: 1.233 | train_step_timing "
+      "in s: 0.03146 | val_loss: 4.106"),
+     [("Training epoch", 0.0, ""), ("lr", 3e-05, ""), ("consumed_samples", 121.0, ""),
+      ("global_batch_size", 1.0, ""), ("global_step", 120.0, ""),
+      ("reduced_train_loss", 1.233, ""), ("train_step_timing in s", 0.03146, "s"),
+      ("val_loss", 4.106, "")],
+     [("step", 120, 149)],
+     [("Training epoch", "epoch", 1.0), ("lr", "lr", 1.0), ("global_step", "step", 1.0),
+      ("reduced_train_loss", "loss", 1.0), ("train_step_timing in s", "step_time_s", 1.0),
+      ("val_loss", "eval_loss", 1.0)]),
+    # tests/fixtures/real/trainium/optimum_llama3_nan_issue658.log (HF Trainer)
+    ("{'loss': nan, 'learning_rate': 4.796747967479675e-05, 'epoch': 0.12}",
+     [("loss", NAN, ""), ("learning_rate", 4.796747967479675e-05, ""), ("epoch", 0.12, "")],
+     [],
+     [("loss", "loss", 1.0), ("learning_rate", "lr", 1.0), ("epoch", "epoch", 1.0)]),
+    # tests/fixtures/real/trainium/optimum_tinyllama_npc_nan.log (HF Trainer)
+    (("{'train_runtime': 36.3738, 'train_samples_per_second': 175.951, "
+      "'train_steps_per_second': 0.275, 'train_loss': nan, 'epoch': 0.0}"),
+     [("train_runtime", 36.3738, ""), ("train_samples_per_second", 175.951, ""),
+      ("train_steps_per_second", 0.275, ""), ("train_loss", NAN, ""), ("epoch", 0.0, "")],
+     [],
+     [("train_samples_per_second", "samples_per_s", 1.0), ("train_loss", "loss", 1.0),
+      ("epoch", "epoch", 1.0)]),
+    # https://github.com/huggingface/transformers/issues/14531 (HF Trainer)
+    ("{'loss': 6.2645, 'learning_rate': 0.001, 'epoch': 0.02}",
+     [("loss", 6.2645, ""), ("learning_rate", 0.001, ""), ("epoch", 0.02, "")],
+     [],
+     [("loss", "loss", 1.0), ("learning_rate", "lr", 1.0), ("epoch", "epoch", 1.0)]),
+    # https://github.com/facebookresearch/fairseq/issues/940
+    (("| epoch 001:    450 / 1891 loss=11.521, nll_loss=10.881, ppl=1886.05, wps=52922, "
+      "ups=0.5, wpb=104928, bsz=5325, num_updates=445, lr=8.90889e-05, gnorm=1.543, clip=0%, "
+      "oom=0, loss_scale=2.000, wall=882, train_wall=756"),
+     [("epoch", 1.0, ""), ("loss", 11.521, ""), ("nll_loss", 10.881, ""), ("ppl", 1886.05, ""),
+      ("wps", 52922.0, ""), ("ups", 0.5, ""), ("wpb", 104928.0, ""), ("bsz", 5325.0, ""),
+      ("num_updates", 445.0, ""), ("lr", 8.90889e-05, ""), ("gnorm", 1.543, ""),
+      ("clip", 0.0, "%"), ("oom", 0.0, ""), ("loss_scale", 2.0, ""), ("wall", 882.0, ""),
+      ("train_wall", 756.0, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("num_updates", "step", 1.0),
+      ("lr", "lr", 1.0), ("gnorm", "grad_norm", 1.0)]),
+    # https://github.com/facebookresearch/fairseq/issues/940
+    (("| epoch 001 | valid on 'valid' subset | valid_loss 8.11425 | valid_nll_loss 6.8834 | "
+      "valid_ppl 118.06 | num_updates 600"),
+     [("epoch", 1.0, ""), ("valid_loss", 8.11425, ""), ("valid_nll_loss", 6.8834, ""),
+      ("valid_ppl", 118.06, ""), ("num_updates", 600.0, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("valid_loss", "eval_loss", 1.0), ("num_updates", "step", 1.0)]),
+    # https://github.com/facebookresearch/fairseq/issues/301
+    (("| epoch 010 | train loss 1.44 | train ppl 2.72 | s/checkpoint    7747 | words/s    961 "
+      "| words/batch    906 | bsz    32 | lr 0.001000 | clip 100% | gnorm 2.1113"),
+     [("epoch", 10.0, ""), ("train loss", 1.44, ""), ("train ppl", 2.72, ""),
+      ("s/checkpoint", 7747.0, ""), ("words/s", 961.0, ""), ("words/batch", 906.0, ""),
+      ("bsz", 32.0, ""), ("lr", 0.001, ""), ("clip", 100.0, "%"), ("gnorm", 2.1113, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("train loss", "loss", 1.0), ("lr", "lr", 1.0),
+      ("gnorm", "grad_norm", 1.0)]),
+    # https://github.com/facebookresearch/fairseq/issues/233
+    (('{"epoch": 25, "loss": "3.097", "nll_loss": "1.328", "ppl": "2.51", "wps": 1667443, '
+      '"ups": "2.7", "wpb": 617156, "bsz": 16626, "num_updates": 53749, "lr": '
+      '0.00019096019143386865, "gnorm": "0.194", "clip": "100%", "oom": 0.02612141621239465, '
+      '"loss_scale": "4.000", "wall": 20721}'),
+     [("epoch", 25.0, ""), ("loss", 3.097, ""), ("nll_loss", 1.328, ""), ("ppl", 2.51, ""),
+      ("wps", 1667443.0, ""), ("ups", 2.7, ""), ("wpb", 617156.0, ""), ("bsz", 16626.0, ""),
+      ("num_updates", 53749.0, ""), ("lr", 0.00019096019143386865, ""), ("gnorm", 0.194, ""),
+      ("clip", 100.0, "%"), ("oom", 0.02612141621239465, ""), ("loss_scale", 4.0, ""),
+      ("wall", 20721.0, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("num_updates", "step", 1.0),
+      ("lr", "lr", 1.0), ("gnorm", "grad_norm", 1.0)]),
+    # https://github.com/facebookresearch/fairseq/issues/2338
+    (("2020-07-17 07:11:02 | INFO | train_inner | epoch 001:   2800 / 160368 loss=9.255, "
+      "ppl=611.12, wps=57.3, ups=0.04, wpb=1613, bsz=80, num_updates=2800, lr=2.8e-05, "
+      "gnorm=3.23, train_wall=13, wall=1236"),
+     [("epoch", 1.0, ""), ("loss", 9.255, ""), ("ppl", 611.12, ""), ("wps", 57.3, ""),
+      ("ups", 0.04, ""), ("wpb", 1613.0, ""), ("bsz", 80.0, ""), ("num_updates", 2800.0, ""),
+      ("lr", 2.8e-05, ""), ("gnorm", 3.23, ""), ("train_wall", 13.0, ""), ("wall", 1236.0, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("num_updates", "step", 1.0),
+      ("lr", "lr", 1.0), ("gnorm", "grad_norm", 1.0)]),
+    # https://github.com/open-mmlab/OpenPCDet/pull/1229 (timm style)
+    (("2023-01-05 16:34:37,748   INFO  Train:    1/3 ( 33%) [   0/323 (  0%)]  Loss: 516.7 "
+      "(517.)  LR: 1.000e-04  Time cost: 00:04/21:46 [00:04/1:05:18]  Acc_iter 1           "
+      "Data time: 0.87(0.87)  Forward time: 3.18(3.18)  Batch time: 4.04(4.04)"),
+     [("Loss", 516.7, ""), ("LR", 0.0001, ""), ("Acc_iter", 1.0, ""), ("Data time", 0.87, ""),
+      ("Forward time", 3.18, ""), ("Batch time", 4.04, "")],
+     [("step", 0, 323)],
+     [("Loss", "loss", 1.0), ("LR", "lr", 1.0), ("Batch time", "step_time_s", 1.0)]),
+    # https://github.com/open-mmlab/mmengine/pull/155 (mmengine)
+    (("04/21 21:03:53 - mmengine - INFO - Epoch(train) [1][30/90]  lr: 1.000e-02  eta: 0:00:09 "
+      " time: 0.004  data_time: 0.000  memory: 0  loss: -6.0185"),
+     [("lr", 0.01, ""), ("time", 0.004, ""), ("data_time", 0.0, ""), ("memory", 0.0, ""),
+      ("loss", -6.0185, "")],
+     [("step", 30, 90)],
+     [("lr", "lr", 1.0), ("time", "step_time_s", 1.0), ("loss", "loss", 1.0)]),
+    # https://github.com/open-mmlab/mmdetection/issues/2672 (mmcv)
+    (("2020-05-08 18:56:16,649 - mmdet - INFO - Epoch [1][2400/7517]\tlr: 0.00125, eta: "
+      "4:33:09, time: 0.595, data_time: 0.032, memory: 6836, loss_rpn_cls: 0.0989, "
+      "loss_rpn_bbox: 0.0477, loss_cls: 0.1939, acc: 93.4961, loss_bbox: 0.1484, loss: 0.4890"),
+     [("lr", 0.00125, ""), ("time", 0.595, ""), ("data_time", 0.032, ""), ("memory", 6836.0, ""),
+      ("loss_rpn_cls", 0.0989, ""), ("loss_rpn_bbox", 0.0477, ""), ("loss_cls", 0.1939, ""),
+      ("acc", 93.4961, ""), ("loss_bbox", 0.1484, ""), ("loss", 0.489, "")],
+     [("step", 2400, 7517)],
+     [("lr", "lr", 1.0), ("time", "step_time_s", 1.0), ("acc", "accuracy", 1.0),
+      ("loss", "loss", 1.0)]),
+    # https://github.com/open-mmlab/mmengine/issues/380
+    (('{"coco/bbox_mAP": 0.22, "coco/bbox_mAP_50": 0.367, "coco/bbox_mAP_75": 0.23, '
+      '"coco/bbox_mAP_s": 0.121, "coco/bbox_mAP_m": 0.253, "coco/bbox_mAP_l": 0.277, "step": 1}'),
+     [("coco/bbox_mAP", 0.22, ""), ("coco/bbox_mAP_50", 0.367, ""),
+      ("coco/bbox_mAP_75", 0.23, ""), ("coco/bbox_mAP_s", 0.121, ""),
+      ("coco/bbox_mAP_m", 0.253, ""), ("coco/bbox_mAP_l", 0.277, ""), ("step", 1.0, "")],
+     [],
+     [("step", "step", 1.0)]),
+    # https://github.com/k2-fsa/icefall/pull/204
+    (("INFO [train.py:529] (0/2) Epoch 11, batch 1200, loss[ctc_loss=0.1893, att_loss=0.3245, "
+      "loss=0.2974, over 2450.00 frames.], tot_loss[ctc_loss=0.1494, att_loss=0.2807, "
+      "loss=0.2544, over 465668.99 frames.], batch size: 7"),
+     [("Epoch", 11.0, ""), ("batch", 1200.0, ""), ("ctc_loss", 0.1893, ""),
+      ("att_loss", 0.3245, ""), ("loss", 0.2974, ""), ("ctc_loss", 0.1494, ""),
+      ("att_loss", 0.2807, ""), ("loss", 0.2544, ""), ("batch size", 7.0, "")],
+     [],
+     [("Epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("loss", "loss", 1.0)]),
+    # https://github.com/hiyouga/LlamaFactory/issues/774 (trainer_log.jsonl)
+    (('{"current_steps": 3200, "total_steps": 3235, "loss": 4.4671, "eval_loss": null, '
+      '"predict_loss": null, "reward": null, "learning_rate": 1.4439610072863874e-08, "epoch": '
+      '0.99, "percentage": 98.92, "elapsed_time": "5:13:22", "remaining_time": "0:03:25"}'),
+     [("current_steps", 3200.0, ""), ("total_steps", 3235.0, ""), ("loss", 4.4671, ""),
+      ("learning_rate", 1.4439610072863874e-08, ""), ("epoch", 0.99, ""),
+      ("percentage", 98.92, "")],
+     [],
+     [("current_steps", "step", 1.0), ("total_steps", "total_steps", 1.0), ("loss", "loss", 1.0),
+      ("learning_rate", "lr", 1.0), ("epoch", "epoch", 1.0)]),
+    # https://github.com/yuhuan-wu/P2T/issues/13 (DeiT-style log.txt)
+    (('{"train_lr": 0.0005101835331375457, "train_loss": 3.592105409271902, "test_loss": '
+      '1.110040875336596, "test_acc1": 74.15000254882813, "test_acc5": 92.4580026171875, '
+      '"epoch": 150, "n_parameters": 11590840}'),
+     [("train_lr", 0.0005101835331375457, ""), ("train_loss", 3.592105409271902, ""),
+      ("test_loss", 1.110040875336596, ""), ("test_acc1", 74.15000254882813, ""),
+      ("test_acc5", 92.4580026171875, ""), ("epoch", 150.0, ""), ("n_parameters", 11590840.0, "")],
+     [],
+     [("train_lr", "lr", 1.0), ("train_loss", "loss", 1.0), ("test_loss", "eval_loss", 1.0),
+      ("test_acc1", "accuracy", 1.0), ("epoch", "epoch", 1.0)]),
+    # tests/fixtures/real/generic/keras_16906.txt (keras-team/keras#16906)
+    (("125/125 [==============================] - 7s 30ms/step - loss: 3.9305 - "
+      "sparse_categorical_accuracy: 0.2280"),
+     [("loss", 3.9305, ""), ("sparse_categorical_accuracy", 0.228, "")],
+     [],
+     [("loss", "loss", 1.0)]),
+    # https://github.com/jiwoon-ahn/irn/issues/13
+    ("step: 100/ 3305 loss:0.1896 imps:25.8 lr: 0.0973 etc:Tue Sep 17 15:01:01 2019",
+     [("loss", 0.1896, ""), ("imps", 25.8, ""), ("lr", 0.0973, "")],
+     [("step", 100, 3305)],
+     [("loss", "loss", 1.0), ("lr", "lr", 1.0)]),
+    # https://github.com/caiyuanhao1998/MST/issues/7
+    (("2022-07-20 06:20:37,047 - INFO: ===> Epoch 102: testing psnr = 34.14, ssim = 0.934, "
+      "time: 0.02"),
+     [("Epoch", 102.0, ""), ("testing psnr", 34.14, ""), ("ssim", 0.934, ""), ("time", 0.02, "")],
+     [],
+     [("Epoch", "epoch", 1.0), ("time", "step_time_s", 1.0)]),
+]
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+@pytest.mark.parametrize(("line", "named", "counted", "figures"), CASES)
+def test_named_numbers_of_real_lines(line, named, counted, figures):
+    found = [(n.key, n.value, n.unit) for n in named_numbers(line)]
+    assert [(k, u) for k, _, u in found] == [(k, u) for k, _, u in named]
+    assert all(_same(a, b) for (_, a, _), (_, b, _) in zip(found, named, strict=True))
+
+
+@pytest.mark.parametrize(("line", "named", "counted", "figures"), CASES)
+def test_counters_of_real_lines(line, named, counted, figures):
+    assert [(c.what, c.n, c.total) for c in counters(line)] == counted
+
+
+@pytest.mark.parametrize(("line", "named", "counted", "figures"), CASES)
+def test_canonical_figures_of_real_lines(line, named, counted, figures):
+    assert [(n.key, c.name, c.scale) for n in named_numbers(line)
+            if (c := canonical(n.key, n.unit))] == figures
+
+
+@pytest.mark.parametrize(("line", "named", "counted", "figures"), CASES)
+def test_spans_are_the_numbers_texts(line, named, counted, figures):
+    for n in named_numbers(line):
+        assert _same(float(line[n.start:n.end].replace(",", "")), n.value)
+    for c in counters(line):
+        assert (int(line[c.start:c.end]), int(line[c.total_start:c.total_end])) == (c.n, c.total)
+
+
+NOT_FIGURES = [
+    # https://github.com/hiyouga/LlamaFactory/issues/5211 (versions)
+    "- PyTorch version: 2.4.0+cu121 (GPU)",
+    "- Python version: 3.8.19",
+    "- Platform: Linux-5.15.0-25-generic-x86_64-with-glibc2.17",
+    "- `llamafactory` version: 0.8.4.dev0",
+    # https://github.com/hiyouga/LlamaFactory/issues/7032 (torchrun's failure summary)
+    "  time      : 2025-02-21_20:07:38",
+    "  host      : iZl4v544jr5cejwaqci3xvZ",
+    "  rank      : 0 (local_rank: 0)",
+    "  exitcode  : 1 (pid: 14661)",
+    # https://github.com/lzhxmu/CPPO/issues/6
+    "  traceback : Signal 9 (SIGKILL) received by PID 14750",
+    # https://github.com/dhcode-cpp/X-R1/issues/23 (glog prefix: date, time, pid, file:line)
+    ("E0217 16:43:29.165000 355419 torch/distributed/elastic/multiprocessing/api.py:869] "
+     "failed (exitcode: 1) local_rank: 1 (pid: 355716) of binary: /usr/bin/python3.11"),
+    ("W0217 16:43:26.140000 355419 torch/distributed/elastic/multiprocessing/api.py:897] "
+     "Sending process 355718 closing signal SIGTERM"),
+    # https://github.com/xiuqhou/Salience-DETR/issues/4
+    ("[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] "
+     "Sending process 5938 closing signal SIGTERM"),
+    # https://github.com/facebookresearch/MetaICL/issues/8
+    "Child process 17057 (local_rank 0) FAILED (exitcode 1)",
+    # https://github.com/pytorch/pytorch/issues/116974 (IP and port, errno, ranks)
+    ("[W socket.cpp:426] [c10d] The server socket has failed to bind to 0.0.0.0:29500 "
+     "(errno: 98 - Address already in use)."),
+    "  master_port=49936",
+    "  group_rank=0",
+    "  local_ranks=[0, 1]",
+    # https://github.com/pytorch/pytorch/issues/22531 (host:pid:tid, IP, hex, NCCL version)
+    "ZBOX-EN1080K:10379:10379 [0] NCCL INFO NET/Socket : Using [0]eth0:30.4.241.186<0>",
+    "NCCL version 2.4.2+cuda10.0",
+    ("ZBOX-EN1080K:10379:10390 [0] NCCL INFO comm 0x7ff1c0001920 rank 0 nranks 2 cudaDev 0 "
+     "nvmlDev 0"),
+    # https://github.com/facebookresearch/deit/issues/28
+    "| distributed init (rank 3): env://",
+    # https://github.com/Facico/Chinese-Vicuna/issues/113 (a traceback's file and line)
+    '  File "/home/changquan/anaconda3/envs/lang/bin/torchrun", line 8, in <module>',
+    # https://github.com/NVIDIA/nccl/issues/743 (a date and a time of day)
+    "[after dataloaders are built] datetime: 2022-10-31 08:35:51 ",
+    # https://github.com/pytorch/torchtitan/pull/1287 (a bare number, ranks in brackets)
+    ("[rank0]:[titan] 2025-06-16 22:30:48,735 - root - INFO - [GC] Peforming periodical GC "
+     "collection. 0.06 seconds."),
+    # https://github.com/jiwoon-ahn/irn/issues/13 (a date after a name)
+    "step.train_cam: Tue Sep 17 14:26:39 2019",
+]
+
+
+@pytest.mark.parametrize("line", NOT_FIGURES)
+def test_ids_versions_dates_and_bare_numbers_are_not_figures(line):
+    assert named_numbers(line) == []
+    assert counters(line) == []
+
+
+def test_colours_are_read_through_and_spans_stay_the_lines():
+    # torchtitan colours its step line (pytorch/torchtitan torchtitan/train.py's
+    # color.red/green/... around each field): the same line as PR #2389's, coloured
+    line = ("[titan] 2026-02-24 19:46:17,508 - root - INFO - \x1b[31mstep:  4  \x1b[32mloss:  "
+            "7.62585  \x1b[33mmemory: 66.91GiB(37.51%)  \x1b[34mtps: 10,050  \x1b[36mtflops: "
+            "314.71  \x1b[35mmfu: 13.99%\x1b[39m")
+    named = named_numbers(line)
+    assert [(n.key, n.value, n.unit) for n in named] == [
+        ("step", 4, ""), ("loss", 7.62585, ""), ("memory", 66.91, "GiB"), ("tps", 10050, ""),
+        ("tflops", 314.71, ""), ("mfu", 13.99, "%")]
+    assert [line[n.start:n.end] for n in named] == ["4", "7.62585", "66.91", "10,050",
+                                                    "314.71", "13.99"]
+
+
+def test_nested_json_keys_are_flattened():
+    # https://github.com/open-mmlab/mmengine/issues/380 reports scalars flat; W&B-style
+    # nested summaries are the same numbers one level down
+    line = '{"train": {"loss": 0.5, "lr": 1e-4}, "eval": {"coco": {"bbox_mAP": 0.22}}, "step": 1}'
+    assert [(n.key, n.value) for n in named_numbers(line)] == [
+        ("train/loss", 0.5), ("train/lr", 1e-4), ("eval/coco/bbox_mAP", 0.22), ("step", 1)]
+    assert canonical("train/loss", "") == Canon("loss", 1.0)
+
+
+@pytest.mark.parametrize(("key", "unit", "figure"), [
+    ("mem", "MB", Canon("memory_gib", 2.0**-10)),  # VOCAB: "mem 1234MB"
+    ("memory", "MiB", Canon("memory_gib", 2.0**-10)),
+    ("max_memory_allocated", "GB", Canon("memory_gib", 1.0)),
+    ("memory", "", None),  # mmengine's "memory: 6836" (MB, unsaid): no guess
+    ("mfu", "", Canon("mfu_percent", 100.0)),  # a fraction
+    ("MFU", "%", Canon("mfu_percent", 1.0)),
+    ("time", "s", Canon("step_time_s", 1.0)),
+    ("step_time_ms", "", Canon("step_time_s", 1e-3)),  # the unit at the name's end
+    ("time", "%", None),
+    ("step", "ms", None),  # DeepSpeed's "time (ms) | ... | step: 1172.13"
+    ("throughput", "tokens/s", Canon("tokens_per_s", 1.0)),
+    ("throughput", "samples/s", Canon("samples_per_s", 1.0)),
+    ("wps", "", None),  # fairseq's words per second are not tokens
+    ("tok/s", "", Canon("tokens_per_s", 1.0)),
+    ("tokens_per_second", "", Canon("tokens_per_s", 1.0)),
+    ("validation loss", "", Canon("eval_loss", 1.0)),
+    ("Loss", "", Canon("loss", 1.0)),
+    ("train/accuracy", "", None),  # a training accuracy is not the evaluation's
+    ("approx flops per GPU", "GFLOP/s", Canon("tflops", 1e-3)),
+])
+def test_canonical_scales_units(key, unit, figure):
+    assert canonical(key, unit) == figure
+
+
+@pytest.mark.parametrize(("key", "name"), [
+    ("lm loss", "lm_loss"), ("train/loss", "train_loss"), ("Acc@1", "acc_1"),
+    ("throughput per GPU (TFLOP/s/GPU)", "throughput_per_gpu_tflop_s_gpu"),
+    ("number of skipped iterations", "number_of_skipped_iterations"), ("num zeros", "num_zeros"),
+])
+def test_metric_names(key, name):
+    assert metric_name(key) == name
+
+
+def test_the_summary_and_events_know_the_canonical_names():
+    # the figures the run summary picks (summary.GENERIC_ALIASES) and Throughput's field
+    # are named as canonical() names them, so a figure read by shape reaches both
+    assert GENERIC_ALIASES["loss"] == "final_loss"
+    assert GENERIC_ALIASES["eval_loss"] == "eval_loss"
+    assert GENERIC_ALIASES["accuracy"] == "accuracy"
+    assert "samples_per_s" in {f.name for f in dataclasses.fields(Throughput)}
+    assert canonical("lm loss", "") == Canon("loss", 1.0)
+    assert canonical("RunningAvgSamplesPerSec", "") == Canon("samples_per_s", 1.0)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=120)
+       | st.lists(st.sampled_from(["loss", ": ", "=", " ", "1,234", "-0.5", "1e-3", "nan", "ms",
+                                   "GiB", "%", "|", "{'a': ", "}", "[", "]", "/", "12", "(ms)",
+                                   "step", "\x1b[31m", ", "]), max_size=30).map("".join))
+def test_any_line_reads_without_error_and_spans_parse(line):
+    for n in named_numbers(line):
+        assert n.key
+        assert 0 <= n.start < n.end <= len(line)
+        assert _same(float(line[n.start:n.end].replace(",", "")), n.value)
+    for c in counters(line):
+        assert (int(line[c.start:c.end]), int(line[c.total_start:c.total_end])) == (c.n, c.total)
+        assert 0 <= c.n <= c.total
