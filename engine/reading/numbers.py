@@ -12,21 +12,22 @@ day, IPs, ``host:port``, versions, ``file.py:123``, hex and numbers glued to wor
 (``rank3``, ``bf16``) never are, nor are the numbers of ``vocabulary.NOT_FIGURES`` names
 (ranks, pids, ports, ...) nor those after a word of prose (``lr to 0.001``).
 
-Each line costs a few precompiled regular expressions (one to find the named numbers, one
-for counters); every ``Named`` and ``Counter`` carries the span of its number, so that a
+A line costs a few precompiled regular expressions. Keys come in too many shapes to be
+found fast from their start, so the places a value follows a separator are found first
+(``: 1.2``, ``=1.2``, `` 1.2``), and each one's key is matched from there backwards, on the
+reversed line. Every ``Named`` and ``Counter`` carries the span of its number, so that a
 reader of line templates can map a template's number slots to keys.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from accelbench.engine.reading.vocabulary import NOT_FIGURES, PROSE, key_unit, metric_name
 
 
-@dataclass(frozen=True, slots=True)
-class Named:
+class Named(NamedTuple):
     """A number with its key, as printed; ``line[start:end]`` is the number's text."""
 
     key: str
@@ -36,8 +37,7 @@ class Named:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class Counter:
+class Counter(NamedTuple):
     """An ``n/total`` place: what is counted (``step`` or ``epoch``), and the spans of the
     two numbers' texts."""
 
@@ -55,64 +55,79 @@ _UNIT = (r"%|[KMGTkmgt]i?B|[kmgt]b|B"
          r"|(?:samples?|tokens?|toks?|it|imgs?|images?|seqs?)/s(?:ec)?"
          r"|s/it|m?s/(?:step|it|iter|batch)"
          r"|ns|us|µs|ms|secs?|seconds|s|mins?|minutes|hrs?|hours|h|/s")
-_WORD = r"[^\W\d][\w@.\-/]*(?<![.\-/])"  # a word of a key: a letter first
-_PAREN = r"(?:\s?\([^()\n]{1,32}\))?"  # "(ms)", "(TFLOP/s/GPU)" ending a key
-# where a key of several words may begin: the line's start, after a field's end
-_FIELD_START = r"(?:^|(?<=[|,;\[\]{}\t\r>])|(?<=[|,;\[\]{}\t\r>:\-\s] ))"
-_SEP = r"(?:\s*:\s*|\s*(?<![=!<>])=(?!=)\s*)"
-_FIELD_END = r"(?=\s*(?:[,|;:)\]}]|$)|\s\s|\s-\s)"
-_NAMED = re.compile(
-    r"(?:(?P<qo>['\"])(?P<qkey>[^'\"\n]{1,80})(?P=qo)\s*:\s*(?P<qv>['\"])?"  # 'key': 'value'
-    rf"|{_FIELD_START}(?P<mkey>{_WORD}(?: {_WORD}){{1,7}}{_PAREN}){_SEP}"  # lm loss: value
-    rf"|{_FIELD_START}(?P<wkey>{_WORD} {_WORD})(?P<wsp> +)"  # train loss value
-    rf"|(?<![\w@.\-/])(?P<key>{_WORD}{_PAREN})(?P<sep>{_SEP}|(?P<sp> +)))"  # key: value
-    r"(?(sp)|(?(wsp)|(?P<lb>\[)?))"  # DeepSpeed's lr=[5e-05]: the first of a list
-    r"(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
+_FIELD_END = re.compile(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]")
+# a value and what precedes it up to its key: ": 1.2", " = '4.9e-05'", "=[5e-05,", "  1.2,"
+# (possessive: a run of blanks or digits is never tried again from inside)
+_VALUE = re.compile(
+    r"(?P<sep>[ \t:=][ \t:=]*+)(?P<q>['\"])?(?P<lb>\[)?"
+    r"(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?|\.\d++)(?:[eE][-+]?\d++)?"
     r"|[-+]?(?i:nan|inf(?:inity)?))"
-    rf"(?:\s?(?P<unit>{_UNIT})|\s\((?P<punit>{_UNIT})\))?"  # 12.3GiB, 4.1 ms, 0.00 (sec)
-    r"(?![\w%]|\.\d|[:\-,/]\d|\s*/\s*\d)"  # not a date, a time, an IP, a version, N/M
-    r"(?(qv)(?P=qv))(?(lb)(?=[,\]]))"
-    rf"(?(wsp){_FIELD_END})(?(sp){_FIELD_END})")
+    rf"(?:[ \t]?(?P<unit>{_UNIT})|[ \t]\((?P<punit>{_UNIT})\))?"  # 12.3GiB, 4.1 ms, 0.00 (sec)
+    r"(?![\w%]|\.\d|[:\-,/]\d|[ \t]*/[ \t]*\d)"  # not a date, a time, an IP, a version, N/M
+    r"(?(q)(?P=q))(?(lb)(?=[,\]]))")
+# a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
+# up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
+_WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
+_KEY_REVERSED = re.compile(
+    r"(?P<q>['\"])(?P<quoted>[^'\"\n]{1,80})(?P=q)"
+    rf"|(?P<paren>\)[^()\n]{{1,32}}\( ?)?(?P<words>{_WORD_REVERSED}(?: {_WORD_REVERSED}){{0,7}})")
+_FIELD_BREAK = frozenset("|,;[]{}\t\r>")  # a key of several words begins after one of these
+_FIELD_GAP = _FIELD_BREAK | frozenset(": -")  # ... or after one and a space, or two spaces
 # "time (ms) | forward: 652.41 | backward: ..." (Megatron, DeepSpeed): the unit of the fields after
 _UNIT_HEADER = re.compile(rf"\(({_UNIT})\)\s*\|")
 _HOST_OR_FILE = re.compile(r"[.\d]|^localhost$", re.IGNORECASE)  # a key glued to its number
-_MAYBE = re.compile(r"\d|nan|inf", re.IGNORECASE)
+_NOT_EQUALS = ("=", "!", "<", ">")  # before "=": "==", "!=", "<=", ">=" compare, not name
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _OBJECT_KEY = re.compile(r"(['\"])([^'\"\n]{1,80})\1\s*:\s*\{")
 _BRACE = re.compile(r"[{}]")
-_COUNTER = re.compile(
-    r"(?i:\b(?P<kw>global[ _]step|steps?|iter(?:ation)?s?|epochs?|batch))\b"
-    r"\s*[:=#]?\s*\[?\s*(?P<n>\d+)\s*/\s*(?P<total>\d+)(?![\d.])"
-    r"|\[\s*(?P<bn>\d+)\s*/\s*(?P<btotal>\d+)\s*(?=\]|\()"  # [10/500], [  0/1251 (  0%)]
-    r"|(?<![\w./])(?P<tn>\d+)/(?P<ttotal>\d+) \[(?=[\d:]+<)")  # tqdm: 10/500 [00:03<...
 
 
 def named_numbers(line: str) -> list[Named]:
     """The named numbers of ``line``, in order."""
-    if not _MAYBE.search(line):
-        return []
     if "\x1b" in line:  # colours: blanked, so that spans stay the line's
         line = _ANSI.sub(lambda m: " " * len(m[0]), line)
+    size, reversed_line = len(line), line[::-1]
     scopes = _scopes(line) if line.count("{") > 1 else []
     header = _UNIT_HEADER.search(line)
     found: list[Named] = []
-    for m in _NAMED.finditer(line):
-        group = next(g for g in ("qkey", "mkey", "wkey", "key") if m[g])
-        key = m[group]
-        if group != "qkey" and line[m.end(group):m.start("num")] == ":" and (
-                _HOST_OR_FILE.search(key)):
-            continue  # file.py:123, host:port, node01:29500
-        name = metric_name(key)
-        if name in NOT_FIGURES or (name in PROSE and group != "qkey"):
+    for m in _VALUE.finditer(line):
+        sep_text, quote, bracket, number, unit, punit = m.group(
+            "sep", "q", "lb", "num", "unit", "punit")
+        sep, (start, end) = m.start(), m.span("num")
+        mark = sep_text.strip()
+        if not (mark == ":" or (mark == "=" and line[sep - 1:sep] not in _NOT_EQUALS)
+                or (not mark and not quote and not bracket and _FIELD_END.match(line, m.end()))):
+            continue  # "==", "<=", "::", or a value set off by spaces that ends no field
+        k = _KEY_REVERSED.match(reversed_line, size - sep)
+        if k is None:
             continue
-        unit = m["unit"] or m["punit"] or key_unit(key)[1] or (
-            header[1] if header and m.start() > header.start() else "")
-        if scopes and m["qkey"]:
-            start = m.start()
-            key = "/".join([k for s, e, k in scopes if s < start < e] + [key])
-        found.append(Named(key, float(m["num"].replace(",", "")), unit,
-                           m.start("num"), m.end("num")))
+        quoted, words, paren = k.group("quoted", "words", "paren")
+        if quoted:
+            key = quoted[::-1]
+            if scopes:
+                key = "/".join([name for s, e, name in scopes if s < sep < e] + [key])
+        else:
+            key = _key(line, size - k.end(), words[::-1], paren, not mark)
+            if sep_text == ":" and _HOST_OR_FILE.search(key):
+                continue  # file.py:123, host:port, node01:29500
+        name = metric_name(key)
+        if name in NOT_FIGURES or (name in PROSE and not quoted):
+            continue
+        unit = unit or punit or key_unit(key)[1] or (
+            header[1] if header and sep > header.start() else "")
+        found.append(Named(key, float(number.replace(",", "")), unit, start, end))
     return found
+
+
+def _key(line: str, start: int, words: str, paren: str | None, spaced: bool) -> str:
+    """The key of the words before a value (``line[start:]`` begins with them): all of them
+    where they begin a field (after ``|``, ``,``, ``: ``, two spaces, ...), and at most two
+    before a value set off by spaces only (``train loss 1.54``); else the last word."""
+    field = start == 0 or line[start - 1] in _FIELD_BREAK or (
+        line[start - 1] in " \t" and (start == 1 or line[start - 2] in _FIELD_GAP))
+    if not field or (spaced and words.count(" ") > 1):
+        words = words[words.rfind(" ") + 1:]
+    return words + paren[::-1] if paren else words
 
 
 def _scopes(line: str) -> list[tuple[int, int, str]]:
@@ -130,17 +145,37 @@ def _scopes(line: str) -> list[tuple[int, int, str]]:
     return sorted(scopes)
 
 
+# the number after a "/", then (on the reversed line) the number before it and what precedes
+# that: a word naming what is counted ("Epoch 2/10", "[batch=16/16]", "iteration 10/ 500"),
+# a "[" ("[10/500]", "[  0/1251 (  0%)]"), or nothing (a tqdm bar's "10/500 [00:03<...")
+_TOTAL = re.compile(r"/[ \t]*(\d+)(?![\d.])")
+_COUNT_REVERSED = re.compile(
+    r"(?P<sp>[ \t]*)(?P<n>\d+)(?!\d)"
+    r"(?:[ \t]*\[?[ \t]*[:=#]?[ \t]*(?<!\d)"
+    r"(?P<kw>(?i:s?pets(?:[ _]labolg)?|s?(?:noita)?reti|s?hcope|hctab))(?!\w)"
+    r"|[ \t]*(?P<bracket>\[)|(?![\w./]))")
+_AFTER_BRACKETED = re.compile(r"[ \t]*[\](]")
+_AFTER_BAR = re.compile(r" \[[\d:]+<")
+
+
 def counters(line: str) -> list[Counter]:
     """The ``n/total`` counters of ``line``: after ``step``, ``iter``, ``iteration``,
     ``epoch`` or ``batch`` (``Epoch 2/10``, ``[batch=16/16]``), in brackets (``[10/500]``),
     or a tqdm bar's ``n/total [elapsed<remaining``; ``n`` at most ``total``."""
+    if "/" not in line:
+        return []
+    size, reversed_line = len(line), line[::-1]
     found: list[Counter] = []
-    for m in _COUNTER.finditer(line):
-        group = "n" if m["n"] else "bn" if m["bn"] else "tn"
-        total_group = {"n": "total", "bn": "btotal", "tn": "ttotal"}[group]
-        n, total = int(m[group]), int(m[total_group])
+    for m in _TOTAL.finditer(line):
+        c = _COUNT_REVERSED.match(reversed_line, size - m.start())
+        if c is None or not (c["kw"] or (
+                _AFTER_BRACKETED.match(line, m.end()) if c["bracket"]
+                else not c["sp"] and m.start(1) == m.start() + 1
+                and _AFTER_BAR.match(line, m.end()))):
+            continue
+        n, total = int(c["n"][::-1]), int(m[1])
         if total > 0 and n <= total:
-            what = "epoch" if (m["kw"] or "").lower().startswith("epoch") else "step"
-            found.append(Counter(what, n, total, m.start(group), m.end(group),
-                                 m.start(total_group), m.end(total_group)))
+            what = "epoch" if c["kw"] and c["kw"][::-1].lower().startswith("epoch") else "step"
+            found.append(Counter(what, n, total, size - c.end("n"), size - c.start("n"),
+                                 m.start(1), m.end(1)))
     return found

@@ -13,6 +13,7 @@ the summary as a dialect's does.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -112,6 +113,7 @@ def is_unit(text: str) -> bool:
             or bool(_RATE_UNIT.match(text)))
 
 
+@functools.lru_cache(maxsize=4096)
 def key_unit(key: str) -> tuple[str, str]:
     """``key`` less the unit it names at its end, and that unit (``""``: none):
     ``elapsed time per iteration (ms)``, ``time [s]``, ``train_step_timing in s``."""
@@ -120,12 +122,14 @@ def key_unit(key: str) -> tuple[str, str]:
     return (key[:m.start()], unit) if m and unit and is_unit(unit) else (key, "")
 
 
+@functools.lru_cache(maxsize=4096)
 def metric_name(key: str) -> str:
     """The metric name of a printed key: lower case, each run of other characters than
     letters, digits and ``_`` made one ``_``, none at either end."""
     return _NON_WORD.sub("_", key.lower()).strip("_")
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical(key: str, unit: str) -> Canon | None:
     """The canonical figure ``key`` printed with ``unit`` names, None where it names none
     (or the unit does not fit the figure: a memory with no unit, a time in ``%``)."""
