@@ -17,6 +17,7 @@ from accelbench.engine.events import Throughput
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
 from accelbench.engine.summary import GENERIC_ALIASES
+from tests.conftest import FIXTURES
 
 NAN = math.nan
 
@@ -367,6 +368,53 @@ CASES = [
      [("Epoch", 102.0, ""), ("testing psnr", 34.14, ""), ("ssim", 0.934, ""), ("time", 0.02, "")],
      [],
      [("Epoch", "epoch", 1.0), ("time", "step_time_s", 1.0)]),
+    # tests/fixtures/real/trainium/nxd_llama3_70b_16nodes_awsome.log (NxD: key value pairs)
+    (("step 1 step_time 433.9763135910034s throughput 2.3233670754725364 seq/s loss "
+      "1.686337987310253 grad norm 10.75"),
+     [("step", 1.0, ""), ("step_time", 433.9763135910034, "s"),
+      ("throughput", 2.3233670754725364, "seq/s"), ("loss", 1.686337987310253, ""),
+      ("grad norm", 10.75, "")],
+     [],
+     [("step", "step", 1.0), ("step_time", "step_time_s", 1.0),
+      ("throughput", "samples_per_s", 1.0), ("loss", "loss", 1.0),
+      ("grad norm", "grad_norm", 1.0)]),
+    # tests/fixtures/real/trainium/nxd_llama3_70b_nan_notes.log
+    (("step 66 step_time 5.986423969268799s throughput 113.87963815345755 seq/s loss nan "
+      "val-loss: None current_lr: 3.98522e-06 grad norm nan"),
+     [("step", 66.0, ""), ("step_time", 5.986423969268799, "s"),
+      ("throughput", 113.87963815345755, "seq/s"), ("loss", NAN, ""),
+      ("current_lr", 3.98522e-06, ""), ("grad norm", NAN, "")],
+     [],
+     [("step", "step", 1.0), ("step_time", "step_time_s", 1.0),
+      ("throughput", "samples_per_s", 1.0), ("loss", "loss", 1.0), ("current_lr", "lr", 1.0),
+      ("grad norm", "grad_norm", 1.0)]),
+    # tests/fixtures/real/cerebras/tf_fc_mnist_html.log (TF Estimator, in an HTML page)
+    ("<td><strong>INFO:tensorflow:global step 99800: loss = 0.0 (1400.41 steps/sec)<br />",
+     [("global step", 99800.0, ""), ("loss", 0.0, "")],
+     [],
+     [("global step", "step", 1.0), ("loss", "loss", 1.0)]),
+    # gaggenwaschke/NoProp logs/log_cifar100.md (space-separated keys between "|")
+    ("Epoch 10 loss 12.3880 | train 2.1s | Acc 9.32% | infer 4.4s",
+     [("Epoch", 10.0, ""), ("loss", 12.388, ""), ("train", 2.1, "s"), ("Acc", 9.32, "%"),
+      ("infer", 4.4, "s")],
+     [],
+     [("Epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("Acc", "accuracy", 1.0)]),
+    # CaryBond/data-science-project test_result_CGCNN/R2_0.9384/readme_output_aws.txt
+    (("2025-07-07 13:55:26.649 INFO: Epoch [001/300] - Train Loss: 145.13359, Valid Loss: "
+      "70.66399, LR: [0.001]"),
+     [("Train Loss", 145.13359, ""), ("Valid Loss", 70.66399, ""), ("LR", 0.001, "")],
+     [("epoch", 1, 300)],
+     [("Train Loss", "loss", 1.0), ("Valid Loss", "eval_loss", 1.0), ("LR", "lr", 1.0)]),
+    # tests/fixtures/real/sambanova/ffn_mnist_output.log
+    ("Epoch [1/1], Step [10000/60000], Loss: 0.5563",
+     [("Loss", 0.5563, "")],
+     [("epoch", 1, 1), ("step", 10000, 60000)],
+     [("Loss", "loss", 1.0)]),
+    # tests/fixtures/real/generic/keras_16906.txt (keras-team/keras#16906)
+    ("Epoch 1/200",
+     [],
+     [("epoch", 1, 200)],
+     []),
 ]
 
 
@@ -445,6 +493,19 @@ NOT_FIGURES = [
      "collection. 0.06 seconds."),
     # https://github.com/jiwoon-ahn/irn/issues/13 (a date after a name)
     "step.train_cam: Tue Sep 17 14:26:39 2019",
+    # CaryBond/data-science-project test_result_CGCNN/R2_0.9384/readme_output_aws.txt
+    "2025-07-07 13:50:09.939 INFO: torch version: 2.7.1+cu126",
+    "2025-07-07 13:55:26.653 INFO:   [SAVE] Best model at epoch 1.",
+]
+
+
+# (fixture under tests/fixtures/real, line number): lines of logs kept there
+NOT_FIGURES_IN_FIXTURES = [
+    ("groq/minilm.log", 25),  # a tqdm bar's percentage: "Downloading data files:   0%|"
+    ("slurm/sacct_text_private.txt", 4),  # a table's columns: "root          1  COMPLETED"
+    ("sambanova/sambatune_uno_failed_ccle.log", 116),  # "Deprecated in NumPy 1.20; for ..."
+    ("sambanova/bert_large_min_throughput_assertion.log", 27),  # "at least 560000.0, ..."
+    ("sambanova/bert_large_min_throughput_assertion.log", 29),  # "Terminating job step 30399.0"
 ]
 
 
@@ -452,6 +513,12 @@ NOT_FIGURES = [
 def test_ids_versions_dates_and_bare_numbers_are_not_figures(line):
     assert named_numbers(line) == []
     assert counters(line) == []
+
+
+@pytest.mark.parametrize(("path", "number"), NOT_FIGURES_IN_FIXTURES)
+def test_bar_percentages_table_columns_and_prose_are_not_named(path, number):
+    line = (FIXTURES / "real" / path).read_text(encoding="utf-8").splitlines()[number - 1]
+    assert named_numbers(line) == []
 
 
 def test_colours_are_read_through_and_spans_stay_the_lines():

@@ -9,8 +9,10 @@ spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's paren
 (``elapsed time per iteration (ms)``), thousands separators (``12,345``), exponents,
 signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
 day, IPs, ``host:port``, versions, ``file.py:123``, hex and numbers glued to words
-(``rank3``, ``bf16``) never are, nor are the numbers of ``vocabulary.NOT_FIGURES`` names
-(ranks, pids, ports, ...) nor those after a word of prose (``lr to 0.001``).
+(``rank3``, ``bf16``) never are, nor a tqdm bar's percentage (``45%|███``), nor the numbers
+of ids, ranks, ports (``vocabulary.not_a_figure``) nor those after a word of prose (``lr to
+0.001``); a value set off by blanks only is named by a key that begins a field (``iter 100:
+loss 4.2``, not ``Deprecated in NumPy 1.20;``).
 
 A line costs a few precompiled regular expressions. Keys come in too many shapes to be
 found fast from their start, so the places a value follows a separator are found first
@@ -24,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from accelbench.engine.reading.vocabulary import NOT_FIGURES, PROSE, key_unit, metric_name
+from accelbench.engine.reading.vocabulary import PROSE, key_unit, metric_name, not_a_figure
 
 
 class Named(NamedTuple):
@@ -50,12 +52,17 @@ class Counter(NamedTuple):
     total_end: int
 
 
-_UNIT = (r"%|[KMGTkmgt]i?B|[kmgt]b|B"
+_UNIT = (r"%|[KMGTkmgt]i?B(?:/s)?|[kmgt]b|B"
          r"|[GTPgtp]FLOP(?:[Ss]|/s)?(?:/GPU|/gpu|/device)?"
          r"|(?:samples?|tokens?|toks?|it|imgs?|images?|seqs?)/s(?:ec)?"
          r"|s/it|m?s/(?:step|it|iter|batch)"
          r"|ns|us|µs|ms|secs?|seconds|s|mins?|minutes|hrs?|hours|h|/s")
-_FIELD_END = re.compile(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]")
+# what ends a value set off by blanks: a delimiter, two blanks, " - ", the line's end, or
+# another key and its value ("step 1 step_time 433.97s throughput 2.32 seq/s loss 1.68 grad
+# norm 0.31", "loss nan val-loss: None")
+_FIELD_END = re.compile(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]"
+                        r"|[ \t]+[^\W\d][\w@./\-]*(?: [^\W\d][\w@./\-]*)?"
+                        r"(?:[ \t]+(?:[-+]?\.?\d|nan|inf)|[ \t]*[:=])")
 # a value and what precedes it up to its key: ": 1.2", " = '4.9e-05'", "=[5e-05,", "  1.2,"
 # (possessive: a run of blanks or digits is never tried again from inside)
 _VALUE = re.compile(
@@ -71,8 +78,10 @@ _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
 _KEY_REVERSED = re.compile(
     r"(?P<q>['\"])(?P<quoted>[^'\"\n]{1,80})(?P=q)"
     rf"|(?P<paren>\)[^()\n]{{1,32}}\( ?)?(?P<words>{_WORD_REVERSED}(?: {_WORD_REVERSED}){{0,7}})")
-_FIELD_BREAK = frozenset("|,;[]{}\t\r>")  # a key of several words begins after one of these
-_FIELD_GAP = _FIELD_BREAK | frozenset(": -")  # ... or after one and a space, or two spaces
+_FIELD_BREAK = frozenset("|,;:[]{}\t\r>")  # a key of several words begins after one of these
+# ... or after one of these and a blank: a ":", a "-", a ")", a number, another blank
+_FIELD_GAP = _FIELD_BREAK | frozenset(": -)0123456789")
+_LEADING = PROSE | {"none", "null", "true", "false"}  # not the first word of a key
 # "time (ms) | forward: 652.41 | backward: ..." (Megatron, DeepSpeed): the unit of the fields after
 _UNIT_HEADER = re.compile(rf"\(({_UNIT})\)\s*\|")
 _HOST_OR_FILE = re.compile(r"[.\d]|^localhost$", re.IGNORECASE)  # a key glued to its number
@@ -90,6 +99,7 @@ def named_numbers(line: str) -> list[Named]:
     scopes = _scopes(line) if line.count("{") > 1 else []
     header = _UNIT_HEADER.search(line)
     found: list[Named] = []
+    value_end = -1  # where the named value before ends: a key right after it begins a field
     for m in _VALUE.finditer(line):
         sep_text, quote, bracket, number, unit, punit = m.group(
             "sep", "q", "lb", "num", "unit", "punit")
@@ -107,26 +117,46 @@ def named_numbers(line: str) -> list[Named]:
             if scopes:
                 key = "/".join([name for s, e, name in scopes if s < sep < e] + [key])
         else:
-            key = _key(line, size - k.end(), words[::-1], paren, not mark)
-            if sep_text == ":" and _HOST_OR_FILE.search(key):
-                continue  # file.py:123, host:port, node01:29500
-        name = metric_name(key)
-        if name in NOT_FIGURES or (name in PROSE and not quoted):
-            continue
+            key = _key(line, size - k.end(), words[::-1], paren, "" if mark else sep_text,
+                       value_end)
+            if not key or (sep_text == ":" and _HOST_OR_FILE.search(key)):
+                continue  # no field's key, or file.py:123, host:port, node01:29500
+            if key[key.rfind(" ") + 1:].lower() in PROSE:
+                continue
+        if not_a_figure(metric_name(key)) or (unit == "%" and line.startswith("|", m.end())):
+            continue  # an id, a rank, ...; a tqdm bar's "45%|"
         unit = unit or punit or key_unit(key)[1] or (
             header[1] if header and sep > header.start() else "")
         found.append(Named(key, float(number.replace(",", "")), unit, start, end))
+        value_end = m.end()
     return found
 
 
-def _key(line: str, start: int, words: str, paren: str | None, spaced: bool) -> str:
+def _key(line: str, start: int, words: str, paren: str | None, blanks: str, after: int
+         ) -> str:
     """The key of the words before a value (``line[start:]`` begins with them): all of them
-    where they begin a field (after ``|``, ``,``, ``: ``, two spaces, ...), and at most two
-    before a value set off by spaces only (``train loss 1.54``); else the last word."""
-    field = start == 0 or line[start - 1] in _FIELD_BREAK or (
-        line[start - 1] in " \t" and (start == 1 or line[start - 2] in _FIELD_GAP))
-    if not field or (spaced and words.count(" ") > 1):
+    where they begin a field (after ``|``, ``,``, ``: ``, ``] ``, two blanks, a number and a
+    blank, the value before, ...) less any word of prose or a value (``None``) they begin
+    with, else the last word. A value set off by ``blanks`` only is named by a field's key of
+    one or two words (``iter 100``, ``train loss 1.54``; by more than one blank only after a
+    ``|``: fairseq's ``| bsz    32 |``), else by none (``""``): a column of a table, prose."""
+    if after > start:  # not the unit of the value before ("2.32 seq/s loss 1.68")
+        cut = words.find(" ", after - start - 1) + 1
+        if not cut:
+            return ""
+        words, start = words[cut:], start + cut
+    before = line[start - 2:start] if start > 1 else " " + line[:start]
+    field = start == 0 or before[1] in _FIELD_BREAK or (
+        before[1] in " \t" and (before[0] in _FIELD_GAP or (
+            after > 0 and not line[after:start].strip())))
+    if not field or (blanks and words.count(" ") > 1):
+        if blanks:
+            return ""
         words = words[words.rfind(" ") + 1:]
+    if blanks and len(blanks) > 1 and before != "| ":
+        return ""
+    while " " in words and words[:words.find(" ")].lower() in _LEADING:
+        words = words[words.find(" ") + 1:]  # "step 0 of epoch 0,", "val-loss: None lr: 1"
     return words + paren[::-1] if paren else words
 
 

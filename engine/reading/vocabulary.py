@@ -37,7 +37,7 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "eval_loss": ("printed", ("eval_loss", "val_loss", "valid_loss", "validation_loss",
                               "test_loss", "eval_lm_loss", "val_lm_loss", "loss_val",
                               "loss_eval", "evaluation_loss")),
-    "lr": ("printed", ("lr", "learning_rate", "lr_0")),
+    "lr": ("printed", ("lr", "learning_rate", "lr_0", "current_lr")),
     "samples_per_s": ("rate", ("samples_per_s", "samples_per_sec", "samples_per_second",
                                "samples_s", "samples_sec",
                                "samplespersec", "runningavgsamplespersec",
@@ -76,20 +76,32 @@ _BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "speed", "perf",
 """Keys that say only that a rate follows: its unit names the figure."""
 
 NOT_FIGURES = frozenset({
-    "rank", "local_rank", "global_rank", "node_rank", "rank_id", "group_rank", "role_rank",
-    "local_ranks", "global_ranks", "role_ranks", "pid", "port", "master_port", "version",
-    "v_num", "line", "gpu", "gpu_id", "cuda", "cudadev", "nvmldev", "device", "device_id",
-    "node", "job", "jobid", "job_id", "slurm_job_id", "process", "worker", "thread", "tid",
-    "uid", "gid", "id", "errno", "code", "exitcode", "exit_code", "seed",
+    "rank", "local_rank", "global_rank", "node_rank", "group_rank", "role_rank", "nranks", "pid",
+    "port", "master_port", "version", "v_num", "line", "gpu", "cuda", "cudadev", "nvmldev",
+    "device", "xla", "ipu", "hpu", "tpu", "npu", "xpu", "mps", "node", "job", "jobid",
+    "process", "worker", "thread", "task", "tid", "uid", "gid", "id", "errno", "code",
+    "exitcode", "exit_code", "seed",
 })
 """Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
-versions, line numbers, exit codes."""
+devices, versions, line numbers, exit codes; so is any name ending in ``_id``, ``_rank``,
+... (``_ID_ENDINGS``)."""
+_ID_ENDINGS = ("_id", "_ids", "_rank", "_ranks", "_pid", "_port", "_version", "_code")
 PROSE = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is",
-    "of", "on", "or", "over", "than", "the", "to", "was", "were", "with", "after",
+    "a", "about", "above", "after", "all", "an", "and", "are", "around", "as", "at", "be",
+    "been", "below", "between", "by", "each", "every", "for", "found", "from", "has", "have",
+    "in", "into", "is", "least", "most", "of", "on", "only", "or", "over", "than", "the",
+    "to", "under", "up", "using", "via", "was", "were", "with", "within",
 })
 """Small words of prose, never the name of the number after them when printed bare
-(``reducing lr to 0.001``, ``over 2450 frames``); a quoted key is a name whatever it says."""
+(``reducing lr to 0.001``, ``over 2450 frames``, ``instead found 289619.68``); a quoted
+key is a name whatever it says."""
+
+
+def not_a_figure(name: str) -> bool:
+    """Whether a number named ``name`` (as ``metric_name`` gives it) is an id, a rank, a
+    device, ... rather than a figure."""
+    return name in NOT_FIGURES or name.endswith(_ID_ENDINGS)
+
 
 _TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
          "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "mins": 60.0,
