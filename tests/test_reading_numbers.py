@@ -564,6 +564,7 @@ def test_nested_json_keys_are_flattened():
     ("Loss", "", Canon("loss", 1.0)),
     ("train/accuracy", "", None),  # a training accuracy is not the evaluation's
     ("approx flops per GPU", "GFLOP/s", Canon("tflops", 1e-3)),
+    ("throughput", "it/s", None),  # a bar's iterations are not samples
 ])
 def test_canonical_scales_units(key, unit, figure):
     assert canonical(key, unit) == figure
@@ -591,6 +592,7 @@ def test_the_summary_and_events_know_the_canonical_names():
 
 @settings(max_examples=300, deadline=None, database=None)
 @given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=120)
+       | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
        | st.lists(st.sampled_from(["loss", ": ", "=", " ", "1,234", "-0.5", "1e-3", "nan", "ms",
                                    "GiB", "%", "|", "{'a': ", "}", "[", "]", "/", "12", "(ms)",
                                    "step", "\x1b[31m", ", "]), max_size=30).map("".join))
