@@ -565,6 +565,9 @@ def test_nested_json_keys_are_flattened():
     ("train/accuracy", "", None),  # a training accuracy is not the evaluation's
     ("approx flops per GPU", "GFLOP/s", Canon("tflops", 1e-3)),
     ("throughput", "it/s", None),  # a bar's iterations are not samples
+    ("throughput", "tokens", None),  # a count, not a rate
+    ("tokens per GPU (tokens/s/GPU)", "", Canon("tokens_per_s", 1.0)),  # a Megatron fork's
+    ("tflops", "FLOPS", None),  # FLOP/s with no prefix: no guess
 ])
 def test_canonical_scales_units(key, unit, figure):
     assert canonical(key, unit) == figure

@@ -71,7 +71,8 @@ figure of a key that says only throughput (``_BY_UNIT_KEYS``)."""
 _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in names}
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
 _TRAINING = re.compile(r"(?:train|training|trainer)_(.+)")
-_BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "speed", "perf",
+_BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "throughput_per_device",
+                           "tokens_per_gpu", "tokens_per_device", "speed", "perf",
                            "performance"})
 """Keys that say only that a rate follows: its unit names the figure."""
 
@@ -111,8 +112,10 @@ _TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1
 _BYTES = {"b": 2.0**-30, "kb": 2.0**-20, "kib": 2.0**-20, "mb": 2.0**-10, "mib": 2.0**-10,
           "gb": 1.0, "gib": 1.0, "tb": 1024.0, "tib": 1024.0}
 _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
-_RATE_UNIT = re.compile(r"(?i)(samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?|"
-                        r"([gtp])?flop(?:s|/s)?)(?:/s(?:ec)?|ps)?(?:/\w+)?$")
+# a rate: of samples (or sequences, images) or tokens a second, or FLOP/s with their prefix
+# (TFLOPS, TFLOPs, TFLOP/s), per device or not (tokens/s/GPU, TFLOP/s/GPU)
+_RATE_UNIT = re.compile(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
+                        r"(?:/s(?:ec)?|ps)|(?P<prefix>[gtp])?flop(?:s|/s))(?:/\w+)?$")
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
 _NON_WORD = re.compile(r"\W+")
@@ -167,10 +170,9 @@ def _by_unit(unit: str) -> str | None:
     """The rate figure a unit names (``tokens/s``, ``TFLOP/s/GPU``, ``samples/sec``)."""
     if not (m := _RATE_UNIT.match(unit.strip())):
         return None
-    word = m[1].lower()
-    if "flop" in word:
+    if not m["what"]:
         return "tflops"
-    return "tokens_per_s" if word.startswith("tok") else "samples_per_s"
+    return "tokens_per_s" if m["what"].lower().startswith("tok") else "samples_per_s"
 
 
 def _scale(kind: str, unit: str) -> float | None:
@@ -183,8 +185,11 @@ def _scale(kind: str, unit: str) -> float | None:
     if kind == "percent":
         return {"%": 1.0, "": 100.0}.get(unit)
     if kind == "flops":
+        if not unit:
+            return 1.0
         m = _RATE_UNIT.match(unit)
-        return 1.0 if not unit else _FLOPS.get((m[2] or "").lower()) if m and m[2] else None
+        return _FLOPS.get(m["prefix"].lower()) if m and m["prefix"] else None
     if kind == "rate":
-        return 1.0 if not unit or unit == "/s" or _RATE_UNIT.match(unit) else None
+        m = _RATE_UNIT.match(unit)
+        return 1.0 if not unit or unit == "/s" or (m and m["what"]) else None
     return 1.0 if kind == "printed" or not unit else None
