@@ -415,6 +415,21 @@ CASES = [
      [],
      [("epoch", 1, 200)],
      []),
+    # pytorch-lightning@0240556 tests/tests_pytorch/trainer/logging_/test_eval_loop_logging.py
+    ("│       extra:log3        │            7            │                          │",
+     [("extra:log3", 7.0, "")],
+     [],
+     []),
+    # pytorch-lightning@0240556 tests/tests_pytorch/trainer/logging_/test_eval_loop_logging.py
+    ("│    performance:log:1    │            0            │                          │",
+     [("performance:log:1", 0.0, "")],
+     [],
+     []),
+    # pytorch-lightning@0240556 tests/tests_pytorch/trainer/logging_/test_eval_loop_logging.py
+    ("│        log        │         5         │         5         │        5         │",
+     [("log", 5.0, "")],
+     [],
+     []),
 ]
 
 
@@ -496,6 +511,10 @@ NOT_FIGURES = [
     # CaryBond/data-science-project test_result_CGCNN/R2_0.9384/readme_output_aws.txt
     "2025-07-07 13:50:09.939 INFO: torch version: 2.7.1+cu126",
     "2025-07-07 13:55:26.653 INFO:   [SAVE] Best model at epoch 1.",
+    # pytorch-lightning@0240556 tests/tests_pytorch/trainer/logging_/test_eval_loop_logging.py
+    # (a rich table's header; a metric logged on the second dataloader only)
+    "┃       Test metric       ┃      DataLoader 0       ┃       DataLoader 1       ┃",
+    "│     different value     │                         │           1.5            │",
 ]
 
 

@@ -4,8 +4,9 @@ A number is read only with a name next to it, in each form the world prints one:
 ``key: value``, ``key=value``, ``key value`` (``iter 100: loss 4.2``; a key of one or two
 words, the value ending a field), Megatron's ``| lm loss: 1.117761E+01 |`` fields, Python
 dict reprs and JSON objects (``{'loss': 0.69, 'learning_rate': '4.9e-05'}``; nested objects
-give ``outer/inner`` keys), tqdm postfixes (``[..., loss=0.123, v_num=1]``). Units glued or
-spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's parentheses
+give ``outer/inner`` keys), tqdm postfixes (``[..., loss=0.123, v_num=1]``), rows of rich
+tables (Lightning's test metrics: ``│ test_acc │ 0.797 │``, the first column's value). Units
+glued or spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's parentheses
 (``elapsed time per iteration (ms)``), thousands separators (``12,345``), exponents,
 signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
 day, IPs, ``host:port``, versions, ``file.py:123``, hex and numbers glued to words
@@ -66,7 +67,7 @@ _FIELD_END = re.compile(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]"
 # a value and what precedes it up to its key: ": 1.2", " = '4.9e-05'", "=[5e-05,", "  1.2,"
 # (possessive: a run of blanks or digits is never tried again from inside)
 _VALUE = re.compile(
-    r"(?P<sep>[ \t:=][ \t:=]*+)(?P<q>['\"])?(?P<lb>\[)?"
+    r"(?P<sep>[ \t:=│][ \t:=│]*+)(?P<q>['\"])?(?P<lb>\[)?"
     r"(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?|\.\d++)(?:[eE][-+]?\d++)?"
     r"|[-+]?(?i:nan|inf(?:inity)?))"
     rf"(?:[ \t]?(?P<unit>{_UNIT})|[ \t]\((?P<punit>{_UNIT})\))?"  # 12.3GiB, 4.1 ms, 0.00 (sec)
@@ -98,6 +99,8 @@ def named_numbers(line: str) -> list[Named]:
     size, reversed_line = len(line), line[::-1]
     scopes = _scopes(line) if line.count("{") > 1 else []
     header = _UNIT_HEADER.search(line)
+    row = line.strip()
+    table_row = row[:1] == "│" == row[-1:]  # a rich table's row: its values are its cells
     found: list[Named] = []
     value_end = -1  # where the named value before ends: a key right after it begins a field
     for m in _VALUE.finditer(line):
@@ -105,7 +108,13 @@ def named_numbers(line: str) -> list[Named]:
             "sep", "q", "lb", "num", "unit", "punit")
         sep, (start, end) = m.start(), m.span("num")
         mark = sep_text.strip()
-        if not (mark == ":" or (mark == "=" and line[sep - 1:sep] not in _NOT_EQUALS)
+        if mark == "│":  # a row of a rich table: "│ test_acc │ 0.797 │" (its first column)
+            key = line[line.rfind("│", 0, sep) + 1:sep].strip()
+            if key[:1].isalpha() and "│" in line[:sep] and not not_a_figure(metric_name(key)):
+                found.append(Named(key, float(number.replace(",", "")), unit or "", start, end))
+                value_end = m.end()
+            continue
+        if table_row or not (mark == ":" or (mark == "=" and line[sep - 1:sep] not in _NOT_EQUALS)
                 or (not mark and not quote and not bracket and _FIELD_END.match(line, m.end()))):
             continue  # "==", "<=", "::", or a value set off by spaces that ends no field
         k = _KEY_REVERSED.match(reversed_line, size - sep)

@@ -81,7 +81,7 @@ NOT_FIGURES = frozenset({
     "port", "master_port", "version", "v_num", "line", "gpu", "cuda", "cudadev", "nvmldev",
     "device", "xla", "ipu", "hpu", "tpu", "npu", "xpu", "mps", "node", "job", "jobid",
     "process", "worker", "thread", "task", "tid", "uid", "gid", "id", "errno", "code",
-    "exitcode", "exit_code", "seed",
+    "exitcode", "exit_code", "seed", "dataloader",
 })
 """Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
 devices, versions, line numbers, exit codes; so is any name ending in ``_id``, ``_rank``,
