@@ -617,7 +617,8 @@ def test_the_summary_and_events_know_the_canonical_names():
        | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
        | st.lists(st.sampled_from(["loss", ": ", "=", " ", "1,234", "-0.5", "1e-3", "nan", "ms",
                                    "GiB", "%", "|", "{'a': ", "}", "[", "]", "/", "12", "(ms)",
-                                   "step", "\x1b[31m", ", "]), max_size=30).map("".join))
+                                   "step", "\x1b[31m", ", ", "│", "None "]), max_size=30)
+         .map("".join))
 def test_any_line_reads_without_error_and_spans_parse(line):
     for n in named_numbers(line):
         assert n.key
