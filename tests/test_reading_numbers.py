@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from accelbench.engine.events import Throughput
 from accelbench.engine.reading.numbers import counters, named_numbers
-from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
+from accelbench.engine.reading.vocabulary import MULTIPLES, Canon, canonical, metric_name
 from accelbench.engine.summary import GENERIC_ALIASES
 from tests.conftest import FIXTURES
 
@@ -430,11 +430,51 @@ CASES = [
      [("log", 5.0, "")],
      [],
      []),
+    # aws-samples/awsome-distributed-training@7217859 3.test_cases/pytorch/picotron/SmolLM-1.7B/ec2
+    (("    [rank 2] Step: 3     | Loss: 8.9219 | Global batch size:   2.05K | Tokens/s:  "
+      "10.61K | Tokens/s/GPU:   1.33K | Tokens:   6.14K | MFU:  0.43% | Memory usage:   1.75GB"),
+     [("Step", 3.0, ""), ("Loss", 8.9219, ""), ("Global batch size", 2050.0, "K"),
+      ("Tokens/s", 10610.0, "K"), ("Tokens/s/GPU", 1330.0, "K"), ("Tokens", 6140.0, "K"),
+      ("MFU", 0.43, "%"), ("Memory usage", 1.75, "GB")],
+     [],
+     [("Step", "step", 1.0), ("Loss", "loss", 1.0), ("Tokens/s", "tokens_per_s", 1.0),
+      ("Tokens/s/GPU", "tokens_per_s", 1.0), ("MFU", "mfu_percent", 1.0),
+      ("Memory usage", "memory_gib", 1.0)]),
+    # https://github.com/huggingface/nanotron/issues/390 (K/G multiples)
+    (("10/17/2025 16:31:56 [INFO|DP=0|PP=0|TP=0]: iteration: 327281 / 378950 | "
+      "consumed_tokens: 85.8G | elapsed_time_per_iteration_ms: 11.5K | tokens_per_sec: 22.8K | "
+      "tokens_per_sec_per_gpu: 11.4K | global_batch_size: 64 | lm_loss: 2.38 | lr: 1e-05 | "
+      "model_tflops_per_gpu: 38.3 | hardware_tflops_per_gpu: 38.3 | grad_norm: 1.25"),
+     [("consumed_tokens", 85800000000.0, "G"), ("elapsed_time_per_iteration_ms", 11500.0, "K"),
+      ("tokens_per_sec", 22800.0, "K"), ("tokens_per_sec_per_gpu", 11400.0, "K"),
+      ("global_batch_size", 64.0, ""), ("lm_loss", 2.38, ""), ("lr", 1e-05, ""),
+      ("model_tflops_per_gpu", 38.3, ""), ("hardware_tflops_per_gpu", 38.3, ""),
+      ("grad_norm", 1.25, "")],
+     [("step", 327281, 378950)],
+     [("elapsed_time_per_iteration_ms", "step_time_s", 0.001),
+      ("tokens_per_sec", "tokens_per_s", 1.0), ("tokens_per_sec_per_gpu", "tokens_per_s", 1.0),
+      ("lm_loss", "loss", 1.0), ("lr", "lr", 1.0), ("model_tflops_per_gpu", "tflops", 1.0),
+      ("grad_norm", "grad_norm", 1.0)]),
+    # https://github.com/facebookresearch/detectron2/issues/195 (max_mem in MiB, as "3961M")
+    (("[11/01 11:27:04 d2.utils.events]: eta: 8:05:12  iter: 1259  total_loss: 1.012  "
+      "loss_cls: 0.714  loss_box_reg: 0.291  time: 0.3322  data_time: 0.0334  lr: 0.010000  "
+      "max_mem: 3961M"),
+     [("iter", 1259.0, ""), ("total_loss", 1.012, ""), ("loss_cls", 0.714, ""),
+      ("loss_box_reg", 0.291, ""), ("time", 0.3322, ""), ("data_time", 0.0334, ""),
+      ("lr", 0.01, ""), ("max_mem", 3961000000.0, "M")],
+     [],
+     [("iter", "step", 1.0), ("total_loss", "loss", 1.0), ("time", "step_time_s", 1.0),
+      ("lr", "lr", 1.0), ("max_mem", "memory_gib", 9.765625e-10)]),
 ]
 
 
 def _same(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _printed(line: str, named) -> float:
+    """The value of ``named``'s text in ``line`` (``11.5`` of ``11.5K``: 11500)."""
+    return float(line[named.start:named.end].replace(",", "")) * MULTIPLES.get(named.unit, 1.0)
 
 
 @pytest.mark.parametrize(("line", "named", "counted", "figures"), CASES)
@@ -458,7 +498,7 @@ def test_canonical_figures_of_real_lines(line, named, counted, figures):
 @pytest.mark.parametrize(("line", "named", "counted", "figures"), CASES)
 def test_spans_are_the_numbers_texts(line, named, counted, figures):
     for n in named_numbers(line):
-        assert _same(float(line[n.start:n.end].replace(",", "")), n.value)
+        assert _same(_printed(line, n), n.value)
     for c in counters(line):
         assert (int(line[c.start:c.end]), int(line[c.total_start:c.total_end])) == (c.n, c.total)
 
@@ -617,13 +657,14 @@ def test_the_summary_and_events_know_the_canonical_names():
        | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
        | st.lists(st.sampled_from(["loss", ": ", "=", " ", "1,234", "-0.5", "1e-3", "nan", "ms",
                                    "GiB", "%", "|", "{'a': ", "}", "[", "]", "/", "12", "(ms)",
-                                   "step", "\x1b[31m", ", ", "│", "None "]), max_size=30)
+                                   "step", "\x1b[31m", ", ", "│", "None ", "K", "M"]),
+                         max_size=30)
          .map("".join))
 def test_any_line_reads_without_error_and_spans_parse(line):
     for n in named_numbers(line):
         assert n.key
         assert 0 <= n.start < n.end <= len(line)
-        assert _same(float(line[n.start:n.end].replace(",", "")), n.value)
+        assert _same(_printed(line, n), n.value)
     for c in counters(line):
         assert (int(line[c.start:c.end]), int(line[c.total_start:c.total_end])) == (c.n, c.total)
         assert 0 <= c.n <= c.total

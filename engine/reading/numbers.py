@@ -27,11 +27,19 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from accelbench.engine.reading.vocabulary import PROSE, key_unit, metric_name, not_a_figure
+from accelbench.engine.reading.vocabulary import (
+    MULTIPLES,
+    PROSE,
+    key_unit,
+    metric_name,
+    not_a_figure,
+)
 
 
 class Named(NamedTuple):
-    """A number with its key, as printed; ``line[start:end]`` is the number's text."""
+    """A number with its key, as printed; ``line[start:end]`` is the number's text. A
+    multiple (``11.5K``, ``85.8G``) is in the value (11500.0) and its letter is the unit
+    (``vocabulary.canonical`` reads ``3961M`` of a memory as MiB)."""
 
     key: str
     value: float
@@ -64,13 +72,14 @@ _UNIT = (r"%|[KMGTkmgt]i?B(?:/s)?|[kmgt]b|B"
 _FIELD_END = re.compile(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]"
                         r"|[ \t]+[^\W\d][\w@./\-]*(?: [^\W\d][\w@./\-]*)?"
                         r"(?:[ \t]+(?:[-+]?\.?\d|nan|inf)|[ \t]*[:=])")
-# a value and what precedes it up to its key: ": 1.2", " = '4.9e-05'", "=[5e-05,", "  1.2,"
+# a value and what precedes it up to its key: ": 1.2", " = '4.9e-05'", "=[5e-05,", "  1.2,",
+# then its unit: "12.3GiB", "4.1 ms", "0.00 (sec)", or a multiple ("11.5K", "85.8G", "3961M")
 # (possessive: a run of blanks or digits is never tried again from inside)
 _VALUE = re.compile(
     r"(?P<sep>[ \t:=│][ \t:=│]*+)(?P<q>['\"])?(?P<lb>\[)?"
     r"(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?|\.\d++)(?:[eE][-+]?\d++)?"
     r"|[-+]?(?i:nan|inf(?:inity)?))"
-    rf"(?:[ \t]?(?P<unit>{_UNIT})|[ \t]\((?P<punit>{_UNIT})\))?"  # 12.3GiB, 4.1 ms, 0.00 (sec)
+    rf"(?:[ \t]?(?P<unit>{_UNIT})|[ \t]\((?P<punit>{_UNIT})\)|(?P<si>[kKMGT])(?!\w))?"
     r"(?![\w%]|\.\d|[:\-,/]\d|[ \t]*/[ \t]*\d)"  # not a date, a time, an IP, a version, N/M
     r"(?(q)(?P=q))(?(lb)(?=[,\]]))")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
@@ -104,14 +113,15 @@ def named_numbers(line: str) -> list[Named]:
     found: list[Named] = []
     value_end = -1  # where the named value before ends: a key right after it begins a field
     for m in _VALUE.finditer(line):
-        sep_text, quote, bracket, number, unit, punit = m.group(
-            "sep", "q", "lb", "num", "unit", "punit")
+        sep_text, quote, bracket, number, unit, punit, si = m.group(
+            "sep", "q", "lb", "num", "unit", "punit", "si")
+        value = float(number.replace(",", "")) * (MULTIPLES[si] if si else 1.0)
         sep, (start, end) = m.start(), m.span("num")
         mark = sep_text.strip()
         if mark == "│":  # a row of a rich table: "│ test_acc │ 0.797 │" (its first column)
             key = line[line.rfind("│", 0, sep) + 1:sep].strip()
             if key[:1].isalpha() and "│" in line[:sep] and not not_a_figure(metric_name(key)):
-                found.append(Named(key, float(number.replace(",", "")), unit or "", start, end))
+                found.append(Named(key, value, unit or si or "", start, end))
                 value_end = m.end()
             continue
         if table_row or not (mark == ":" or (mark == "=" and line[sep - 1:sep] not in _NOT_EQUALS)
@@ -134,9 +144,9 @@ def named_numbers(line: str) -> list[Named]:
                 continue
         if not_a_figure(metric_name(key)) or (unit == "%" and line.startswith("|", m.end())):
             continue  # an id, a rank, ...; a tqdm bar's "45%|"
-        unit = unit or punit or key_unit(key)[1] or (
+        unit = unit or punit or si or key_unit(key)[1] or (
             header[1] if header and sep > header.start() else "")
-        found.append(Named(key, float(number.replace(",", "")), unit, start, end))
+        found.append(Named(key, value, unit, start, end))
         value_end = m.end()
     return found
 

@@ -32,7 +32,7 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
                        "num_updates")),
     "total_steps": ("count", ("total_steps", "max_steps", "train_iters", "total_iters")),
     "epoch": ("printed", ("epoch",)),
-    "loss": ("printed", ("loss", "lm_loss", "loss_train", "reduced_train_loss",
+    "loss": ("printed", ("loss", "lm_loss", "total_loss", "loss_train", "reduced_train_loss",
                          "loss_train_total")),
     "eval_loss": ("printed", ("eval_loss", "val_loss", "valid_loss", "validation_loss",
                               "test_loss", "eval_lm_loss", "val_lm_loss", "loss_val",
@@ -45,9 +45,11 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
                                "samples_per_second_per_replica")),
     "tokens_per_s": ("rate", ("tokens_per_s", "tokens_per_sec", "tokens_per_second", "tps",
                               "tok_s", "tok_sec", "tokens_s", "tokens_sec",
-                              "throughput_tokens_per_s", "throughput_tokens_per_sec")),
+                              "throughput_tokens_per_s", "throughput_tokens_per_sec",
+                              "tokens_s_gpu", "tokens_s_device", "tokens_per_sec_per_gpu",
+                              "tokens_per_s_per_gpu", "tokens_per_second_per_device")),
     "tflops": ("flops", ("tflops", "tflop_s", "tflops_per_gpu", "tflop_s_gpu",
-                         "model_tflops")),
+                         "tflop_s_device", "model_tflops", "model_tflops_per_gpu")),
     "mfu_percent": ("percent", ("mfu", "mfu_percent", "model_flops_utilization")),
     "step_time_s": ("time", ("step_time", "time", "iter_time", "iteration_time",
                              "elapsed_time_per_iteration", "time_per_step",
@@ -57,7 +59,8 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
                              "max_mem", "gpu_mem", "gpu_memory", "peak_memory",
                              "max_memory_reserved", "memory_reserved", "mem_allocated",
                              "memallocated", "maxmemallocated", "max_mem_allocated",
-                             "cuda_memory", "peak_mem")),
+                             "cuda_memory", "peak_mem", "memory_usage",
+                             "cuda_memory_allocated", "max_memory_allocated_gb")),
     "accuracy": ("printed", ("accuracy", "acc", "eval_accuracy", "val_accuracy", "val_acc",
                              "test_accuracy", "test_acc", "top1", "acc1", "acc_1",
                              "top_1_accuracy", "test_acc1", "val_acc1", "eval_acc1")),
@@ -81,7 +84,7 @@ NOT_FIGURES = frozenset({
     "port", "master_port", "version", "v_num", "line", "gpu", "cuda", "cudadev", "nvmldev",
     "device", "xla", "ipu", "hpu", "tpu", "npu", "xpu", "mps", "node", "job", "jobid",
     "process", "worker", "thread", "task", "tid", "uid", "gid", "id", "errno", "code",
-    "exitcode", "exit_code", "seed", "dataloader",
+    "exitcode", "exit_code", "seed", "dataloader", "dp", "pp", "tp", "cp", "ep",
 })
 """Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
 devices, versions, line numbers, exit codes; so is any name ending in ``_id``, ``_rank``,
@@ -104,6 +107,8 @@ def not_a_figure(name: str) -> bool:
     return name in NOT_FIGURES or name.endswith(_ID_ENDINGS)
 
 
+MULTIPLES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+"""The letters of a multiple glued to a number (nanotron's ``11.5K``, ``85.8G``)."""
 _TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
          "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "mins": 60.0,
          "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hours": 3600.0}
@@ -150,6 +155,8 @@ def canonical(key: str, unit: str) -> Canon | None:
     (or the unit does not fit the figure: a memory with no unit, a time in ``%``)."""
     key, named = key_unit(key)
     unit = unit.strip() or named
+    letter = unit if unit in MULTIPLES else ""  # "11.5K", read as 11500: no unit
+    unit = "" if letter else unit
     name = metric_name(key)
     figure = _ALIASES.get(name)
     if figure is None and (training := _TRAINING.fullmatch(name)):
@@ -162,6 +169,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         figure = _by_unit(unit)  # "throughput per GPU (TFLOP/s/GPU)", "approx flops per GPU"
     if figure is None:
         return None
+    if letter and _KIND[figure] == "bytes":  # detectron2's "max_mem: 3961M" is in MiB
+        return Canon(figure, _BYTES[letter.lower() + "b"] / MULTIPLES[letter])
     scale = _scale(_KIND[figure], unit)
     return None if scale is None else Canon(figure, scale)
 
