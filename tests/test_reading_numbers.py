@@ -354,9 +354,9 @@ CASES = [
     # tests/fixtures/real/generic/keras_16906.txt (keras-team/keras#16906)
     (("125/125 [==============================] - 7s 30ms/step - loss: 3.9305 - "
       "sparse_categorical_accuracy: 0.2280"),
-     [("loss", 3.9305, ""), ("sparse_categorical_accuracy", 0.228, "")],
+     [("ms/step", 30.0, ""), ("loss", 3.9305, ""), ("sparse_categorical_accuracy", 0.228, "")],
      [],
-     [("loss", "loss", 1.0)]),
+     [("ms/step", "step_time_s", 0.001), ("loss", "loss", 1.0)]),
     # https://github.com/jiwoon-ahn/irn/issues/13
     ("step: 100/ 3305 loss:0.1896 imps:25.8 lr: 0.0973 etc:Tue Sep 17 15:01:01 2019",
      [("loss", 0.1896, ""), ("imps", 25.8, ""), ("lr", 0.0973, "")],
@@ -465,6 +465,34 @@ CASES = [
      [],
      [("iter", "step", 1.0), ("total_loss", "loss", 1.0), ("time", "step_time_s", 1.0),
       ("lr", "lr", 1.0), ("max_mem", "memory_gib", 9.765625e-10)]),
+    # https://github.com/tensorflow/models/issues/2980 (a value its unit names)
+    ("INFO:tensorflow:global step 1: loss = 79.3501 (57.126 sec/step)",
+     [("global step", 1.0, ""), ("loss", 79.3501, ""), ("sec/step", 57.126, "")],
+     [],
+     [("global step", "step", 1.0), ("loss", "loss", 1.0), ("sec/step", "step_time_s", 1.0)]),
+    # https://github.com/OpenNMT/OpenNMT-py/issues/709
+    (("Epoch  1, 12900/37527; acc:   4.48; ppl: 35173.75; xent:  10.47; 3599 src tok/s; 3678 "
+      "tgt tok/s;   9861 s elapsed"),
+     [("Epoch", 1.0, ""), ("acc", 4.48, ""), ("ppl", 35173.75, ""), ("xent", 10.47, ""),
+      ("src tok/s", 3599.0, ""), ("tgt tok/s", 3678.0, "")],
+     [],
+     [("Epoch", "epoch", 1.0), ("acc", "accuracy", 1.0), ("src tok/s", "tokens_per_s", 1.0)]),
+    # https://github.com/hpcaitech/ColossalAI/issues/1400 (a bar's postfix)
+    (("[Epoch 5 / Train]: 100%|██████████| 1/1 [00:00<00:00,  2.05it/s, loss=107, lr=0.00015, "
+      "throughput=8.2047 sample_per_sec, 7.6092 Tflops]"),
+     [("loss", 107.0, ""), ("lr", 0.00015, ""), ("throughput", 8.2047, "sample_per_sec"),
+      ("Tflops", 7.6092, "")],
+     [("step", 1, 1)],
+     [("loss", "loss", 1.0), ("lr", "lr", 1.0), ("throughput", "samples_per_s", 1.0),
+      ("Tflops", "tflops", 1.0)]),
+    # tests/fixtures/real/cerebras/csx_r20_bert.log (a rate its unit names as samples)
+    (("2023-11-29 20:08:14,365 INFO:   | Train Device=CSX, Step=100, Loss=9.50000, "
+      "Rate=4088.28 samples/sec, GlobalRate=4088.26 samples/sec"),
+     [("Step", 100.0, ""), ("Loss", 9.5, ""), ("Rate", 4088.28, "samples/sec"),
+      ("GlobalRate", 4088.26, "samples/sec")],
+     [],
+     [("Step", "step", 1.0), ("Loss", "loss", 1.0), ("Rate", "samples_per_s", 1.0),
+      ("GlobalRate", "samples_per_s", 1.0)]),
 ]
 
 
@@ -629,6 +657,26 @@ def test_nested_json_keys_are_flattened():
     ("tflops", "FLOPS", None),  # FLOP/s with no prefix: no guess
 ])
 def test_canonical_scales_units(key, unit, figure):
+    assert canonical(key, unit) == figure
+
+
+# keys of the framework corpus' logs (tests/fixtures/real/frameworks), each as its source prints it
+@pytest.mark.parametrize(("key", "unit", "figure"), [
+    ("max allocated", "MB", Canon("memory_gib", 2.0**-10)),  # NVIDIA/Megatron-LM#60
+    ("tokens per gpu per second (tgs)", "", Canon("tokens_per_s", 1.0)),  # argonne-lcf M-DS
+    ("src tok/s", "", Canon("tokens_per_s", 1.0)),  # OpenNMT/OpenNMT-py#709
+    ("ms/batch", "", Canon("step_time_s", 1e-3)),  # pytorch/examples word_language_model
+    ("Train memory/allocated_mem", "GB", Canon("memory_gib", 1.0)),  # Composer (awsome-dt)
+    ("seconds", "", Canon("step_time_s", 1.0)),  # AI-Hypercomputer/maxtext#8
+    ("val", "", Canon("eval_loss", 1.0)),  # Lightning-AI/litgpt#1607 "loss train: .., val: .."
+    ("Memory used", "GB", Canon("memory_gib", 1.0)),  # Lightning-AI/litgpt#1110
+    ("throughput/device/tokens_per_second", "", Canon("tokens_per_s", 1.0)),  # allenai/OLMo#692
+    ("System/Peak GPU Memory (MB)", "", Canon("memory_gib", 2.0**-10)),  # allenai/OLMo#692
+    ("avg_batch_cost", "s", Canon("step_time_s", 1.0)),  # Topdu/OpenOCR#9
+    ("batch_cost", "", Canon("step_time_s", 1.0)),  # PaddlePaddle/PaddleSeg#928
+    ("sec/step", "", Canon("step_time_s", 1.0)),  # tensorflow/models#2980
+])
+def test_canonical_names_of_the_framework_corpus(key, unit, figure):
     assert canonical(key, unit) == figure
 
 

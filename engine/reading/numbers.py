@@ -63,7 +63,7 @@ class Counter(NamedTuple):
 
 _UNIT = (r"%|[KMGTkmgt]i?B(?:/s)?|[kmgt]b|B"
          r"|[GTPgtp]FLOP(?:[Ss]|/s)?(?:/GPU|/gpu|/device)?"
-         r"|(?:samples?|tokens?|toks?|it|imgs?|images?|seqs?)/s(?:ec)?"
+         r"|(?:samples?|tokens?|toks?|it|imgs?|images?|seqs?)/s(?:ec)?|samples?_per_sec(?:ond)?"
          r"|s/it|m?s/(?:step|it|iter|batch)"
          r"|ns|us|µs|ms|secs?|seconds|s|mins?|minutes|hrs?|hours|h|/s")
 # what ends a value set off by blanks: a delimiter, two blanks, " - ", the line's end, or
@@ -82,6 +82,12 @@ _VALUE = re.compile(
     rf"(?:[ \t]?(?P<unit>{_UNIT})|[ \t]\((?P<punit>{_UNIT})\)|(?P<si>[kKMGT])(?!\w))?"
     r"(?![\w%]|\.\d|[:\-,/]\d|[ \t]*/[ \t]*\d)"  # not a date, a time, an IP, a version, N/M
     r"(?(q)(?P=q))(?(lb)(?=[,\]]))")
+# a number whose unit names it, where no key does: "(57.126 sec/step)", "3599 src tok/s",
+# "7.6092 Tflops" (a tqdm bar's "it/s" names no figure: bars are their dialect's)
+_NAMED_BY_UNIT = re.compile(
+    r"(?<![\w.:/\-])(?P<num>(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?(?:[eE][-+]?\d++)?)"
+    r"[ \t]?(?P<name>(?:(?:src|tgt)[ \t])?(?:tok|tokens|samples?|seqs?|sequences?|images?|imgs?)"
+    r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step)(?![\w/])")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
 # up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
 _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
@@ -95,6 +101,7 @@ _LEADING = PROSE | {"none", "null", "true", "false"}  # not the first word of a 
 # "time (ms) | forward: 652.41 | backward: ..." (Megatron, DeepSpeed): the unit of the fields after
 _UNIT_HEADER = re.compile(rf"\(({_UNIT})\)\s*\|")
 _HOST_OR_FILE = re.compile(r"[.\d]|^localhost$", re.IGNORECASE)  # a key glued to its number
+_DELIMITERS = (",", ";", ":", "|")  # what ends a field right after its value
 _NOT_EQUALS = ("=", "!", "<", ">")  # before "=": "==", "!=", "<=", ">=" compare, not name
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _OBJECT_KEY = re.compile(r"(['\"])([^'\"\n]{1,80})\1\s*:\s*\{")
@@ -136,8 +143,10 @@ def named_numbers(line: str) -> list[Named]:
             if scopes:
                 key = "/".join([name for s, e, name in scopes if s < sep < e] + [key])
         else:
-            key = _key(line, size - k.end(), words[::-1], paren, "" if mark else sep_text,
-                       value_end)
+            blanks = "" if mark else sep_text
+            if len(blanks) > 1 and line[m.end():m.end() + 1] in _DELIMITERS:
+                blanks = " "  # "Epoch  1, 12900/37527;": blanks that pad, not a column's
+            key = _key(line, size - k.end(), words[::-1], paren, blanks, value_end)
             if not key or (sep_text == ":" and _HOST_OR_FILE.search(key)):
                 continue  # no field's key, or file.py:123, host:port, node01:29500
             if key[key.rfind(" ") + 1:].lower() in PROSE:
@@ -148,6 +157,11 @@ def named_numbers(line: str) -> list[Named]:
             header[1] if header and sep > header.start() else "")
         found.append(Named(key, value, unit, start, end))
         value_end = m.end()
+    if "/s" in line or "lops" in line or "LOP" in line:
+        named = {n.start for n in found}
+        found += [Named(u["name"], float(u["num"].replace(",", "")), "", u.start(), u.end("num"))
+                  for u in _NAMED_BY_UNIT.finditer(line) if u.start() not in named]
+        found.sort(key=lambda n: n.start)
     return found
 
 

@@ -36,7 +36,7 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
                          "loss_train_total")),
     "eval_loss": ("printed", ("eval_loss", "val_loss", "valid_loss", "validation_loss",
                               "test_loss", "eval_lm_loss", "val_lm_loss", "loss_val",
-                              "loss_eval", "evaluation_loss")),
+                              "loss_eval", "evaluation_loss", "val")),
     "lr": ("printed", ("lr", "learning_rate", "lr_0", "current_lr")),
     "samples_per_s": ("rate", ("samples_per_s", "samples_per_sec", "samples_per_second",
                                "samples_s", "samples_sec",
@@ -47,20 +47,24 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
                               "tok_s", "tok_sec", "tokens_s", "tokens_sec",
                               "throughput_tokens_per_s", "throughput_tokens_per_sec",
                               "tokens_s_gpu", "tokens_s_device", "tokens_per_sec_per_gpu",
-                              "tokens_per_s_per_gpu", "tokens_per_second_per_device")),
+                              "tokens_per_s_per_gpu", "tokens_per_second_per_device",
+                              "tokens_per_gpu_per_second", "tokens_per_gpu_per_second_tgs",
+                              "tgs", "src_tok_s", "throughput_device_tokens_per_second")),
     "tflops": ("flops", ("tflops", "tflop_s", "tflops_per_gpu", "tflop_s_gpu",
                          "tflop_s_device", "model_tflops", "model_tflops_per_gpu")),
     "mfu_percent": ("percent", ("mfu", "mfu_percent", "model_flops_utilization")),
     "step_time_s": ("time", ("step_time", "time", "iter_time", "iteration_time",
                              "elapsed_time_per_iteration", "time_per_step",
                              "time_per_iteration", "train_step_timing", "batch_time",
-                             "step_timing")),
+                             "step_timing", "seconds", "batch_cost", "avg_batch_cost")),
     "memory_gib": ("bytes", ("memory", "mem", "max_memory_allocated", "memory_allocated",
                              "max_mem", "gpu_mem", "gpu_memory", "peak_memory",
                              "max_memory_reserved", "memory_reserved", "mem_allocated",
                              "memallocated", "maxmemallocated", "max_mem_allocated",
-                             "cuda_memory", "peak_mem", "memory_usage",
-                             "cuda_memory_allocated", "max_memory_allocated_gb")),
+                             "cuda_memory", "peak_mem", "memory_usage", "memory_used",
+                             "cuda_memory_allocated", "max_allocated", "allocated",
+                             "max_reserved", "memory_allocated_mem", "peak_gpu_memory",
+                             "system_peak_gpu_memory")),
     "accuracy": ("printed", ("accuracy", "acc", "eval_accuracy", "val_accuracy", "val_acc",
                              "test_accuracy", "test_acc", "top1", "acc1", "acc_1",
                              "top_1_accuracy", "test_acc1", "val_acc1", "eval_acc1")),
@@ -68,8 +72,9 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 """The canonical figures. A name that says training (``train_loss``, ``train/epoch``,
 ``trainer/global_step``, ``training_loss``) names the figure of the rest but accuracy
-(a training accuracy is not the evaluation's); a rate's unit (``tokens/s``) names the
-figure of a key that says only throughput (``_BY_UNIT_KEYS``)."""
+(a training accuracy is not the evaluation's); a rate's unit (``tokens/s``, ``TFLOP/s``,
+``samples/sec``) names the figure of any other key and of one that says only throughput
+(``_BY_UNIT_KEYS``)."""
 
 _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in names}
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
@@ -120,9 +125,11 @@ _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 # a rate: of samples (or sequences, images) or tokens a second, or FLOP/s with their prefix
 # (TFLOPS, TFLOPs, TFLOP/s), per device or not (tokens/s/GPU, TFLOP/s/GPU)
 _RATE_UNIT = re.compile(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
-                        r"(?:/s(?:ec)?|ps)|(?P<prefix>[gtp])?flop(?:s|/s))(?:/\w+)?$")
+                        r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
+                        r"(?:/\w+)?$")
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
+_PER_STEP = re.compile(r"(ms|us|s|sec)_(?:step|batch|it|iter|iteration)$")  # "ms/batch"
 _NON_WORD = re.compile(r"\W+")
 
 
@@ -162,11 +169,13 @@ def canonical(key: str, unit: str) -> Canon | None:
     if figure is None and (training := _TRAINING.fullmatch(name)):
         figure = _ALIASES.get(training[1])
         figure = None if figure in ("accuracy", "eval_loss") else figure
+    if figure is None and (per := _PER_STEP.fullmatch(name)):
+        figure, unit = "step_time_s", unit or per[1]
     if figure is None and (suffix := _NAME_UNIT.match(name)):
         figure = _ALIASES.get(suffix[1])
         unit = unit or {"pct": "%", "percent": "%"}.get(suffix[2], suffix[2])
-    if name in _BY_UNIT_KEYS or (figure is None and "flop" in name):
-        figure = _by_unit(unit)  # "throughput per GPU (TFLOP/s/GPU)", "approx flops per GPU"
+    if name in _BY_UNIT_KEYS or figure is None:  # "throughput per GPU (TFLOP/s/GPU)",
+        figure = _by_unit(unit) or figure  # "Rate=4088.28 samples/sec", "Speed: ... samples/sec"
     if figure is None:
         return None
     if letter and _KIND[figure] == "bytes":  # detectron2's "max_mem: 3961M" is in MiB
