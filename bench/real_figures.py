@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import json
 import math
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -35,9 +36,11 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 class Figure:
     """One figure a user reads off a fixture: its kind, its value, and what it is of."""
 
-    kind: str  # step total loss rate acc secs value phase status exit duration diag util text rows
+    kind: str  # step total epoch loss rate acc secs value phase status exit duration diag util
+    #            text rows, and the canonical figures of CANONICAL (tokens tflops mfu ...)
     value: Any
     key: str = ""
+    printed: float | None = None  # a canonical figure's number as printed, beside ``key``
 
     def label(self) -> str:
         key = self.key.split("|", 1)[0]
@@ -50,6 +53,11 @@ def step(n: int) -> Figure:
 
 def total(n: int) -> Figure:
     return Figure("total", n)
+
+
+def epoch(n: float) -> Figure:
+    """The epoch a log shows (its last), as Progress.epoch holds it."""
+    return Figure("epoch", n)
 
 
 def loss(v: float) -> Figure:
@@ -66,6 +74,52 @@ def acc(v: float) -> Figure:
 
 def secs(v: float) -> Figure:
     return Figure("secs", v)
+
+
+# The canonical figures of the generic reader (/work/brief/VOCAB.md): kind -> Metric name.
+CANONICAL = {"tokens": "tokens_per_s", "tflops": "tflops", "mfu": "mfu_percent",
+             "step_time": "step_time_s", "memory": "memory_gib", "lr": "lr",
+             "eval_loss": "eval_loss"}
+_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
+# Memory units as training frameworks print them: PyTorch, DeepSpeed, Megatron and the
+# rest divide bytes by powers of 1024 whether they write MB/GB or MiB/GiB.
+_GIB = {"B": 2.0 ** -30, "KB": 2.0 ** -20, "KiB": 2.0 ** -20, "M": 2.0 ** -10,
+        "MB": 2.0 ** -10, "MiB": 2.0 ** -10, "G": 1.0, "GB": 1.0, "GiB": 1.0, "TB": 1024.0,
+        "TiB": 1024.0}
+
+
+def tokens_per_s(v: float, key: str) -> Figure:
+    """Tokens/s printed as ``v`` next to ``key``. A canonical figure (this and those below)
+    counts on its canonical Metric (CANONICAL) in the canonical unit, or on a Metric named
+    for the printed key holding the number as printed."""
+    return Figure("tokens", v, key, v)
+
+
+def tflops(v: float, key: str) -> Figure:
+    return Figure("tflops", v, key, v)
+
+
+def mfu(v: float, key: str = "mfu", fraction: bool = False) -> Figure:
+    """MFU printed as ``v`` (a percentage, or a fraction where ``fraction``)."""
+    return Figure("mfu", round(v * 100, 10) if fraction else v, key, v)
+
+
+def step_time(v: float, unit: str, key: str) -> Figure:
+    """The time per step printed as ``v`` ``unit`` (ms, s...): the figure in seconds."""
+    return Figure("step_time", round(v * _SECONDS[unit], 12), key, v)
+
+
+def memory(v: float, unit: str, key: str) -> Figure:
+    """Memory printed as ``v`` ``unit`` (MB, GB, GiB...): the figure in GiB."""
+    return Figure("memory", v * _GIB[unit], key, v)
+
+
+def lr(v: float, key: str = "lr") -> Figure:
+    return Figure("lr", v, key, v)
+
+
+def eval_loss(v: float, key: str) -> Figure:
+    return Figure("eval_loss", v, key, v)
 
 
 def value(v: float, what: str = "", metric: str = "") -> Figure:
@@ -141,9 +195,17 @@ def _metric(events: list, test: Callable[[str], bool], v: float) -> bool:
                for e in events)
 
 
+def normalised(key: str) -> str:
+    """A printed key as a Metric name: lower-cased, non-word runs made ``_``."""
+    return re.sub(r"\W+", "_", key.lower()).strip("_")
+
+
 def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
     """Whether ``events`` (or the runs ``fixture`` imported as) hold ``fig``."""
     kind, v = fig.kind, fig.value
+    if kind in CANONICAL:  # the canonical Metric, or one named for the printed key
+        return _metric(events, lambda n: n == CANONICAL[kind], v) or _metric(
+            events, lambda n: normalised(n) == normalised(fig.key), fig.printed)
     if kind == "exit":
         return v in fixture.exits
     if kind == "duration":  # to the second the stamps give, or 1 % of a long run
@@ -153,6 +215,8 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
             e.kind == "metric" and e.step == v for e in events)
     if kind == "total":
         return any(e.kind == "progress" and e.total == v for e in events)
+    if kind == "epoch":
+        return any(e.kind == "progress" and e.epoch == v for e in events)
     if kind == "loss":
         return _metric(events, lambda n: "loss" in n, v)
     if kind == "rate":
@@ -244,7 +308,8 @@ def _sources(path: str) -> str:
 
 
 def report(fixtures: list[Fixture]) -> str:
-    """The markdown tally: one row per format, then the whole."""
+    """The markdown tally: one row per format, one per family (fixture directory), then
+    the whole, and every figure not read by name."""
     formats: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
         formats.setdefault(fixture.format, []).append(fixture)
@@ -260,6 +325,16 @@ def report(fixtures: list[Fixture]) -> str:
         kinds = sorted({fig.kind for f in group for fig in f.figures})
         lines.append(f"| {name} | {listed} | {wanted} ({', '.join(kinds)}) |"
                      f" {got} ({100 * got / wanted:.0f} %) | {filed} |")
+    families: dict[str, list[Fixture]] = {}
+    for fixture in fixtures:
+        families.setdefault(fixture.path.split("/", 1)[0], []).append(fixture)
+    lines += ["", "| family (fixture directory) | fixtures | figures a user wants | figures read |",
+              "| --- | --- | --- | --- |"]
+    for name, group in families.items():
+        wanted = sum(len(f.figures) for f in group)
+        got = sum(len(f.got) for f in group)
+        lines.append(f"| {name} | {len(group)} | {wanted} |"
+                     f" {got} ({100 * got / max(wanted, 1):.0f} %) |")
     logs = [f for f in fixtures if f.reader is None]
     tables = [f for f in fixtures if f.reader is not None]
     lines.append("")
