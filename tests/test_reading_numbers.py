@@ -247,7 +247,7 @@ CASES = [
       ("num_updates", 445.0, ""), ("lr", 8.90889e-05, ""), ("gnorm", 1.543, ""),
       ("clip", 0.0, "%"), ("oom", 0.0, ""), ("loss_scale", 2.0, ""), ("wall", 882.0, ""),
       ("train_wall", 756.0, "")],
-     [],
+     [("step", 450, 1891)],
      [("epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("num_updates", "step", 1.0),
       ("lr", "lr", 1.0), ("gnorm", "grad_norm", 1.0)]),
     # https://github.com/facebookresearch/fairseq/issues/940
@@ -257,6 +257,22 @@ CASES = [
       ("valid_ppl", 118.06, ""), ("num_updates", 600.0, "")],
      [],
      [("epoch", "epoch", 1.0), ("valid_loss", "eval_loss", 1.0), ("num_updates", "step", 1.0)]),
+    # https://github.com/facebookresearch/fairseq/issues/301 (the steps of an epoch after it)
+    (("| epoch 011  3000 / 8223 loss=0.75 (1.35), wps=963, wpb=916, bsz=32, lr=0.001, "
+      "clip=100%, gnorm=2.0545"),
+     [("epoch", 11.0, ""), ("loss", 0.75, ""), ("wps", 963.0, ""), ("wpb", 916.0, ""),
+      ("bsz", 32.0, ""), ("lr", 0.001, ""), ("clip", 100.0, "%"), ("gnorm", 2.0545, "")],
+     [("step", 3000, 8223)],
+     [("epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("lr", "lr", 1.0),
+      ("gnorm", "grad_norm", 1.0)]),
+    # pypi nlpia2-0.2.0 nlpia2/ch08/rnn_word/checkpoint_notes/model_RNN_RELU_epochs_5.md
+    # (pytorch/examples word_language_model: the batches of an epoch after it)
+    ("| epoch   1 |   600/ 2983 batches | lr 20.0000 | ms/batch 11.47 | loss   nan | ppl      nan",
+     [("epoch", 1.0, ""), ("lr", 20.0, ""), ("ms/batch", 11.47, ""), ("loss", NAN, ""),
+      ("ppl", NAN, "")],
+     [("step", 600, 2983)],
+     [("epoch", "epoch", 1.0), ("lr", "lr", 1.0), ("ms/batch", "step_time_s", 0.001),
+      ("loss", "loss", 1.0)]),
     # https://github.com/facebookresearch/fairseq/issues/301
     (("| epoch 010 | train loss 1.44 | train ppl 2.72 | s/checkpoint    7747 | words/s    961 "
       "| words/batch    906 | bsz    32 | lr 0.001000 | clip 100% | gnorm 2.1113"),
@@ -286,7 +302,7 @@ CASES = [
      [("epoch", 1.0, ""), ("loss", 9.255, ""), ("ppl", 611.12, ""), ("wps", 57.3, ""),
       ("ups", 0.04, ""), ("wpb", 1613.0, ""), ("bsz", 80.0, ""), ("num_updates", 2800.0, ""),
       ("lr", 2.8e-05, ""), ("gnorm", 3.23, ""), ("train_wall", 13.0, ""), ("wall", 1236.0, "")],
-     [],
+     [("step", 2800, 160368)],
      [("epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("num_updates", "step", 1.0),
       ("lr", "lr", 1.0), ("gnorm", "grad_norm", 1.0)]),
     # https://github.com/open-mmlab/OpenPCDet/pull/1229 (timm style)
@@ -475,7 +491,7 @@ CASES = [
       "tgt tok/s;   9861 s elapsed"),
      [("Epoch", 1.0, ""), ("acc", 4.48, ""), ("ppl", 35173.75, ""), ("xent", 10.47, ""),
       ("src tok/s", 3599.0, ""), ("tgt tok/s", 3678.0, "")],
-     [],
+     [("step", 12900, 37527)],
      [("Epoch", "epoch", 1.0), ("acc", "accuracy", 1.0), ("src tok/s", "tokens_per_s", 1.0)]),
     # https://github.com/hpcaitech/ColossalAI/issues/1400 (a bar's postfix)
     (("[Epoch 5 / Train]: 100%|██████████| 1/1 [00:00<00:00,  2.05it/s, loss=107, lr=0.00015, "

@@ -210,12 +210,15 @@ def _scopes(line: str) -> list[tuple[int, int, str]]:
 
 # the number after a "/", then (on the reversed line) the number before it and what precedes
 # that: a word naming what is counted ("Epoch 2/10", "[batch=16/16]", "iteration 10/ 500"),
-# a "[" ("[10/500]", "[  0/1251 (  0%)]"), or nothing (a tqdm bar's "10/500 [00:03<...")
+# an epoch and its number (the steps of that epoch: fairseq's "| epoch 001:    650 / 1891",
+# OpenNMT's "Epoch  1, 13400/37527;"), a "[" ("[10/500]", "[  0/1251 (  0%)]"), or nothing
+# (a tqdm bar's "10/500 [00:03<...")
 _TOTAL = re.compile(r"/[ \t]*(\d+)(?![\d.])")
 _COUNT_REVERSED = re.compile(
     r"(?P<sp>[ \t]*)(?P<n>\d+)(?!\d)"
     r"(?:[ \t]*\[?[ \t]*[:=#]?[ \t]*(?<!\d)"
     r"(?P<kw>(?i:s?pets(?:[ _]labolg)?|s?(?:noita)?reti|s?hcope|hctab))(?!\w)"
+    r"|(?:[ \t]*[:,|][ \t]*|[ \t]+)\d+[ \t]*(?P<epoch>(?i:hcope))(?!\w)"
     r"|[ \t]*(?P<bracket>\[)|(?![\w./]))")
 _AFTER_BRACKETED = re.compile(r"[ \t]*[\](]")
 _AFTER_BAR = re.compile(r" \[[\d:]+<")
@@ -223,7 +226,8 @@ _AFTER_BAR = re.compile(r" \[[\d:]+<")
 
 def counters(line: str) -> list[Counter]:
     """The ``n/total`` counters of ``line``: after ``step``, ``iter``, ``iteration``,
-    ``epoch`` or ``batch`` (``Epoch 2/10``, ``[batch=16/16]``), in brackets (``[10/500]``),
+    ``epoch`` or ``batch`` (``Epoch 2/10``, ``[batch=16/16]``), the steps of an epoch after
+    its number (``epoch 001:    650 / 1891``), in brackets (``[10/500]``),
     or a tqdm bar's ``n/total [elapsed<remaining``; ``n`` at most ``total``."""
     if "/" not in line:
         return []
@@ -231,7 +235,7 @@ def counters(line: str) -> list[Counter]:
     found: list[Counter] = []
     for m in _TOTAL.finditer(line):
         c = _COUNT_REVERSED.match(reversed_line, size - m.start())
-        if c is None or not (c["kw"] or (
+        if c is None or not (c["kw"] or c["epoch"] or (
                 _AFTER_BRACKETED.match(line, m.end()) if c["bracket"]
                 else not c["sp"] and m.start(1) == m.start() + 1
                 and _AFTER_BAR.match(line, m.end()))):
