@@ -257,6 +257,34 @@ CASES = [
       ("valid_ppl", 118.06, ""), ("num_updates", 600.0, "")],
      [],
      [("epoch", "epoch", 1.0), ("valid_loss", "eval_loss", 1.0), ("num_updates", "step", 1.0)]),
+    # https://github.com/awslabs/sockeye/issues/694 (counts in brackets after their word)
+    (("[INFO:sockeye.training] Epoch[0] Batch [2900]   Speed: 186.94 samples/sec 8556.4  0 "
+      "tokens/sec 1.59 updates/sec   perplexity=38.950971"),
+     [("Epoch", 0.0, ""), ("Batch", 2900.0, ""), ("Speed", 186.94, "samples/sec"),
+      ("tokens/sec", 0.0, ""), ("perplexity", 38.950971, "")],
+     [],
+     [("Epoch", "epoch", 1.0), ("Batch", "step", 1.0), ("Speed", "samples_per_s", 1.0),
+      ("tokens/sec", "tokens_per_s", 1.0)]),
+    # https://github.com/espnet/espnet/issues/2674 (ESPnet2: counts glued before their word,
+    # a range's end; "(trainer:486)" is a module's line)
+    (("[PC] 2020-11-11 16:36:59,487 (trainer:486) INFO: 5epoch:train:5251-5625batch: "
+      "iter_time=0.001, forward_time=0.005, loss=1.717, backward_time=0.005, "
+      "optim_step_time=2.064e-04, lr_0=0.100, train_time=0.014"),
+     [("epoch", 5.0, ""), ("batch", 5625.0, ""), ("iter_time", 0.001, ""),
+      ("forward_time", 0.005, ""), ("loss", 1.717, ""), ("backward_time", 0.005, ""),
+      ("optim_step_time", 0.0002064, ""), ("lr_0", 0.1, ""), ("train_time", 0.014, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("batch", "step", 1.0), ("iter_time", "step_time_s", 1.0),
+      ("loss", "loss", 1.0), ("lr_0", "lr", 1.0), ("train_time", "step_time_s", 1.0)]),
+    # aws-samples/awsome-distributed-training 3.test_cases/pytorch/FSDP/slurm/README.md (a
+    # batch counted is the step)
+    (("0: 2025-06-17 16:25:08 I [train.py:103] Batch 5 Loss: 14.34635, Speed: 8.98 "
+      "samples/sec, lr: 0.000099"),
+     [("Batch", 5.0, ""), ("Loss", 14.34635, ""), ("Speed", 8.98, "samples/sec"),
+      ("lr", 9.9e-05, "")],
+     [],
+     [("Batch", "step", 1.0), ("Loss", "loss", 1.0), ("Speed", "samples_per_s", 1.0),
+      ("lr", "lr", 1.0)]),
     # https://github.com/facebookresearch/fairseq/issues/301 (the steps of an epoch after it)
     (("| epoch 011  3000 / 8223 loss=0.75 (1.35), wps=963, wpb=916, bsz=32, lr=0.001, "
       "clip=100%, gnorm=2.0545"),
@@ -316,19 +344,23 @@ CASES = [
     # https://github.com/open-mmlab/mmengine/pull/155 (mmengine)
     (("04/21 21:03:53 - mmengine - INFO - Epoch(train) [1][30/90]  lr: 1.000e-02  eta: 0:00:09 "
       " time: 0.004  data_time: 0.000  memory: 0  loss: -6.0185"),
-     [("lr", 0.01, ""), ("time", 0.004, ""), ("data_time", 0.0, ""), ("memory", 0.0, ""),
+     [("Epoch", 1.0, ""), ("lr", 0.01, ""), ("time", 0.004, ""), ("data_time", 0.0, ""),
+      ("memory", 0.0, ""),
       ("loss", -6.0185, "")],
      [("step", 30, 90)],
-     [("lr", "lr", 1.0), ("time", "step_time_s", 1.0), ("loss", "loss", 1.0)]),
+     [("Epoch", "epoch", 1.0), ("lr", "lr", 1.0), ("time", "step_time_s", 1.0),
+      ("loss", "loss", 1.0)]),
     # https://github.com/open-mmlab/mmdetection/issues/2672 (mmcv)
     (("2020-05-08 18:56:16,649 - mmdet - INFO - Epoch [1][2400/7517]\tlr: 0.00125, eta: "
       "4:33:09, time: 0.595, data_time: 0.032, memory: 6836, loss_rpn_cls: 0.0989, "
       "loss_rpn_bbox: 0.0477, loss_cls: 0.1939, acc: 93.4961, loss_bbox: 0.1484, loss: 0.4890"),
-     [("lr", 0.00125, ""), ("time", 0.595, ""), ("data_time", 0.032, ""), ("memory", 6836.0, ""),
+     [("Epoch", 1.0, ""), ("lr", 0.00125, ""), ("time", 0.595, ""), ("data_time", 0.032, ""),
+      ("memory", 6836.0, ""),
       ("loss_rpn_cls", 0.0989, ""), ("loss_rpn_bbox", 0.0477, ""), ("loss_cls", 0.1939, ""),
       ("acc", 93.4961, ""), ("loss_bbox", 0.1484, ""), ("loss", 0.489, "")],
      [("step", 2400, 7517)],
-     [("lr", "lr", 1.0), ("time", "step_time_s", 1.0), ("acc", "accuracy", 1.0),
+     [("Epoch", "epoch", 1.0), ("lr", "lr", 1.0), ("time", "step_time_s", 1.0),
+      ("acc", "accuracy", 1.0),
       ("loss", "loss", 1.0)]),
     # https://github.com/open-mmlab/mmengine/issues/380
     (('{"coco/bbox_mAP": 0.22, "coco/bbox_mAP_50": 0.367, "coco/bbox_mAP_75": 0.23, '
@@ -346,7 +378,8 @@ CASES = [
       ("att_loss", 0.3245, ""), ("loss", 0.2974, ""), ("ctc_loss", 0.1494, ""),
       ("att_loss", 0.2807, ""), ("loss", 0.2544, ""), ("batch size", 7.0, "")],
      [],
-     [("Epoch", "epoch", 1.0), ("loss", "loss", 1.0), ("loss", "loss", 1.0)]),
+     [("Epoch", "epoch", 1.0), ("batch", "step", 1.0), ("loss", "loss", 1.0),
+      ("loss", "loss", 1.0)]),
     # https://github.com/hiyouga/LlamaFactory/issues/774 (trainer_log.jsonl)
     (('{"current_steps": 3200, "total_steps": 3235, "loss": 4.4671, "eval_loss": null, '
       '"predict_loss": null, "reward": null, "learning_rate": 1.4439610072863874e-08, "epoch": '
@@ -599,6 +632,10 @@ NOT_FIGURES = [
     # (a rich table's header; a metric logged on the second dataloader only)
     "┃       Test metric       ┃      DataLoader 0       ┃       DataLoader 1       ┃",
     "│     different value     │                         │           1.5            │",
+    # https://github.com/espnet/espnet/issues/2674 (a file named for its epoch; a module's line)
+    ("[PC] 2020-11-11 16:41:04,632 (trainer:306) INFO: The model files were removed: "
+     "exp/lm_train_lm_bpe250/6epoch.pth"),
+    "[PC] 2020-11-11 16:41:04,630 (trainer:286) INFO: The best model has been updated: valid.loss",
 ]
 
 

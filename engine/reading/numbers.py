@@ -5,7 +5,9 @@ A number is read only with a name next to it, in each form the world prints one:
 words, the value ending a field), Megatron's ``| lm loss: 1.117761E+01 |`` fields, Python
 dict reprs and JSON objects (``{'loss': 0.69, 'learning_rate': '4.9e-05'}``; nested objects
 give ``outer/inner`` keys), tqdm postfixes (``[..., loss=0.123, v_num=1]``), rows of rich
-tables (Lightning's test metrics: ``│ test_acc │ 0.797 │``, the first column's value). Units
+tables (Lightning's test metrics: ``│ test_acc │ 0.797 │``, the first column's value), counts
+set apart from their word (``Epoch [1][``, ``Epoch[0] Batch [3000]``, ESPnet's
+``5epoch:train:5251-5625batch:``). Units
 glued or spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's parentheses
 (``elapsed time per iteration (ms)``), thousands separators (``12,345``), exponents,
 signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
@@ -88,6 +90,13 @@ _NAMED_BY_UNIT = re.compile(
     r"(?<![\w.:/\-])(?P<num>(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?(?:[eE][-+]?\d++)?)"
     r"[ \t]?(?P<name>(?:(?:src|tgt)[ \t])?(?:tok|tokens|samples?|seqs?|sequences?|images?|imgs?)"
     r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step)(?![\w/])")
+# the number of what is counted where it is set apart from its word rather than by a separator:
+# in brackets after it (mmcv's "Epoch [1][2600/7517]", mmengine's "Epoch(train) [1][80/90]",
+# sockeye's "Epoch[0] Batch [3000]"), or glued before it as a field's key (ESPnet's
+# "5epoch:train:5251-5625batch:", a range's end)
+_COUNTED = re.compile(
+    r"(?i:\b(?P<word>epoch|iter|iteration|step|batch)(?:\(\w+\))?[ \t]*\[[ \t]*(?P<num>\d+)\])"
+    r"|(?<![\w.\-])(?:\d+-)?(?P<glued>\d+)(?P<gword>epoch|batch|iter|step)(?=:)")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
 # up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
 _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
@@ -147,8 +156,10 @@ def named_numbers(line: str) -> list[Named]:
             if len(blanks) > 1 and line[m.end():m.end() + 1] in _DELIMITERS:
                 blanks = " "  # "Epoch  1, 12900/37527;": blanks that pad, not a column's
             key = _key(line, size - k.end(), words[::-1], paren, blanks, value_end)
-            if not key or (sep_text == ":" and _HOST_OR_FILE.search(key)):
-                continue  # no field's key, or file.py:123, host:port, node01:29500
+            if not key or (sep_text == ":" and (_HOST_OR_FILE.search(key) or (
+                    line[m.end():m.end() + 1] in ")]"
+                    and line[size - k.end() - 1:size - k.end()] in "(["))):
+                continue  # no field's key, or file.py:123, host:port, (trainer:486)
             if key[key.rfind(" ") + 1:].lower() in PROSE:
                 continue
         if not_a_figure(metric_name(key)) or (unit == "%" and line.startswith("|", m.end())):
@@ -157,6 +168,13 @@ def named_numbers(line: str) -> list[Named]:
             header[1] if header and sep > header.start() else "")
         found.append(Named(key, value, unit, start, end))
         value_end = m.end()
+    if "]" in line or "h:" in line or "p:" in line or "r:" in line:
+        named = {n.start for n in found}
+        for c in _COUNTED.finditer(line):
+            num = "num" if c["num"] else "glued"
+            if c.start(num) not in named:
+                found.append(Named(c["word"] or c["gword"], float(c[num]), "", *c.span(num)))
+        found.sort(key=lambda n: n.start)
     if "/s" in line or "lops" in line or "LOP" in line:
         named = {n.start for n in found}
         found += [Named(u["name"], float(u["num"].replace(",", "")), "", u.start(), u.end("num"))

@@ -29,7 +29,7 @@ class Canon:
 # canonical figure -> (the kind of its unit, the names it goes by, as metric_name gives them)
 FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "step": ("count", ("step", "iter", "iteration", "global_step", "current_steps",
-                       "num_updates")),
+                       "num_updates", "batch")),
     "total_steps": ("count", ("total_steps", "max_steps", "train_iters", "total_iters")),
     "epoch": ("printed", ("epoch",)),
     "loss": ("printed", ("loss", "lm_loss", "total_loss", "loss_train", "reduced_train_loss",
