@@ -30,7 +30,6 @@ import re
 from typing import NamedTuple
 
 from accelbench.engine.reading.vocabulary import (
-    MULTIPLES,
     PROSE,
     key_unit,
     metric_name,
@@ -39,9 +38,10 @@ from accelbench.engine.reading.vocabulary import (
 
 
 class Named(NamedTuple):
-    """A number with its key, as printed; ``line[start:end]`` is the number's text. A
-    multiple (``11.5K``, ``85.8G``) is in the value (11500.0) and its letter is the unit
-    (``vocabulary.canonical`` reads ``3961M`` of a memory as MiB)."""
+    """A number with its key, as printed; ``line[start:end]`` is the number's text and
+    ``value`` its value. A multiple's letter (``11.5K``, ``85.8G``) is the unit: the value
+    stays 11.5 (``vocabulary.canonical`` scales it, and reads ``3961M`` of a memory as MiB;
+    ``vocabulary.MULTIPLES`` has the letters)."""
 
     key: str
     value: float
@@ -131,7 +131,7 @@ def named_numbers(line: str) -> list[Named]:
     for m in _VALUE.finditer(line):
         sep_text, quote, bracket, number, unit, punit, si = m.group(
             "sep", "q", "lb", "num", "unit", "punit", "si")
-        value = float(number.replace(",", "")) * (MULTIPLES[si] if si else 1.0)
+        value = float(number.replace(",", ""))
         sep, (start, end) = m.start(), m.span("num")
         mark = sep_text.strip()
         if mark == "│":  # a row of a rich table: "│ test_acc │ 0.797 │" (its first column)

@@ -162,8 +162,8 @@ def canonical(key: str, unit: str) -> Canon | None:
     (or the unit does not fit the figure: a memory with no unit, a time in ``%``)."""
     key, named = key_unit(key)
     unit = unit.strip() or named
-    letter = unit if unit in MULTIPLES else ""  # "11.5K", read as 11500: no unit
-    unit = "" if letter else unit
+    letter = unit if unit in MULTIPLES else ""  # "11.5K": 11.5 thousand of the key's unit
+    unit = named if letter else unit
     name = metric_name(key)
     figure = _ALIASES.get(name)
     if figure is None and (training := _TRAINING.fullmatch(name)):
@@ -179,9 +179,9 @@ def canonical(key: str, unit: str) -> Canon | None:
     if figure is None:
         return None
     if letter and _KIND[figure] == "bytes":  # detectron2's "max_mem: 3961M" is in MiB
-        return Canon(figure, _BYTES[letter.lower() + "b"] / MULTIPLES[letter])
+        return Canon(figure, _BYTES[letter.lower() + "b"])
     scale = _scale(_KIND[figure], unit)
-    return None if scale is None else Canon(figure, scale)
+    return None if scale is None else Canon(figure, scale * MULTIPLES.get(letter, 1.0))
 
 
 def _by_unit(unit: str) -> str | None:
