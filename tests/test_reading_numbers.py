@@ -257,6 +257,47 @@ CASES = [
       ("valid_ppl", 118.06, ""), ("num_updates", 600.0, "")],
      [],
      [("epoch", "epoch", 1.0), ("valid_loss", "eval_loss", 1.0), ("num_updates", "step", 1.0)]),
+    # huggingface/optimum-habana@0965d8f examples/pytorch-image-models/README.md (timm's
+    # train.py: a count a second that nothing names is of samples; not the average after it)
+    (("Train: 1 [  50/73 ( 70%)]  Loss: 3.23 (3.76)  Time: 0.160s,  798.85/s  (0.148s,  "
+      "863.22/s)  LR: 1.001e-02  Data: 0.053 (0.051)"),
+     [("Train", 1.0, ""), ("Loss", 3.23, ""), ("Time", 0.16, "s"), ("", 798.85, "/s"),
+      ("LR", 0.01001, ""), ("Data", 0.053, "")],
+     [("step", 50, 73)],
+     [("Loss", "loss", 1.0), ("Time", "step_time_s", 1.0), ("", "samples_per_s", 1.0),
+      ("LR", "lr", 1.0)]),
+    # the same (timm's validate(): a line led by "Test" gives the evaluation's figures, each
+    # the running average after its value)
+    (("Test: [  30/30]  Time: 0.022 (0.126)  Loss:   1.462 ( 1.867)  Acc@1:  63.529 ( 39.261)  "
+      "Acc@5:  83.529 ( 85.096)"),
+     [("Test/Time", 0.126, ""), ("Test/Loss", 1.867, ""), ("Test/Acc@1", 39.261, ""),
+      ("Test/Acc@5", 85.096, "")],
+     [("step", 30, 30)],
+     [("Test/Loss", "eval_loss", 1.0), ("Test/Acc@1", "accuracy", 1.0)]),
+    # argonne-lcf/ai-testbed-userdocs@23407d6 docs/sambanova/Example-Programs.md (logreg)
+    ("Test Accuracy: 90.07 Loss: 0.3361",
+     [("Test Accuracy", 90.07, ""), ("Test/Loss", 0.3361, "")],
+     [],
+     [("Test Accuracy", "accuracy", 1.0), ("Test/Loss", "eval_loss", 1.0)]),
+    # https://github.com/facebookresearch/audiocraft/issues/318 (an epoch's count stays its own)
+    ("Valid Summary | Epoch 5 | ce=3.660 | ppl=39.211 | duration=237.640",
+     [("Epoch", 5.0, ""), ("Valid/ce", 3.66, ""), ("Valid/ppl", 39.211, ""),
+      ("Valid/duration", 237.64, "")],
+     [],
+     [("Epoch", "epoch", 1.0)]),
+    # aws-samples/awsome-distributed-training@7217859 3.test_cases/megatron/megatron-lm/slurm/
+    # gpt3/README.md (Megatron's dataset sizes: a key that is the leading word stays as it is)
+    ("       test:       11520",
+     [("test", 11520.0, "")],
+     [],
+     []),
+    # https://github.com/OpenNMT/OpenNMT-py/issues/966 (a field of a time and its unit only)
+    (("[2018-09-20 19:26:51,217 INFO] Step 510000/1000000; acc:  36.21; ppl: 52.56; xent: 3.96; "
+      "lr: 0.00000; 2052/1240 tok/s;  15842 sec"),
+     [("acc", 36.21, ""), ("ppl", 52.56, ""), ("xent", 3.96, ""), ("lr", 0.0, ""),
+      ("sec", 15842.0, "sec")],
+     [("step", 510000, 1000000)],
+     [("acc", "accuracy", 1.0), ("lr", "lr", 1.0)]),
     # https://github.com/awslabs/sockeye/issues/694 (counts in brackets after their word)
     (("[INFO:sockeye.training] Epoch[0] Batch [2900]   Speed: 186.94 samples/sec 8556.4  0 "
       "tokens/sec 1.59 updates/sec   perplexity=38.950971"),
@@ -524,7 +565,7 @@ CASES = [
     (("Epoch  1, 12900/37527; acc:   4.48; ppl: 35173.75; xent:  10.47; 3599 src tok/s; 3678 "
       "tgt tok/s;   9861 s elapsed"),
      [("Epoch", 1.0, ""), ("acc", 4.48, ""), ("ppl", 35173.75, ""), ("xent", 10.47, ""),
-      ("src tok/s", 3599.0, ""), ("tgt tok/s", 3678.0, "")],
+      ("src tok/s", 3599.0, ""), ("tgt tok/s", 3678.0, ""), ("elapsed", 9861.0, "s")],
      [("step", 12900, 37527)],
      [("Epoch", "epoch", 1.0), ("acc", "accuracy", 1.0), ("src tok/s", "tokens_per_s", 1.0)]),
     # https://github.com/hpcaitech/ColossalAI/issues/1400 (a bar's postfix)

@@ -7,7 +7,10 @@ dict reprs and JSON objects (``{'loss': 0.69, 'learning_rate': '4.9e-05'}``; nes
 give ``outer/inner`` keys), tqdm postfixes (``[..., loss=0.123, v_num=1]``), rows of rich
 tables (Lightning's test metrics: ``│ test_acc │ 0.797 │``, the first column's value), counts
 set apart from their word (``Epoch [1][``, ``Epoch[0] Batch [3000]``, ESPnet's
-``5epoch:train:5251-5625batch:``). Units
+``5epoch:train:5251-5625batch:``), fields of a number and its unit only (timm's ``,  798.85/s``,
+OpenNMT's ``;  15842 sec``, ``9861 s elapsed``). A line led by a word that says it evaluates
+(``Test: [  30/30]  Loss:   1.462 ( 1.867)``) gives its keys under that word (``Test/Loss``),
+each the running average in parentheses after its value where there is one. Units
 glued or spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's parentheses
 (``elapsed time per iteration (ms)``), thousands separators (``12,345``), exponents,
 signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
@@ -30,7 +33,10 @@ import re
 from typing import NamedTuple
 
 from accelbench.engine.reading.vocabulary import (
+    EVALUATES,
     PROSE,
+    Canon,
+    canonical,
     key_unit,
     metric_name,
     not_a_figure,
@@ -90,6 +96,18 @@ _NAMED_BY_UNIT = re.compile(
     r"(?<![\w.:/\-])(?P<num>(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?(?:[eE][-+]?\d++)?)"
     r"[ \t]?(?P<name>(?:(?:src|tgt)[ \t])?(?:tok|tokens|samples?|seqs?|sequences?|images?|imgs?)"
     r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step)(?![\w/])")
+# a field that is a number and its unit only, after a delimiter: a count a second (timm's
+# "Time: 0.160s,  798.85/s  (0.148s,  863.22/s)": not the average in parentheses) or a time
+# (OpenNMT's "; 15842 sec", "; 10233 s elapsed")
+_UNIT_FIELD = re.compile(
+    r"[,;|][ \t]+(?P<num>\d+(?:\.\d+)?)(?:(?P<rate>/s)|[ \t]?(?P<time>s|secs?|seconds)"
+    r"(?:[ \t]+(?P<what>elapsed))?)(?=[ \t]*(?:[,;|(]|$))")
+# a line whose leading word says it evaluates ("Test: [  30/30]  Loss: ...", "Valid Summary |
+# ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that word's
+_EVAL_LEAD = re.compile(rf"[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
+# a value's running average after it, in parentheses: "Loss:   1.462 ( 1.867)" (timm's and
+# torchvision's AverageMeter), which an evaluation's line gives as its result so far
+_AVERAGE = re.compile(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*\)")
 # the number of what is counted where it is set apart from its word rather than by a separator:
 # in brackets after it (mmcv's "Epoch [1][2600/7517]", mmengine's "Epoch(train) [1][80/90]",
 # sockeye's "Epoch[0] Batch [3000]"), or glued before it as a field's key (ESPnet's
@@ -115,6 +133,8 @@ _NOT_EQUALS = ("=", "!", "<", ">")  # before "=": "==", "!=", "<=", ">=" compare
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _OBJECT_KEY = re.compile(r"(['\"])([^'\"\n]{1,80})\1\s*:\s*\{")
 _BRACE = re.compile(r"[{}]")
+_EVALUATES = tuple(f"{word}_" for word in EVALUATES)
+_COUNTS = {Canon("step", 1.0), Canon("epoch", 1.0), Canon("total_steps", 1.0)}
 
 
 def named_numbers(line: str) -> list[Named]:
@@ -180,7 +200,29 @@ def named_numbers(line: str) -> list[Named]:
         found += [Named(u["name"], float(u["num"].replace(",", "")), "", u.start(), u.end("num"))
                   for u in _NAMED_BY_UNIT.finditer(line) if u.start() not in named]
         found.sort(key=lambda n: n.start)
+    if "/s" in line or "sec" in line or " s" in line:
+        named = {n.start for n in found}
+        found += [Named(u["what"] or u["time"] or "", float(u["num"]), u["rate"] or u["time"],
+                        *u.span("num"))
+                  for u in _UNIT_FIELD.finditer(line) if u.start("num") not in named]
+        found.sort(key=lambda n: n.start)
+    if found and (lead := _EVAL_LEAD.match(line)):
+        found = [_evaluated(line, n, lead["lead"]) for n in found]
     return found
+
+
+def _evaluated(line: str, named: Named, lead: str) -> Named:
+    """``named`` of a line that evaluates (its leading word ``lead``): its key is the lead's
+    (``Test/Loss``), but a count's (``Epoch``) or one that already says so (``val_loss``);
+    a running average after its value is the value (``Loss:   1.462 ( 1.867)``: 1.867)."""
+    name = metric_name(named.key)
+    if name in EVALUATES or name.startswith(_EVALUATES) or canonical(
+            named.key, named.unit) in _COUNTS:
+        return named
+    key = f"{lead}/{named.key}" if named.key else named.key
+    if average := _AVERAGE.match(line, named.end + len(named.unit)):
+        return Named(key, float(average[1]), named.unit, *average.span(1))
+    return named._replace(key=key)
 
 
 def _key(line: str, start: int, words: str, paren: str | None, blanks: str, after: int

@@ -79,6 +79,13 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
 _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in names}
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
 _TRAINING = re.compile(r"(?:train|training|trainer)_(.+)")
+EVALUATES = ("test", "testing", "val", "valid", "validation", "validating", "eval",
+             "evaluation", "evaluating")
+"""The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``."""
+_EVALUATED = re.compile(rf"(?:{'|'.join(EVALUATES)})_(.+)")
+_OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy"}
+"""The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy;
+its time, memory or throughput are not the training's."""
 _BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "throughput_per_device",
                            "tokens_per_gpu", "tokens_per_device", "speed", "perf",
                            "performance"})
@@ -166,6 +173,8 @@ def canonical(key: str, unit: str) -> Canon | None:
     unit = named if letter else unit
     name = metric_name(key)
     figure = _ALIASES.get(name)
+    if figure is None and (evaluated := _EVALUATED.fullmatch(name)):
+        figure = _OF_EVALUATION.get(_ALIASES.get(evaluated[1], ""))
     if figure is None and (training := _TRAINING.fullmatch(name)):
         figure = _ALIASES.get(training[1])
         figure = None if figure in ("accuracy", "eval_loss") else figure
@@ -176,6 +185,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         unit = unit or {"pct": "%", "percent": "%"}.get(suffix[2], suffix[2])
     if name in _BY_UNIT_KEYS or figure is None:  # "throughput per GPU (TFLOP/s/GPU)",
         figure = _by_unit(unit) or figure  # "Rate=4088.28 samples/sec", "Speed: ... samples/sec"
+    if not name and unit == "/s":  # a count a second that nothing names (timm's "798.85/s")
+        figure = "samples_per_s"  # is of what a step takes in: samples
     if figure is None:
         return None
     if letter and _KIND[figure] == "bytes":  # detectron2's "max_mem: 3961M" is in MiB
