@@ -105,6 +105,7 @@ _UNIT_FIELD = re.compile(
 # a line whose leading word says it evaluates ("Test: [  30/30]  Loss: ...", "Valid Summary |
 # ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that word's
 _EVAL_LEAD = re.compile(rf"[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
+_EVAL_INITIALS = "".join({c for word in EVALUATES for c in (word[0], word[0].upper())})
 # a value's running average after it, in parentheses: "Loss:   1.462 ( 1.867)" (timm's and
 # torchvision's AverageMeter), which an evaluation's line gives as its result so far
 _AVERAGE = re.compile(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*\)")
@@ -112,9 +113,10 @@ _AVERAGE = re.compile(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]
 # in brackets after it (mmcv's "Epoch [1][2600/7517]", mmengine's "Epoch(train) [1][80/90]",
 # sockeye's "Epoch[0] Batch [3000]"), or glued before it as a field's key (ESPnet's
 # "5epoch:train:5251-5625batch:", a range's end)
-_COUNTED = re.compile(
-    r"(?i:\b(?P<word>epoch|iter|iteration|step|batch)(?:\(\w+\))?[ \t]*\[[ \t]*(?P<num>\d+)\])"
-    r"|(?<![\w.\-])(?:\d+-)?(?P<glued>\d+)(?P<gword>epoch|batch|iter|step)(?=:)")
+_BRACKETED = re.compile(r"\[[ \t]*(\d+)\]")
+_COUNTING = ("epoch", "iter", "iteration", "step", "batch")
+_COUNTED_BEFORE = re.compile(rf"(?i:\b({'|'.join(_COUNTING)}))(?:\(\w+\))?[ \t]*$")
+_GLUED = re.compile(r"(?<![\w.\-])(?:\d+-)?(\d+)(epoch|batch):")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
 # up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
 _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
@@ -188,27 +190,37 @@ def named_numbers(line: str) -> list[Named]:
             header[1] if header and sep > header.start() else "")
         found.append(Named(key, value, unit, start, end))
         value_end = m.end()
-    if "]" in line or "h:" in line or "p:" in line or "r:" in line:
-        named = {n.start for n in found}
-        for c in _COUNTED.finditer(line):
-            num = "num" if c["num"] else "glued"
-            if c.start(num) not in named:
-                found.append(Named(c["word"] or c["gword"], float(c[num]), "", *c.span(num)))
-        found.sort(key=lambda n: n.start)
+    glued = "h:" in line and ("epoch:" in line or "batch:" in line)
+    if glued or "]" in line:
+        found = _counted(line, found, glued)
     if "/s" in line or "lops" in line or "LOP" in line:
         named = {n.start for n in found}
         found += [Named(u["name"], float(u["num"].replace(",", "")), "", u.start(), u.end("num"))
                   for u in _NAMED_BY_UNIT.finditer(line) if u.start() not in named]
         found.sort(key=lambda n: n.start)
-    if "/s" in line or "sec" in line or " s" in line:
+    if "/s" in line or "sec" in line or "s elapsed" in line or " s;" in line:
         named = {n.start for n in found}
         found += [Named(u["what"] or u["time"] or "", float(u["num"]), u["rate"] or u["time"],
                         *u.span("num"))
                   for u in _UNIT_FIELD.finditer(line) if u.start("num") not in named]
         found.sort(key=lambda n: n.start)
-    if found and (lead := _EVAL_LEAD.match(line)):
+    if found and line.lstrip(" \t|")[:1] in _EVAL_INITIALS and (lead := _EVAL_LEAD.match(line)):
         found = [_evaluated(line, n, lead["lead"]) for n in found]
     return found
+
+
+def _counted(line: str, found: list[Named], glued: bool) -> list[Named]:
+    """``found`` and the counts of ``line`` set apart from their word (``Epoch [1]``; and
+    where ``glued``, ``5epoch:``), in order."""
+    named = {n.start for n in found}
+    counts = [Named(c[1], float(number), "", at, at + len(number))
+              for b in _BRACKETED.finditer(line)
+              if (c := _COUNTED_BEFORE.search(line, max(0, b.start() - 24), b.start()))
+              and (at := b.start(1)) not in named and (number := b[1])]
+    if glued:
+        counts += [Named(g[2], float(g[1]), "", *g.span(1)) for g in _GLUED.finditer(line)
+                   if g.start(1) not in named]
+    return sorted(found + counts, key=lambda n: n.start) if counts else found
 
 
 def _evaluated(line: str, named: Named, lead: str) -> Named:
