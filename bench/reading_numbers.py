@@ -7,16 +7,27 @@ them once per line template, not per line: the figure says what a line costs the
 its shape is seen, and what reading every line would cost. Best of --repeat rounds, in one
 process, the three interleaved (a loaded machine skews them alike).
 
-    python bench/reading_numbers.py [--repeat 5]
+    python bench/reading_numbers.py [--repeat 5] [--against REV]
+
+``--against REV`` also reads every line with engine/reading's numbers and vocabulary as they
+were at git revision REV, and prints the median over 2 * --repeat + 1 rounds of this
+version's CPU time over that one's, each round timing both back to back (a ratio stands
+up to a loaded machine better than the times do).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 from accelbench.engine.reading.numbers import counters, named_numbers
 
@@ -33,9 +44,41 @@ def _lines() -> list[str]:
             for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
 
 
+def _at_revision(rev: str, into: Path) -> ModuleType:
+    """engine/reading's numbers module as it was at git revision ``rev`` (with the
+    vocabulary of then), imported from copies under ``into``."""
+    package = into / "reading_then"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name in ("numbers", "vocabulary"):
+        text = subprocess.run(["git", "show", f"{rev}:engine/reading/{name}.py"], check=True,
+                              capture_output=True, text=True, cwd=FIXTURES.parents[2]).stdout
+        text = text.replace("accelbench.engine.reading.vocabulary", "reading_then.vocabulary")
+        (package / f"{name}.py").write_text(text)
+    sys.path.insert(0, str(into))
+    return importlib.import_module("reading_then.numbers")
+
+
+def _ratios(lines: list[str], now: Callable[[str], object], then: Callable[[str], object],
+            rounds: int) -> float:
+    """The median over ``rounds`` of ``now``'s CPU time over ``then``'s, back to back."""
+    def cost(read: Callable[[str], object]) -> float:
+        start = time.process_time()
+        for line in lines:
+            read(line)
+        return time.process_time() - start
+    ratios = []
+    for i in range(rounds):
+        first, second = (now, then) if i % 2 else (then, now)
+        times = {first: cost(first), second: cost(second)}
+        ratios.append(times[now] / times[then])
+    return statistics.median(ratios)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--against", metavar="REV", help="a git revision to compare with")
     args = parser.parse_args()
     lines = _lines()
     readers: dict[str, Callable[[str], object]] = {
@@ -57,6 +100,13 @@ def main() -> None:
                   f" first version {BASELINE[name]:.1f})")
         else:
             print(f"{name:16s} {micros:8.2f} us/line")
+    if args.against:
+        with tempfile.TemporaryDirectory() as into:
+            then = _at_revision(args.against, Path(into))
+            for name, now, before in (("named_numbers", named_numbers, then.named_numbers),
+                                      ("counters", counters, then.counters)):
+                ratio = _ratios(lines, now, before, 2 * args.repeat + 1)
+                print(f"{name:16s} {ratio:8.3f}x the CPU time at {args.against} (median)")
 
 
 if __name__ == "__main__":
