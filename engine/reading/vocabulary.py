@@ -134,6 +134,7 @@ _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 _RATE_UNIT = re.compile(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
                         r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
                         r"(?:/\w+)?$")
+_REMARK = re.compile(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
 _PER_STEP = re.compile(r"(ms|us|s|sec)_(?:step|batch|it|iter|iteration)$")  # "ms/batch"
@@ -168,6 +169,8 @@ def canonical(key: str, unit: str) -> Canon | None:
     """The canonical figure ``key`` printed with ``unit`` names, None where it names none
     (or the unit does not fit the figure: a memory with no unit, a time in ``%``)."""
     key, named = key_unit(key)
+    if not named and (remark := _REMARK.search(key)):  # "acc (higher is better)"
+        key = key[:remark.start()] or key
     unit = unit.strip() or named
     letter = unit if unit in MULTIPLES else ""  # "11.5K": 11.5 thousand of the key's unit
     unit = named if letter else unit
