@@ -7,10 +7,11 @@ dict reprs and JSON objects (``{'loss': 0.69, 'learning_rate': '4.9e-05'}``; nes
 give ``outer/inner`` keys), tqdm postfixes (``[..., loss=0.123, v_num=1]``), rows of rich
 tables (Lightning's test metrics: ``│ test_acc │ 0.797 │``, the first column's value), counts
 set apart from their word (``Epoch [1][``, ``Epoch[0] Batch [3000]``, ESPnet's
-``5epoch:train:5251-5625batch:``), fields of a number and its unit only (timm's ``,  798.85/s``,
-OpenNMT's ``;  15842 sec``, ``9861 s elapsed``). A line led by a word that says it evaluates
-(``Test: [  30/30]  Loss:   1.462 ( 1.867)``) gives its keys under that word (``Test/Loss``),
-each the running average in parentheses after its value where there is one. Units
+``5epoch:train:5251-5625batch:``: its epoch), fields of a number and its unit only (timm's
+``,  798.85/s``, OpenNMT's ``;  15842 sec``, ``9861 s elapsed``). A line led by a word that
+says it evaluates (``Test: [  30/30]  Loss:   1.462 ( 1.867)``) gives its keys under that
+word (``Test/Loss``), each the running average in parentheses after its value where there
+is one. Units
 glued or spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's parentheses
 (``elapsed time per iteration (ms)``), thousands separators (``12,345``), exponents,
 signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
@@ -112,11 +113,11 @@ _AVERAGE = re.compile(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]
 # the number of what is counted where it is set apart from its word rather than by a separator:
 # in brackets after it (mmcv's "Epoch [1][2600/7517]", mmengine's "Epoch(train) [1][80/90]",
 # sockeye's "Epoch[0] Batch [3000]"), or glued before it as a field's key (ESPnet's
-# "5epoch:train:5251-5625batch:", a range's end)
+# "5epoch:train:5251-5625batch:"; not a range's end: a template's slot holds the whole range)
 _BRACKETED = re.compile(r"\[[ \t]*(\d+)\]")
 _COUNTING = ("epoch", "iter", "iteration", "step", "batch")
 _COUNTED_BEFORE = re.compile(rf"(?i:\b({'|'.join(_COUNTING)}))(?:\(\w+\))?[ \t]*$")
-_GLUED = re.compile(r"(?<![\w.\-])(?:\d+-)?(\d+)(epoch|batch):")
+_GLUED = re.compile(r"(?<![\w.\-])(\d+)(epoch|batch):")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
 # up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
 _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
