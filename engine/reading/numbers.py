@@ -11,10 +11,9 @@ set apart from their word (``Epoch [1][``, ``Epoch[0] Batch [3000]``, ESPnet's
 ``,  798.85/s``, OpenNMT's ``;  15842 sec``, ``9861 s elapsed``). A line led by a word that
 says it evaluates (``Test: [  30/30]  Loss:   1.462 ( 1.867)``) gives its keys under that
 word (``Test/Loss``), each the running average in parentheses after its value where there
-is one. Units
-glued or spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the key's parentheses
-(``elapsed time per iteration (ms)``), thousands separators (``12,345``), exponents,
-signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
+is one. Units glued or spaced (``123.4ms``, ``12.3 GiB``, ``35.2%``, ``TFLOP/s``) or in the
+key's parentheses (``elapsed time per iteration (ms)``), thousands separators (``12,345``),
+exponents, signs, ``nan`` and ``inf`` (given as such: the caller decides) are read. Dates, times of
 day, IPs, ``host:port``, versions, ``file.py:123``, hex and numbers glued to words
 (``rank3``, ``bf16``) never are, nor a tqdm bar's percentage (``45%|███``), nor the numbers
 of ids, ranks, ports (``vocabulary.not_a_figure``) nor those after a word of prose (``lr to
