@@ -761,6 +761,8 @@ def test_canonical_scales_units(key, unit, figure):
     ("reserved", "MB", Canon("memory_gib", 2.0**-10)),  # NVIDIA/Megatron-LM#60
     # wangshuai09/Notebook DeepSpeed/特性适配/chat特性适配.md (DeepSpeed-Chat's reward model)
     ("acc (higher is better)", "", Canon("accuracy", 1.0)),
+    ("Training time", "s", None),  # Lightning-AI/litgpt#1110: the whole run's, not a step's
+    ("train_time", "", Canon("step_time_s", 1.0)),  # espnet/espnet#2674: an iteration's
     ("tokens per gpu per second (tgs)", "", Canon("tokens_per_s", 1.0)),  # argonne-lcf M-DS
     ("src tok/s", "", Canon("tokens_per_s", 1.0)),  # OpenNMT/OpenNMT-py#709
     ("ms/batch", "", Canon("step_time_s", 1e-3)),  # pytorch/examples word_language_model

@@ -180,7 +180,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         figure = _OF_EVALUATION.get(_ALIASES.get(evaluated[1], ""))
     if figure is None and (training := _TRAINING.fullmatch(name)):
         figure = _ALIASES.get(training[1])
-        figure = None if figure in ("accuracy", "eval_loss") else figure
+        if figure in ("accuracy", "eval_loss") or name == "training_time":
+            figure = None  # (the training's time is the whole run's: LitGPT's, Graphcore's)
     if figure is None and (per := _PER_STEP.fullmatch(name)):
         figure, unit = "step_time_s", unit or per[1]
     if figure is None and (suffix := _NAME_UNIT.match(name)):
