@@ -36,8 +36,9 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 class Figure:
     """One figure a user reads off a fixture: its kind, its value, and what it is of."""
 
-    kind: str  # step total epoch loss rate acc secs value phase status exit duration diag util
-    #            text rows, and the canonical figures of CANONICAL (tokens tflops mfu ...)
+    kind: str  # step total epoch loss rate acc secs value phase status exit duration diag
+    #            cause no_failure util text rows, and the canonical figures of CANONICAL
+    #            (tokens tflops mfu ...)
     value: Any
     key: str = ""
     printed: float | None = None  # a canonical figure's number as printed, beside ``key``
@@ -151,6 +152,17 @@ def diag(code: str) -> Figure:
     return Figure("diag", code)
 
 
+def no_failure() -> Figure:
+    """That the log shows no failure (what looks like one is handled: Python goes on)."""
+    return Figure("no_failure", True)
+
+
+def cause(said: str) -> Figure:
+    """A figure a failure names (a size, a rank, a port, a signal), as its diagnosis's
+    message gives it."""
+    return Figure("cause", said)
+
+
 def util(engine: str, percent: float) -> Figure:
     return Figure("util", percent, engine)
 
@@ -204,8 +216,8 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
     """Whether ``events`` (or the runs ``fixture`` imported as) hold ``fig``."""
     kind, v = fig.kind, fig.value
     if kind in CANONICAL:  # the canonical Metric, or one named for the printed key
-        return _metric(events, lambda n: n == CANONICAL[kind], v) or _metric(
-            events, lambda n: normalised(n) == normalised(fig.key), fig.printed)
+        return _metric(events, lambda n: n == CANONICAL[kind], v) or (bool(fig.key) and _metric(
+            events, lambda n: normalised(n) == normalised(fig.key), fig.printed))
     if kind == "exit":
         return v in fixture.exits
     if kind == "duration":  # to the second the stamps give, or 1 % of a long run
@@ -238,6 +250,10 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
         return v in fixture.statuses
     if kind == "diag":
         return any(e.kind == "diagnosis" and e.code == v for e in events)
+    if kind == "cause":
+        return any(e.kind == "diagnosis" and v in e.message for e in events)
+    if kind == "no_failure":
+        return not any(e.kind == "diagnosis" for e in events) and "failed" not in fixture.statuses
     if kind == "util":
         return any(e.kind == "utilization" and e.engine == fig.key and close(e.percent, v)
                    for e in events)
