@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import json
 import math
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -35,9 +36,12 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 class Figure:
     """One figure a user reads off a fixture: its kind, its value, and what it is of."""
 
-    kind: str  # step total loss rate acc secs value phase status exit duration diag util text rows
+    kind: str  # step total epoch loss rate acc secs value phase status exit duration diag
+    #            cause no_failure util text rows, and the canonical figures of CANONICAL
+    #            (tokens tflops mfu ...)
     value: Any
     key: str = ""
+    printed: float | None = None  # a canonical figure's number as printed, beside ``key``
 
     def label(self) -> str:
         key = self.key.split("|", 1)[0]
@@ -50,6 +54,11 @@ def step(n: int) -> Figure:
 
 def total(n: int) -> Figure:
     return Figure("total", n)
+
+
+def epoch(n: float) -> Figure:
+    """The epoch a log shows (its last), as Progress.epoch holds it."""
+    return Figure("epoch", n)
 
 
 def loss(v: float) -> Figure:
@@ -66,6 +75,52 @@ def acc(v: float) -> Figure:
 
 def secs(v: float) -> Figure:
     return Figure("secs", v)
+
+
+# The canonical figures of the generic reader (/work/brief/VOCAB.md): kind -> Metric name.
+CANONICAL = {"tokens": "tokens_per_s", "tflops": "tflops", "mfu": "mfu_percent",
+             "step_time": "step_time_s", "memory": "memory_gib", "lr": "lr",
+             "eval_loss": "eval_loss"}
+_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
+# Memory units as training frameworks print them: PyTorch, DeepSpeed, Megatron and the
+# rest divide bytes by powers of 1024 whether they write MB/GB or MiB/GiB.
+_GIB = {"B": 2.0 ** -30, "KB": 2.0 ** -20, "KiB": 2.0 ** -20, "M": 2.0 ** -10,
+        "MB": 2.0 ** -10, "MiB": 2.0 ** -10, "G": 1.0, "GB": 1.0, "GiB": 1.0, "TB": 1024.0,
+        "TiB": 1024.0}
+
+
+def tokens_per_s(v: float, key: str) -> Figure:
+    """Tokens/s printed as ``v`` next to ``key``. A canonical figure (this and those below)
+    counts on its canonical Metric (CANONICAL) in the canonical unit, or on a Metric named
+    for the printed key holding the number as printed."""
+    return Figure("tokens", v, key, v)
+
+
+def tflops(v: float, key: str) -> Figure:
+    return Figure("tflops", v, key, v)
+
+
+def mfu(v: float, key: str = "mfu", fraction: bool = False) -> Figure:
+    """MFU printed as ``v`` (a percentage, or a fraction where ``fraction``)."""
+    return Figure("mfu", round(v * 100, 10) if fraction else v, key, v)
+
+
+def step_time(v: float, unit: str, key: str) -> Figure:
+    """The time per step printed as ``v`` ``unit`` (ms, s...): the figure in seconds."""
+    return Figure("step_time", round(v * _SECONDS[unit], 12), key, v)
+
+
+def memory(v: float, unit: str, key: str) -> Figure:
+    """Memory printed as ``v`` ``unit`` (MB, GB, GiB...): the figure in GiB."""
+    return Figure("memory", v * _GIB[unit], key, v)
+
+
+def lr(v: float, key: str = "lr") -> Figure:
+    return Figure("lr", v, key, v)
+
+
+def eval_loss(v: float, key: str) -> Figure:
+    return Figure("eval_loss", v, key, v)
 
 
 def value(v: float, what: str = "", metric: str = "") -> Figure:
@@ -95,6 +150,17 @@ def duration(first: str, last: str) -> Figure:
 
 def diag(code: str) -> Figure:
     return Figure("diag", code)
+
+
+def no_failure() -> Figure:
+    """That the log shows no failure (what looks like one is handled: Python goes on)."""
+    return Figure("no_failure", True)
+
+
+def cause(said: str) -> Figure:
+    """A figure a failure names (a size, a rank, a port, a signal), as its diagnosis's
+    message gives it."""
+    return Figure("cause", said)
 
 
 def util(engine: str, percent: float) -> Figure:
@@ -141,9 +207,17 @@ def _metric(events: list, test: Callable[[str], bool], v: float) -> bool:
                for e in events)
 
 
+def normalised(key: str) -> str:
+    """A printed key as a Metric name: lower-cased, non-word runs made ``_``."""
+    return re.sub(r"\W+", "_", key.lower()).strip("_")
+
+
 def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
     """Whether ``events`` (or the runs ``fixture`` imported as) hold ``fig``."""
     kind, v = fig.kind, fig.value
+    if kind in CANONICAL:  # the canonical Metric, or one named for the printed key
+        return _metric(events, lambda n: n == CANONICAL[kind], v) or (bool(fig.key) and _metric(
+            events, lambda n: normalised(n) == normalised(fig.key), fig.printed))
     if kind == "exit":
         return v in fixture.exits
     if kind == "duration":  # to the second the stamps give, or 1 % of a long run
@@ -153,6 +227,8 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
             e.kind == "metric" and e.step == v for e in events)
     if kind == "total":
         return any(e.kind == "progress" and e.total == v for e in events)
+    if kind == "epoch":
+        return any(e.kind == "progress" and e.epoch == v for e in events)
     if kind == "loss":
         return _metric(events, lambda n: "loss" in n, v)
     if kind == "rate":
@@ -174,6 +250,10 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
         return v in fixture.statuses
     if kind == "diag":
         return any(e.kind == "diagnosis" and e.code == v for e in events)
+    if kind == "cause":
+        return any(e.kind == "diagnosis" and v in e.message for e in events)
+    if kind == "no_failure":
+        return not any(e.kind == "diagnosis" for e in events) and "failed" not in fixture.statuses
     if kind == "util":
         return any(e.kind == "utilization" and e.engine == fig.key and close(e.percent, v)
                    for e in events)
@@ -205,14 +285,30 @@ def found_in_table(fig: Figure, result: Any) -> bool:
     return any(close(s, fig.value) for s in found if isinstance(s, (int, float)))
 
 
-def read_log(fixture: Fixture, body: str, tmp: Path) -> None:
+def materialise(path: str, dest: Path) -> Path:
+    """The fixture ``path`` (under tests/fixtures/real: a file, or a run directory) under
+    ``dest`` as its source has it: a text file without its source line, a binary one (its
+    source in ``<name>.source``) as is, the ``.source`` files left out."""
+    src = REAL / path
+    for file in sorted(src.rglob("*")) if src.is_dir() else [src]:
+        if file.is_dir() or file.suffix == ".source":
+            continue
+        out = dest / src.name / file.relative_to(src) if src.is_dir() else dest / src.name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if file.with_name(file.name + ".source").exists():
+            out.write_bytes(file.read_bytes())
+        else:
+            out.write_text(file.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    return dest / src.name
+
+
+def read_log(fixture: Fixture, tmp: Path) -> None:
     from accelbench.engine.errors import UserError
     from accelbench.engine.importer import import_file
     from accelbench.engine.logfile import parse_file
     from accelbench.engine.store import Store
 
-    log = tmp / Path(fixture.path).name
-    log.write_text(body, encoding="utf-8")
+    log = materialise(fixture.path, tmp / "in")
     events = [e for section in parse_file(log) for e in section.events]
     try:
         runs = import_file(Store(tmp / "home"), log)
@@ -228,23 +324,28 @@ def read_log(fixture: Fixture, body: str, tmp: Path) -> None:
 
 def tally(fixtures: list[Fixture]) -> None:
     for fixture in fixtures:
-        text = (REAL / fixture.path).read_text(encoding="utf-8").split("\n", 1)[1]
         if fixture.reader is None:
             with tempfile.TemporaryDirectory() as tmp:
-                read_log(fixture, text, Path(tmp))
+                read_log(fixture, Path(tmp))
             continue
-        result = fixture.reader(text)
+        result = fixture.reader((REAL / fixture.path).read_text(encoding="utf-8")
+                                .split("\n", 1)[1])
         for fig in fixture.figures:
             (fixture.got if found_in_table(fig, result) else fixture.missed).append(fig)
 
 
 def _sources(path: str) -> str:
-    line = (REAL / path).read_text(encoding="utf-8").split("\n", 1)[0]
+    first = REAL / path
+    if first.is_dir():  # a run directory: its first file's source
+        first = min(p for p in first.rglob("*") if p.is_file() and p.suffix != ".source")
+    sidecar = first.with_name(first.name + ".source")
+    line = (sidecar if sidecar.exists() else first).read_text(encoding="utf-8").split("\n", 1)[0]
     return line.removeprefix("# source: ").split(",", 1)[0].split("@", 1)[0]
 
 
 def report(fixtures: list[Fixture]) -> str:
-    """The markdown tally: one row per format, then the whole."""
+    """The markdown tally: one row per format, one per family (fixture directory), then
+    the whole, and every figure not read by name."""
     formats: dict[str, list[Fixture]] = {}
     for fixture in fixtures:
         formats.setdefault(fixture.format, []).append(fixture)
@@ -260,6 +361,16 @@ def report(fixtures: list[Fixture]) -> str:
         kinds = sorted({fig.kind for f in group for fig in f.figures})
         lines.append(f"| {name} | {listed} | {wanted} ({', '.join(kinds)}) |"
                      f" {got} ({100 * got / wanted:.0f} %) | {filed} |")
+    families: dict[str, list[Fixture]] = {}
+    for fixture in fixtures:
+        families.setdefault(fixture.path.split("/", 1)[0], []).append(fixture)
+    lines += ["", "| family (fixture directory) | fixtures | figures a user wants | figures read |",
+              "| --- | --- | --- | --- |"]
+    for name, group in families.items():
+        wanted = sum(len(f.figures) for f in group)
+        got = sum(len(f.got) for f in group)
+        lines.append(f"| {name} | {len(group)} | {wanted} |"
+                     f" {got} ({100 * got / max(wanted, 1):.0f} %) |")
     logs = [f for f in fixtures if f.reader is None]
     tables = [f for f in fixtures if f.reader is not None]
     lines.append("")

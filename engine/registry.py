@@ -19,7 +19,11 @@ from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.generic import GENERIC_DIALECTS, TABLE_DIALECTS
+from accelbench.engine.parsers.generic import (
+    ALWAYS_DIALECTS,
+    GENERIC_DIALECTS,
+    TABLE_DIALECTS,
+)
 from accelbench.engine.probe import through_gres
 from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
 from accelbench.engine.system import BETTER, Availability, Column, System
@@ -92,8 +96,13 @@ def detect_all() -> dict[str, Availability]:
 def dialects() -> dict[str, type[Dialect]]:
     """Every log dialect by name: the generic ones (read on any system) and the tables', then
     the systems'."""
-    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS)},
+    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
             **{d.name: d for system in systems().values() for d in system.dialects}}
+
+
+def always_dialects() -> list[type[Dialect]]:
+    """The dialects read on every log, whatever is detected (``Dialect.always``)."""
+    return [d for d in dialects().values() if d.always]
 
 
 def get_dialect(name: str) -> type[Dialect]:
@@ -217,7 +226,7 @@ def _unique(found: dict[str, System]) -> dict[str, System]:
     """``found`` less each system that declares a name twice, or one an earlier system (or
     accelbench) declares (left out, saying which)."""
     owners: dict[tuple[str, str], str] = {
-        **{("dialect", d.name): "accelbench" for d in GENERIC_DIALECTS},
+        **{("dialect", d.name): "accelbench" for d in (*GENERIC_DIALECTS, *ALWAYS_DIALECTS)},
         **{("workload", w.name): "accelbench" for w in GENERIC},
         **{("knob", f"{w.name}.{p.name}"): "accelbench" for w in GENERIC for p in w.params},
         **{("metric alias", raw): "accelbench" for raw in GENERIC_ALIASES}}
