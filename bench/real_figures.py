@@ -36,8 +36,8 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 class Figure:
     """One figure a user reads off a fixture: its kind, its value, and what it is of."""
 
-    kind: str  # step total loss rate acc secs value phase status exit duration diag util text
-    #            rows, and the canonical figures of CANONICAL (tokens tflops mfu ...)
+    kind: str  # step total epoch loss rate acc secs value phase status exit duration diag util
+    #            text rows, and the canonical figures of CANONICAL (tokens tflops mfu ...)
     value: Any
     key: str = ""
     printed: float | None = None  # a canonical figure's number as printed, beside ``key``
@@ -53,6 +53,11 @@ def step(n: int) -> Figure:
 
 def total(n: int) -> Figure:
     return Figure("total", n)
+
+
+def epoch(n: float) -> Figure:
+    """The epoch a log shows (its last), as Progress.epoch holds it."""
+    return Figure("epoch", n)
 
 
 def loss(v: float) -> Figure:
@@ -78,8 +83,9 @@ CANONICAL = {"tokens": "tokens_per_s", "tflops": "tflops", "mfu": "mfu_percent",
 _SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
 # Memory units as training frameworks print them: PyTorch, DeepSpeed, Megatron and the
 # rest divide bytes by powers of 1024 whether they write MB/GB or MiB/GiB.
-_GIB = {"B": 2.0 ** -30, "KB": 2.0 ** -20, "KiB": 2.0 ** -20, "MB": 2.0 ** -10,
-        "MiB": 2.0 ** -10, "GB": 1.0, "GiB": 1.0, "TB": 1024.0, "TiB": 1024.0}
+_GIB = {"B": 2.0 ** -30, "KB": 2.0 ** -20, "KiB": 2.0 ** -20, "M": 2.0 ** -10,
+        "MB": 2.0 ** -10, "MiB": 2.0 ** -10, "G": 1.0, "GB": 1.0, "GiB": 1.0, "TB": 1024.0,
+        "TiB": 1024.0}
 
 
 def tokens_per_s(v: float, key: str) -> Figure:
@@ -198,8 +204,8 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
     """Whether ``events`` (or the runs ``fixture`` imported as) hold ``fig``."""
     kind, v = fig.kind, fig.value
     if kind in CANONICAL:  # the canonical Metric, or one named for the printed key
-        return _metric(events, lambda n: n == CANONICAL[kind], v) or (bool(fig.key) and _metric(
-            events, lambda n: normalised(n) == normalised(fig.key), fig.printed))
+        return _metric(events, lambda n: n == CANONICAL[kind], v) or _metric(
+            events, lambda n: normalised(n) == normalised(fig.key), fig.printed)
     if kind == "exit":
         return v in fixture.exits
     if kind == "duration":  # to the second the stamps give, or 1 % of a long run
@@ -209,6 +215,8 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
             e.kind == "metric" and e.step == v for e in events)
     if kind == "total":
         return any(e.kind == "progress" and e.total == v for e in events)
+    if kind == "epoch":
+        return any(e.kind == "progress" and e.epoch == v for e in events)
     if kind == "loss":
         return _metric(events, lambda n: "loss" in n, v)
     if kind == "rate":

