@@ -269,14 +269,30 @@ def found_in_table(fig: Figure, result: Any) -> bool:
     return any(close(s, fig.value) for s in found if isinstance(s, (int, float)))
 
 
-def read_log(fixture: Fixture, body: str, tmp: Path) -> None:
+def materialise(path: str, dest: Path) -> Path:
+    """The fixture ``path`` (under tests/fixtures/real: a file, or a run directory) under
+    ``dest`` as its source has it: a text file without its source line, a binary one (its
+    source in ``<name>.source``) as is, the ``.source`` files left out."""
+    src = REAL / path
+    for file in sorted(src.rglob("*")) if src.is_dir() else [src]:
+        if file.is_dir() or file.suffix == ".source":
+            continue
+        out = dest / src.name / file.relative_to(src) if src.is_dir() else dest / src.name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if file.with_name(file.name + ".source").exists():
+            out.write_bytes(file.read_bytes())
+        else:
+            out.write_text(file.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    return dest / src.name
+
+
+def read_log(fixture: Fixture, tmp: Path) -> None:
     from accelbench.engine.errors import UserError
     from accelbench.engine.importer import import_file
     from accelbench.engine.logfile import parse_file
     from accelbench.engine.store import Store
 
-    log = tmp / Path(fixture.path).name
-    log.write_text(body, encoding="utf-8")
+    log = materialise(fixture.path, tmp / "in")
     events = [e for section in parse_file(log) for e in section.events]
     try:
         runs = import_file(Store(tmp / "home"), log)
@@ -292,18 +308,22 @@ def read_log(fixture: Fixture, body: str, tmp: Path) -> None:
 
 def tally(fixtures: list[Fixture]) -> None:
     for fixture in fixtures:
-        text = (REAL / fixture.path).read_text(encoding="utf-8").split("\n", 1)[1]
         if fixture.reader is None:
             with tempfile.TemporaryDirectory() as tmp:
-                read_log(fixture, text, Path(tmp))
+                read_log(fixture, Path(tmp))
             continue
-        result = fixture.reader(text)
+        result = fixture.reader((REAL / fixture.path).read_text(encoding="utf-8")
+                                .split("\n", 1)[1])
         for fig in fixture.figures:
             (fixture.got if found_in_table(fig, result) else fixture.missed).append(fig)
 
 
 def _sources(path: str) -> str:
-    line = (REAL / path).read_text(encoding="utf-8").split("\n", 1)[0]
+    first = REAL / path
+    if first.is_dir():  # a run directory: its first file's source
+        first = min(p for p in first.rglob("*") if p.is_file() and p.suffix != ".source")
+    sidecar = first.with_name(first.name + ".source")
+    line = (sidecar if sidecar.exists() else first).read_text(encoding="utf-8").split("\n", 1)[0]
     return line.removeprefix("# source: ").split(",", 1)[0].split("@", 1)[0]
 
 

@@ -157,8 +157,10 @@ def _parser() -> argparse.ArgumentParser:
     parse.add_argument("--json", action="store_true", help="one JSON event per line")
     parse.set_defaults(func=_cmd_parse)
 
-    imp = sub.add_parser("import", help="keep a log you already have as finished runs")
-    imp.add_argument("logfile")
+    imp = sub.add_parser("import", help="keep a log you already have (or each run under a"
+                         " directory) as finished runs")
+    imp.add_argument("logfile", help="a log, a structured file (trainer_state.json,"
+                     " trainer_log.jsonl, metrics.csv, an event file) or a directory")
     _dialect_option(imp)
     imp.add_argument("--accelerator", default=None,
                      help="the system it ran on (default: the one its dialect points to)")
@@ -672,7 +674,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.cli.live import width, wrapped
-    from accelbench.engine.importer import import_file
+    from accelbench.engine.errors import shown_key
+    from accelbench.engine.importer import import_path
     from accelbench.engine.logclock import zone_file
     from accelbench.engine.present import figures_inline
 
@@ -680,9 +683,14 @@ def _cmd_import(args: argparse.Namespace) -> int:
         registry.get_accelerator(args.accelerator)
     columns = width()
     with zone_file():  # (local times read quicker: one thread here)
-        for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
-            print(wrapped(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}",
-                          columns, "  "))
+        done = import_path(_runner().store, args.logfile, args.dialect, args.accelerator)
+    for info in done.runs:
+        print(wrapped(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}",
+                      columns, "  "))
+    for path, reason in done.skipped:
+        print(f"skipped {shown_key(path)}: {shown_key(reason)}")
+    if not done.runs:
+        raise UserError(f"{args.logfile}: no file under it holds a run accelbench can read")
     return 0
 
 

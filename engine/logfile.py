@@ -20,8 +20,10 @@ text and events to a :class:`Reader` as they come.
 from __future__ import annotations
 
 import copy
+import gzip
 import operator
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -39,8 +41,7 @@ from accelbench.engine.parsers.prefilter import (
     nocase_of,
     read_text,
 )
-from accelbench.engine.parsers.slurm_rows import job_tables
-from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
+from accelbench.engine.reading import ondisk, records, tools
 from accelbench.engine.rows import Batch, Rows, expanded
 
 BLOCK = 1024 * 1024  # characters read at a time
@@ -133,10 +134,13 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
 
 
 def _blocks(path: Path) -> Iterator[str]:
-    """The text of ``path`` (decoded as ``Path.read_text`` does) in blocks of whole lines;
-    the last one lacks its ``\\n`` where the file does."""
+    """The text of ``path`` (decoded as ``Path.read_text`` does; a ``.gz`` file
+    decompressed as it is read) in blocks of whole lines; the last one lacks its ``\\n``
+    where the file does."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with (gzip.open(path, "rt", encoding="utf-8", errors="replace")
+              if path.suffix.lower() == ".gz"
+              else open(path, encoding="utf-8", errors="replace")) as f:
             carry = ""
             while block := f.read(BLOCK):
                 cut = block.rfind("\n") + 1
@@ -147,6 +151,8 @@ def _blocks(path: Path) -> Iterator[str]:
                     carry += block  # a line longer than a block
             if carry:
                 yield carry
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise UserError(f"{path}: damaged gzip file: {exc}") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
 
@@ -630,8 +636,12 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
-    notes = path.suffix.lower() in MARKDOWN_SUFFIXES
-    if dialect in ("auto", SlurmTable.name) and not notes and _tables(path, reader):
+    if dialect in ("auto", records.NAME) and (files := ondisk.run_files(path)):
+        _records(path, files, reader)
+        return
+    name = path.name[:-3] if path.suffix.lower() == ".gz" else path.name
+    notes = Path(name).suffix.lower() in MARKDOWN_SUFFIXES
+    if not notes and _whole(path, reader, dialect):
         return
     spans, whole, large, held = _scan(lambda: _blocks(path), True if notes else None)
     names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
@@ -658,22 +668,49 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
         offset = stop
 
 
-def _tables(path: Path, reader: Reader) -> bool:
-    """Give ``reader`` each job of a Slurm table (``parsers.slurm_tables``) as a run read
-    with the ``slurm_table`` dialect; False if the file holds none (nothing is given)."""
+def _text_within(path: Path, limit: int) -> str | None:
+    """The text of ``path`` if it holds at most ``limit`` characters (a ``.gz`` file's text
+    may be larger than the file), else None."""
+    blocks, size = [], 0
+    for block in _blocks(path):
+        size += len(block)
+        if size > limit:
+            return None
+        blocks.append(block)
+    return "".join(blocks)
+
+
+def _whole(path: Path, reader: Reader, dialect: str) -> bool:
+    """Give ``reader`` each run of a file of tool output read whole (``reading.tools``:
+    a job of a Slurm or PBS table), read with its kind's dialect; False if the file is of
+    no such kind (nothing is given)."""
     try:
-        if path.stat().st_size > MAX_TABLE or not SlurmTable.sniff(next(_blocks(path), "")):
-            return False  # (a larger one is read as any log)
+        found = tools.runs(next(_blocks(path), ""), lambda: _text_within(path, tools.MAX_WHOLE),
+                           dialect)
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    jobs = job_tables("".join(_blocks(path)))
-    if jobs is None:
+    if found is None:
         return False
+    name, runs = found
     reader.file([])
-    run_ids = (f"{path.stem}#{n}" for n in range(1, len(jobs) + 1))
-    for title, text in jobs:
-        _Runs(reader, [SlurmTable.name], title, run_ids).piece(text, True)
+    run_ids = (f"{path.stem}#{n}" for n in range(1, len(runs) + 1))
+    for title, text in runs:
+        _Runs(reader, [name], title, run_ids).piece(text, True)
     return True
+
+
+def _records(path: Path, files: list[Path], reader: Reader) -> None:
+    """Give ``reader`` the run of a structured file or run directory (``reading.ondisk``):
+    its records, read with the ``records`` dialect, titled by its directory."""
+    reader.file([])
+    title = path.name if path.is_dir() else path.resolve().parent.name
+    runs = _Runs(reader, [records.NAME], title, iter([f"{path.stem}#1"]))
+    pending: str | None = None
+    for block in ondisk.blocks(files):
+        if pending is not None:
+            runs.piece(pending, False)
+        pending = block
+    runs.piece(pending or "", True)
 
 
 class _Sections(Reader):
