@@ -317,7 +317,8 @@ class ShapeReader(Dialect):
         if not nocase or not self.recent or not text.isascii():
             return not nocase
         lowered = text.lower()
-        counts = {line: text.count(line) for line in self.recent}
+        counts = {line: text.count(line) for line in self.recent
+                  if any(word in line.lower() for word in nocase)}
         for word in nocase:
             held = sum(template.rows * template.lowered.count(word)
                        for template in self.templates.values() if template.rows)
@@ -539,9 +540,16 @@ def _floats(column: Any, scale: float = 1.0) -> list[float]:
     number, ``5.2.``, is read as its number)."""
     try:
         values = list(map(float, column))
-    except ValueError:  # (a thousands separator, or more after the number)
-        values = [float(m[0]) if (m := _VALUE.match(text.replace(",", ""))) else math.nan
-                  for text in column]
+    except ValueError:  # (a thousands separator, a field's comma, or more after the number)
+        joined = "\x00".join(column) + "\x00"
+        for end in (",", ".", "-", "+"):
+            joined = joined.replace(end + "\x00", "\x00")
+        column = joined.replace(",", "").split("\x00")[:-1]
+        try:
+            values = list(map(float, column))
+        except ValueError:
+            values = [float(m[0]) if (m := _VALUE.match(text)) else math.nan
+                      for text in column]
     return values if scale == 1.0 else list(map(scale.__mul__, values))
 
 
