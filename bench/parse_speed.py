@@ -69,6 +69,13 @@ ROUNDS = [
           r"\{'loss': "),
     Round("keras", "real/generic/keras_16906.txt", "keras", r"^\d+/\d+ \[=*>?\.*\] - "),
     Round("tqdm", "real/generic/tqdm_lightning_4225.txt", "tqdm", r"\d+/\d+ \[[\d:]+<[\d:?]+, "),
+    # formats no dialect reads: the generic reader's shapes (engine/reading/shapes.py)
+    Round("nanogpt", "real/frameworks/nanogpt_shakespeare_char_v100.log", "shapes",
+          r"^iter (\d+): loss "),
+    Round("megatron_lm", "real/frameworks/megatron_llm_epfl_issue11.log", "shapes",
+          r"^ iteration +(\d+)/ +\d+ \| consumed samples:"),
+    Round("torchtitan", "real/frameworks/torchtitan_grad_norm_pr3393.log", "shapes",
+          r" - step: +(\d+) +loss: "),
 ]
 
 BARE = """

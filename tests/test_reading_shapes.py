@@ -28,7 +28,8 @@ MEGATRON_TFLOPS = FRAMEWORKS / "megatron_lm_deepseek_v2_lite_h100.log"
 TITAN = FRAMEWORKS / "torchtitan_grad_norm_pr3393.log"
 DEEPSPEED_CHAT = FRAMEWORKS / "deepspeed_chat_reward_npu.log"
 PLAIN = (".log", ".txt", ".md", ".jsonl", ".out")
-LOGS = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix in PLAIN)
+LOGS = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix in PLAIN
+              and "ondisk" not in p.parts)  # (run directories' files: not logs)
 
 
 def read(path: Path, chunk: int = 0) -> list:
