@@ -134,6 +134,11 @@ _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 _RATE_UNIT = re.compile(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
                         r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
                         r"(?:/\w+)?$")
+_LR_MONITOR = re.compile(r"lr-[A-Za-z_]\w*(?:/pg1)?")
+"""Lightning's ``LearningRateMonitor`` names an optimizer's learning rate ``lr-<its class>``
+(``lr-Adam``; of its param groups ``lr-Adam/pg1``, ``/pg2``...; a second Adam's ``lr-Adam-1``)
+and its other figures ``lr-Adam-momentum``, ``lr-Adam-weight_decay``: the first optimizer's
+first group is the lr, the rest keep their names."""
 _REMARK = re.compile(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
@@ -182,6 +187,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         figure = _ALIASES.get(training[1])
         if figure in ("accuracy", "eval_loss") or name == "training_time":
             figure = None  # (the training's time is the whole run's: LitGPT's, Graphcore's)
+    if figure is None and _LR_MONITOR.fullmatch(key):
+        figure = "lr"
     if figure is None and (per := _PER_STEP.fullmatch(name)):
         figure, unit = "step_time_s", unit or per[1]
     if figure is None and (suffix := _NAME_UNIT.match(name)):
