@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,35 +21,19 @@ from typing import Any, TextIO
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import Diagnosis, Event, Metric, Progress, Throughput
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.reading.vocabulary import canonical, metric_name
 
 NAME = "records"
 MAX_LINE = 1024 * 1024  # characters of a structured file's line read at most
 SAMPLES = "samples_per_s"  # the metric name that is a Throughput event
 
-# Keys of the files read here, mapped onto the canonical figures (VOCAB.md); any other
-# key is a metric under its own name (``metric_name``).
-_CANONICAL = {
-    "loss": "loss", "train_loss": "loss", "train_loss_step": "loss",
-    "eval_loss": "eval_loss", "val_loss": "eval_loss", "validation_loss": "eval_loss",
-    "valid_loss": "eval_loss", "test_loss": "eval_loss",
-    "learning_rate": "lr", "lr": "lr",
-    "train_samples_per_second": SAMPLES, "samples_per_second": SAMPLES,
-    "tokens_per_second": "tokens_per_s", "grad_norm": "grad_norm",
-}
-_WORDLESS = re.compile(r"\W+")
 
-
-def metric_name(key: str) -> str:
-    """A key as a metric name: lower-cased, each run of non-word characters ``_``."""
-    return _WORDLESS.sub("_", key.lower()).strip("_")
-
-
-def canonical(key: str) -> str:
-    """The canonical name of ``key`` (``lr-Adam``: Lightning's LearningRateMonitor)."""
-    name = metric_name(key)
-    if name.startswith("lr_") and key.startswith("lr-"):
-        return "lr"
-    return _CANONICAL.get(name, name)
+def named(key: str, unit: str = "") -> tuple[str, float]:
+    """The name a file's ``key`` (its number in ``unit``) is kept under and the factor to
+    that name's unit: its canonical figure's (``vocabulary.canonical``), else its metric
+    name as is."""
+    canon = canonical(key, unit)
+    return (canon.name, canon.scale) if canon else (metric_name(key), 1.0)
 
 
 def lines(f: TextIO, path: Path) -> Iterator[str]:
