@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, lines, named
+from accelbench.engine.reading.records import Record, lines
+from accelbench.engine.reading.vocabulary import named
 
 NAME = "metrics.csv"
 

@@ -17,7 +17,8 @@ import json
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Throughput
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.reading.records import named, number
+from accelbench.engine.reading.records import number
+from accelbench.engine.reading.vocabulary import named
 
 MARK = ":::MLLOG"
 

@@ -17,8 +17,8 @@ from itertools import groupby
 from pathlib import Path
 
 from accelbench.engine.reading import metrics_csv, tfevents, trainer_files
-from accelbench.engine.reading.records import Record, named, text
-from accelbench.engine.reading.vocabulary import canonical, metric_name
+from accelbench.engine.reading.records import Record, text
+from accelbench.engine.reading.vocabulary import canonical, metric_name, named
 
 _ORDER = (trainer_files.STATE, trainer_files.LOG, metrics_csv.NAME)
 
@@ -52,7 +52,7 @@ def run_files(path: Path) -> list[Path] | None:
 
 def tag_name(tag: str) -> tuple[str, float]:
     """The name a TensorBoard tag is kept under and the factor to its unit
-    (``records.named``). The Hugging Face Trainer writes each key it logs as ``train/<key>``
+    (``vocabulary.named``). The Hugging Face Trainer writes each key it logs as ``train/<key>``
     (``eval_<key>`` as ``eval/<key>``): a training tag the vocabulary names no figure
     (``train/total_flos``, the final summary's mean ``train/train_loss``) keeps the key's
     name, as ``trainer_state.json`` has it."""

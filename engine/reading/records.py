@@ -3,7 +3,8 @@
 Each structured file (``engine.reading.ondisk``) becomes records, one JSON object per line
 of the run's ``output.log``: ``time`` (the writer's wall time, local, where it gives
 one: the run's clock), ``step``, ``total``, ``epoch``, ``metrics`` (canonical names:
-``loss``, ``eval_loss``, ``lr``, ``samples_per_s``, ``tokens_per_s``...), and at the end
+``loss``, ``eval_loss``, ``lr``, ``samples_per_s``, ``tokens_per_s``...: each file's keys
+named by ``vocabulary.named``), and at the end
 ``status`` (``done``, or ``failed`` with ``code`` and ``detail``) and ``elapsed``
 (seconds the run took, as its file says). The ``records`` dialect reads them back.
 """
@@ -21,19 +22,10 @@ from typing import Any, TextIO
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import Diagnosis, Event, Metric, Progress, Throughput
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.reading.vocabulary import canonical, metric_name
 
 NAME = "records"
 MAX_LINE = 1024 * 1024  # characters of a structured file's line read at most
 SAMPLES = "samples_per_s"  # the metric name that is a Throughput event
-
-
-def named(key: str, unit: str = "") -> tuple[str, float]:
-    """The name a file's ``key`` (its number in ``unit``) is kept under and the factor to
-    that name's unit: its canonical figure's (``vocabulary.canonical``), else its metric
-    name as is."""
-    canon = canonical(key, unit)
-    return (canon.name, canon.scale) if canon else (metric_name(key), 1.0)
 
 
 def lines(f: TextIO, path: Path) -> Iterator[str]:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, lines, named, number
+from accelbench.engine.reading.records import Record, lines, number
+from accelbench.engine.reading.vocabulary import named
 
 STATE = "trainer_state.json"
 LOG = "trainer_log.jsonl"
@@ -33,7 +34,7 @@ _LOG_UNITS = {"throughput": "tokens/s"}  # LLaMA-Factory's throughput: tokens a 
 
 def _metrics(entry: dict[str, Any], keep: frozenset[str] = frozenset(),
              units: dict[str, str] | None = None) -> dict[str, float]:
-    """The figures of ``entry`` by name (``records.named``; those in ``keep`` under their
+    """The figures of ``entry`` by name (``vocabulary.named``; those in ``keep`` under their
     own), each key's number in its unit in ``units`` where the file says no unit."""
     out = {}
     for key, given in entry.items():

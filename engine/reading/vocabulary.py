@@ -4,7 +4,8 @@
 ``elapsed time per iteration (ms)``, ``train/loss``) and the unit printed with its number
 onto one canonical figure and the factor that brings the number into that figure's unit
 (ms -> s, MB -> GiB, an MFU fraction -> %). ``metric_name(key)`` is the name every other
-named number keeps as a metric. To teach it a name, add it to ``FIGURES``.
+named number keeps as a metric; ``named(key, unit)`` is the one or the other, with the
+factor. To teach it a name, add it to ``FIGURES``.
 
 The names the run summary picks its figures from (``summary.GENERIC_ALIASES``: ``loss``,
 ``eval_loss``, ``accuracy``) are canonical names here, so a figure read by shape reaches
@@ -204,6 +205,13 @@ def canonical(key: str, unit: str) -> Canon | None:
         return Canon(figure, _BYTES[letter.lower() + "b"])
     scale = _scale(_KIND[figure], unit)
     return None if scale is None else Canon(figure, scale * MULTIPLES.get(letter, 1.0))
+
+
+def named(key: str, unit: str = "") -> tuple[str, float]:
+    """The name a number printed with ``key`` (in ``unit``) is kept under and the factor to
+    that name's unit: its canonical figure's, else ``key``'s metric name (factor 1)."""
+    canon = canonical(key, unit)
+    return (canon.name, canon.scale) if canon else (metric_name(key), 1.0)
 
 
 def _by_unit(unit: str) -> str | None:
