@@ -780,6 +780,19 @@ def test_canonical_names_of_the_framework_corpus(key, unit, figure):
     assert canonical(key, unit) == figure
 
 
+# the names Lightning's LearningRateMonitor logs (Lightning-AI/pytorch-lightning
+# src/lightning/pytorch/callbacks/lr_monitor.py: "lr-" + the optimizer's class, "/pg<n>" of
+# a param group, "-momentum" and "-weight_decay" beside it), as in a metrics.csv's header
+# (Casanovo's: "epoch,...,lr-Adam,lr-Adam-momentum,lr-Adam-weight_decay,step,...")
+@pytest.mark.parametrize(("key", "figure"), [
+    ("lr-Adam", Canon("lr", 1.0)), ("lr-AdamW", Canon("lr", 1.0)),
+    ("lr-SGD/pg1", Canon("lr", 1.0)), ("lr-SGD/pg2", None), ("lr-Adam-1", None),
+    ("lr-Adam-momentum", None), ("lr-Adam-weight_decay", None),
+])
+def test_canonical_names_of_lightnings_lr_monitor(key, figure):
+    assert canonical(key, "") == figure
+
+
 @pytest.mark.parametrize(("key", "name"), [
     ("lm loss", "lm_loss"), ("train/loss", "train_loss"), ("Acc@1", "acc_1"),
     ("throughput per GPU (TFLOP/s/GPU)", "throughput_per_gpu_tflop_s_gpu"),

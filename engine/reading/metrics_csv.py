@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, canonical, lines
+from accelbench.engine.reading.records import Record, lines
+from accelbench.engine.reading.vocabulary import named
 
 NAME = "metrics.csv"
 
@@ -34,11 +35,11 @@ def csv_records(path: Path) -> Iterator[Record]:
             fields = reader.fieldnames or []
             if "step" not in fields:
                 raise UserError(f"{path}: not a Lightning {NAME}: no step column")
-            names = {key: canonical(key[:-5] if key.endswith("_step") else key)
+            names = {key: named(key[:-5] if key.endswith("_step") else key)
                      for key in fields if key not in ("step", "epoch")}
             for row in reader:
                 step, epoch = _float(row.get("step")), _float(row.get("epoch"))
-                metrics = {names[key]: value for key in names
+                metrics = {name: value * scale for key, (name, scale) in names.items()
                            if (value := _float(row.get(key))) is not None}
                 yield Record(step=None if step is None else int(step), epoch=epoch,
                              metrics=metrics)

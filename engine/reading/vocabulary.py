@@ -4,7 +4,8 @@
 ``elapsed time per iteration (ms)``, ``train/loss``) and the unit printed with its number
 onto one canonical figure and the factor that brings the number into that figure's unit
 (ms -> s, MB -> GiB, an MFU fraction -> %). ``metric_name(key)`` is the name every other
-named number keeps as a metric. To teach it a name, add it to ``FIGURES``.
+named number keeps as a metric; ``named(key, unit)`` is the one or the other, with the
+factor. To teach it a name, add it to ``FIGURES``.
 
 The names the run summary picks its figures from (``summary.GENERIC_ALIASES``: ``loss``,
 ``eval_loss``, ``accuracy``) are canonical names here, so a figure read by shape reaches
@@ -134,6 +135,11 @@ _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 _RATE_UNIT = re.compile(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
                         r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
                         r"(?:/\w+)?$")
+_LR_MONITOR = re.compile(r"lr-[A-Za-z_]\w*(?:/pg1)?")
+"""Lightning's ``LearningRateMonitor`` names an optimizer's learning rate ``lr-<its class>``
+(``lr-Adam``; of its param groups ``lr-Adam/pg1``, ``/pg2``...; a second Adam's ``lr-Adam-1``)
+and its other figures ``lr-Adam-momentum``, ``lr-Adam-weight_decay``: the first optimizer's
+first group is the lr, the rest keep their names."""
 _REMARK = re.compile(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
@@ -182,6 +188,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         figure = _ALIASES.get(training[1])
         if figure in ("accuracy", "eval_loss") or name == "training_time":
             figure = None  # (the training's time is the whole run's: LitGPT's, Graphcore's)
+    if figure is None and _LR_MONITOR.fullmatch(key):
+        figure = "lr"
     if figure is None and (per := _PER_STEP.fullmatch(name)):
         figure, unit = "step_time_s", unit or per[1]
     if figure is None and (suffix := _NAME_UNIT.match(name)):
@@ -197,6 +205,13 @@ def canonical(key: str, unit: str) -> Canon | None:
         return Canon(figure, _BYTES[letter.lower() + "b"])
     scale = _scale(_KIND[figure], unit)
     return None if scale is None else Canon(figure, scale * MULTIPLES.get(letter, 1.0))
+
+
+def named(key: str, unit: str = "") -> tuple[str, float]:
+    """The name a number printed with ``key`` (in ``unit``) is kept under and the factor to
+    that name's unit: its canonical figure's, else ``key``'s metric name (factor 1)."""
+    canon = canonical(key, unit)
+    return (canon.name, canon.scale) if canon else (metric_name(key), 1.0)
 
 
 def _by_unit(unit: str) -> str | None:
