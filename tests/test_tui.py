@@ -481,3 +481,41 @@ async def test_the_runs_screen_pages_and_sorts_through_the_index(runner):
         assert [cell for cell in shown if cell.startswith("● ")] == [
             f"● {i.id}" for i in by_rate[:50] if i.id in screen.marked] != []
         assert screen.marked == [newest[0].id, newest[200].id]
+
+
+async def test_the_run_view_shows_a_commands_real_step_lines_live(runner):
+    """A command printing Megatron-DeepSpeed's and nanoGPT's real lines, a few a second, with
+    no dialect for either: while it runs, the run view shows the progress of its steps, their
+    samples/s in the throughput panel and its loss, TFLOP/s and MFU in the metrics table."""
+    import shlex
+    import sys
+
+    from tests.conftest import FIXTURES
+
+    replay = FIXTURES.parent / "standins" / "replay_lines.py"
+    frameworks = FIXTURES / "real" / "frameworks"
+    logs = [frameworks / "megatron_deepspeed_alcf_checkpoint_crash.log",
+            frameworks / "nanogpt_shakespeare_char_v100.log"]
+    command = shlex.join([sys.executable, str(replay), "0.15", *map(str, logs)])
+    spec = spec_from_dict({"name": "replay", "workload": "command", "telemetry_interval": 0,
+                           "params": {"command": command}})
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        view = app.screen
+        metrics = view.query_one("#metrics", DataTable)
+
+        def shown(name: str) -> str | None:
+            return str(metrics.get_row(name)[1]) if name in metrics.rows else None
+
+        await wait_until(pilot, lambda: "200" in str(view.query_one("#progress-text").render())
+                         and shown("loss") is not None, timeout=60)
+        assert not view.follower.ended  # while the job still prints
+        assert "200/317,892 steps" in str(view.query_one("#progress-text").render())
+        figures = str(view.query_one("#throughput .figures").render())
+        assert "52.8" in figures or "53.8" in figures, figures  # its samples per second
+        assert shown("loss") in ("5.905", "5.897"), shown("loss")
+        assert shown("tflops") is not None
+        await wait_until(pilot, lambda: shown("mfu_percent") is not None, timeout=60)
+        assert not view.follower.ended  # nanoGPT's mfu arrives while it runs too
+        runner.open(view.follower.run_id).cancel(grace=1)
