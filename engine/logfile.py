@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import copy
 import operator
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, repeat
 from pathlib import Path
 
-from accelbench.engine import registry
+from accelbench.engine import registry, safefile
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
@@ -41,6 +42,7 @@ from accelbench.engine.parsers.prefilter import (
 from accelbench.engine.parsers.slurm_rows import job_tables
 from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
 from accelbench.engine.rows import Batch, Rows, expanded
+from accelbench.engine.tail import CUT_MARK, MAX_LINE
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -131,23 +133,38 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     return names
 
 
-def _blocks(path: Path) -> Iterator[str]:
+def _blocks(path: Path, name: Path | None = None, size: int = -1) -> Iterator[str]:
     """The text of ``path`` (decoded as ``Path.read_text`` does) in blocks of whole lines;
-    the last one lacks its ``\\n`` where the file does."""
+    the last one lacks its ``\\n`` where the file does. A line keeps ``MAX_LINE``
+    characters (cut with ``CUT_MARK``). A ``UserError`` (naming the file ``name``) if the
+    file is found shorter than ``size`` bytes once read: it was truncated meanwhile."""
+    name = name or path
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            carry = ""
+            carry, cut = "", False
             while block := f.read(BLOCK):
-                cut = block.rfind("\n") + 1
-                if cut:
-                    yield carry + block[:cut]
-                    carry = block[cut:]
+                if cut:  # the rest of a line too long to keep
+                    end = block.find("\n")
+                    if end < 0:
+                        continue
+                    block, cut = block[end:], False
+                at = block.rfind("\n") + 1
+                if at:
+                    yield carry + block[:at]
+                    carry = block[at:]
                 else:
                     carry += block  # a line longer than a block
+                    if len(carry) > MAX_LINE:
+                        carry, cut = carry[:MAX_LINE] + CUT_MARK, True
+            now = os.fstat(f.fileno()).st_size
+            if now < size:
+                raise UserError(f"{name}: truncated while read ({size} bytes, then {now}):"
+                                " not all of it was read", hint="read it again once it is"
+                                " complete (or copy it first)")
             if carry:
                 yield carry
     except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+        raise UserError(f"{name}: cannot read: {exc.strerror}") from None
 
 
 class _Sample:
@@ -585,10 +602,21 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
+    with safefile.named_log(path) as file:
+        _read_file(path, file, reader, dialect)
+
+
+def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
+    """:func:`read_file` of the log ``path`` (its name), whose text is in ``file``."""
+    size = file.stat().st_size
+
+    def blocks() -> Iterator[str]:
+        return _blocks(file, path, size)
+
     notes = path.suffix.lower() in MARKDOWN_SUFFIXES
-    if dialect in ("auto", SlurmTable.name) and not notes and _tables(path, reader):
+    if dialect in ("auto", SlurmTable.name) and not notes and _tables(path, size, reader, blocks):
         return
-    spans, whole, large, held = _scan(lambda: _blocks(path), True if notes else None)
+    spans, whole, large, held = _scan(blocks, True if notes else None)
     names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
@@ -596,10 +624,10 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None
-    for block, (size, known) in zip(_blocks(path), chain(held, repeat((-1, None))),
+    for block, (length, known) in zip(blocks(), chain(held, repeat((-1, None))),
                                     strict=False):
         stop = offset + len(block)
-        shapes = known if size == len(block) else None  # (else the file changed since)
+        shapes = known if length == len(block) else None  # (else the file changed since)
         while i < len(spans) and spans[i].start < stop:
             span = spans[i]
             if runs is None:
@@ -613,15 +641,13 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
         offset = stop
 
 
-def _tables(path: Path, reader: Reader) -> bool:
+def _tables(path: Path, size: int, reader: Reader, blocks: Callable[[], Iterator[str]]
+            ) -> bool:
     """Give ``reader`` each job of a Slurm table (``parsers.slurm_tables``) as a run read
     with the ``slurm_table`` dialect; False if the file holds none (nothing is given)."""
-    try:
-        if path.stat().st_size > MAX_TABLE or not SlurmTable.sniff(next(_blocks(path), "")):
-            return False  # (a larger one is read as any log)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-    jobs = job_tables("".join(_blocks(path)))
+    if size > MAX_TABLE or not SlurmTable.sniff(next(blocks(), "")):
+        return False  # (a larger one is read as any log)
+    jobs = job_tables("".join(blocks()))
     if jobs is None:
         return False
     reader.file([])

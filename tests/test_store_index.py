@@ -298,7 +298,9 @@ def test_full_disk_keeps_runs_show_attach_and_rm_working(small_fs):
 
 def test_rm_frees_the_space_a_run_filled_although_its_end_could_not_be_recorded(small_fs):
     out = accelbench("run", "cpu-mnist", "--detach", "--set", "workload=command", "--set",
-                     "command=python3 -c \"open('big', 'wb').write(b'0' * 10**8)\"")
+                     "command=python3 -c \"import os; open(os.path.join(os.environ["
+                     "'ACCELBENCH_HOME'], 'runs', os.environ['ACCELBENCH_RUN_ID'], 'big'), 'wb')"
+                     ".write(b'0' * 10**8)\"")
     run_id = out.stdout.strip()
     run_dir = small_fs / "home" / "runs" / run_id
     deadline = time.monotonic() + 60
