@@ -18,8 +18,10 @@ import select
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from accelbench.engine.errors import UserError
 
@@ -130,3 +132,66 @@ def named_log(path: Path | str, wait: float = PIPE_WAIT) -> Iterator[Path]:
         shutil.copyfileobj(pipe, copy, 1 << 20)
         copy.flush()
         yield Path(copy.name)
+
+
+TOOL_OUTPUT = 16 * 1024 * 1024  # bytes of a one-shot tool's output read at most
+TOOL_LINE = 1024 * 1024  # characters of one line of a streaming tool kept
+
+
+class Overflow(Exception):
+    """A tool printed more than it may (``run_bounded``)."""
+
+
+def run_bounded(argv: list[str], timeout: float, limit: int = TOOL_OUTPUT
+                ) -> tuple[int, str, str]:
+    """Run ``argv`` to its end: its exit code, standard output and error (decoded, bad
+    bytes replaced). ``subprocess.TimeoutExpired`` after ``timeout`` seconds and
+    :class:`Overflow` past ``limit`` bytes of either, the tool killed then; ``OSError`` if
+    it cannot start."""
+    import subprocess
+
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None  # started with PIPE
+    out: dict[int, bytearray] = {proc.stdout.fileno(): bytearray(),
+                                 proc.stderr.fileno(): bytearray()}
+    deadline = time.monotonic() + timeout
+    poll = select.poll()
+    for fd in out:
+        poll.register(fd, select.POLLIN)
+    try:
+        open_fds = set(out)
+        while open_fds:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(argv, timeout)
+            for fd, _ in poll.poll(left * 1000):
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    poll.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                out[fd] += chunk
+                if len(out[fd]) > limit:
+                    raise Overflow(f"{argv[0]} printed more than {limit} bytes")
+        code = proc.wait(max(deadline - time.monotonic(), 0.01))
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+    stdout, stderr = (bytes(data).decode("utf-8", errors="replace") for data in out.values())
+    return code, stdout, stderr
+
+
+def lines(stream: IO[str], limit: int = TOOL_LINE) -> Iterator[str]:
+    """The lines of a tool's text ``stream`` without their ``\\n``, each cut at ``limit``
+    characters (the rest of a longer line is read and dropped, never kept)."""
+    cut = False
+    while line := stream.readline(limit):
+        ended = line.endswith("\n")
+        if not cut:
+            yield line[:-1] if ended else line
+        cut = not ended
