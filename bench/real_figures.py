@@ -36,8 +36,9 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 class Figure:
     """One figure a user reads off a fixture: its kind, its value, and what it is of."""
 
-    kind: str  # step total epoch loss rate acc secs value phase status exit duration diag util
-    #            text rows, and the canonical figures of CANONICAL (tokens tflops mfu ...)
+    kind: str  # step total epoch loss rate acc secs value phase status exit duration diag
+    #            cause no_failure util text rows, and the canonical figures of CANONICAL
+    #            (tokens tflops mfu ...)
     value: Any
     key: str = ""
     printed: float | None = None  # a canonical figure's number as printed, beside ``key``
@@ -151,6 +152,17 @@ def diag(code: str) -> Figure:
     return Figure("diag", code)
 
 
+def no_failure() -> Figure:
+    """That the log shows no failure (what looks like one is handled: Python goes on)."""
+    return Figure("no_failure", True)
+
+
+def cause(said: str) -> Figure:
+    """A figure a failure names (a size, a rank, a port, a signal), as its diagnosis's
+    message gives it."""
+    return Figure("cause", said)
+
+
 def util(engine: str, percent: float) -> Figure:
     return Figure("util", percent, engine)
 
@@ -204,8 +216,8 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
     """Whether ``events`` (or the runs ``fixture`` imported as) hold ``fig``."""
     kind, v = fig.kind, fig.value
     if kind in CANONICAL:  # the canonical Metric, or one named for the printed key
-        return _metric(events, lambda n: n == CANONICAL[kind], v) or _metric(
-            events, lambda n: normalised(n) == normalised(fig.key), fig.printed)
+        return _metric(events, lambda n: n == CANONICAL[kind], v) or (bool(fig.key) and _metric(
+            events, lambda n: normalised(n) == normalised(fig.key), fig.printed))
     if kind == "exit":
         return v in fixture.exits
     if kind == "duration":  # to the second the stamps give, or 1 % of a long run
@@ -238,6 +250,10 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
         return v in fixture.statuses
     if kind == "diag":
         return any(e.kind == "diagnosis" and e.code == v for e in events)
+    if kind == "cause":
+        return any(e.kind == "diagnosis" and v in e.message for e in events)
+    if kind == "no_failure":
+        return not any(e.kind == "diagnosis" for e in events) and "failed" not in fixture.statuses
     if kind == "util":
         return any(e.kind == "utilization" and e.engine == fig.key and close(e.percent, v)
                    for e in events)
@@ -269,14 +285,30 @@ def found_in_table(fig: Figure, result: Any) -> bool:
     return any(close(s, fig.value) for s in found if isinstance(s, (int, float)))
 
 
-def read_log(fixture: Fixture, body: str, tmp: Path) -> None:
+def materialise(path: str, dest: Path) -> Path:
+    """The fixture ``path`` (under tests/fixtures/real: a file, or a run directory) under
+    ``dest`` as its source has it: a text file without its source line, a binary one (its
+    source in ``<name>.source``) as is, the ``.source`` files left out."""
+    src = REAL / path
+    for file in sorted(src.rglob("*")) if src.is_dir() else [src]:
+        if file.is_dir() or file.suffix == ".source":
+            continue
+        out = dest / src.name / file.relative_to(src) if src.is_dir() else dest / src.name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if file.with_name(file.name + ".source").exists():
+            out.write_bytes(file.read_bytes())
+        else:
+            out.write_text(file.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    return dest / src.name
+
+
+def read_log(fixture: Fixture, tmp: Path) -> None:
     from accelbench.engine.errors import UserError
     from accelbench.engine.importer import import_file
     from accelbench.engine.logfile import parse_file
     from accelbench.engine.store import Store
 
-    log = tmp / Path(fixture.path).name
-    log.write_text(body, encoding="utf-8")
+    log = materialise(fixture.path, tmp / "in")
     events = [e for section in parse_file(log) for e in section.events]
     try:
         runs = import_file(Store(tmp / "home"), log)
@@ -292,18 +324,22 @@ def read_log(fixture: Fixture, body: str, tmp: Path) -> None:
 
 def tally(fixtures: list[Fixture]) -> None:
     for fixture in fixtures:
-        text = (REAL / fixture.path).read_text(encoding="utf-8").split("\n", 1)[1]
         if fixture.reader is None:
             with tempfile.TemporaryDirectory() as tmp:
-                read_log(fixture, text, Path(tmp))
+                read_log(fixture, Path(tmp))
             continue
-        result = fixture.reader(text)
+        result = fixture.reader((REAL / fixture.path).read_text(encoding="utf-8")
+                                .split("\n", 1)[1])
         for fig in fixture.figures:
             (fixture.got if found_in_table(fig, result) else fixture.missed).append(fig)
 
 
 def _sources(path: str) -> str:
-    line = (REAL / path).read_text(encoding="utf-8").split("\n", 1)[0]
+    first = REAL / path
+    if first.is_dir():  # a run directory: its first file's source
+        first = min(p for p in first.rglob("*") if p.is_file() and p.suffix != ".source")
+    sidecar = first.with_name(first.name + ".source")
+    line = (sidecar if sidecar.exists() else first).read_text(encoding="utf-8").split("\n", 1)[0]
     return line.removeprefix("# source: ").split(",", 1)[0].split("@", 1)[0]
 
 

@@ -48,6 +48,9 @@ COMPOSER = "MosaicML Composer (console logger, progress bars)"
 HF = "Hugging Face Trainer dicts"
 LITGPT = "LitGPT `Epoch N | iter N step N | loss train: ..., val: ... | iter time: ...`"
 PADDLE = "PaddlePaddle-style `epoch: ..., loss: ..., batch_cost: ..., ips: ... samples/s`"
+TORCHTUNE = "torchtune `Step N | loss:X lr:Y tokens_per_second_per_gpu:Z`"
+TRL = "TRL trainers' logged dicts (`rewards/chosen`, `rewards/margins`...)"
+KERAS = "Keras `Epoch N/M` and `n/N [====] - 192s 454ms/step - loss: ...` lines"
 
 
 def _titan(name: str, last: int, loss_: float, grad: float | None, gib: float,
@@ -327,4 +330,140 @@ def listed() -> list[Fixture]:
                     lr(1.00, "lr"), value(3.673, "ce", "ce"), value(39.970, "ppl", "ppl"),
                     value(0.5722, "grad_norm", "grad_norm"), value(3.660, "valid ce", "ce"),
                     value(39.211, "valid ppl", "ppl"), secs(4074.356)]),
+        # --- torchtune ----------------------------------------------------------------
+        Fixture("frameworks/torchtune_codellama_steps_pr1358.log", TORCHTUNE, [
+            step(12), loss(1.1174635887145996), lr(2e-05),
+            tokens_per_s(542.9797193194343, "tokens_per_second_per_gpu")]),
+        # --- TRL, axolotl, unsloth (Hugging Face Trainer underneath) -------------------
+        Fixture("frameworks/trl_dpo_trainer_dicts_pr570.log", TRL, [
+            epoch(0.24), loss(0.8165), lr(3.8e-05, "learning_rate"),
+            eval_loss(0.8106440901756287, "eval_loss"),
+            value(0.625, "rewards/accuracies", "rewards_accuracies"),
+            value(0.41145211458206177, "rewards/margins", "rewards_margins"),
+            value(10.437, "eval_samples_per_second", "eval_samples_per_second")]),
+        Fixture("frameworks/trl_dpo_loss_zero_issue1236.log", TRL, [
+            epoch(0.05), loss(0.3959), lr(5.428571428571428e-05, "learning_rate"),
+            value(0.5, "rewards/accuracies", "rewards_accuracies"),
+            value(2.128272771835327, "rewards/margins", "rewards_margins")]),
+        Fixture("frameworks/axolotl_packing_dataloader_issue592.log",
+                "axolotl (Trainer dicts between its dataloader's INFO lines)", [
+                    epoch(0.89), loss(1.0226), lr(0.00014229432213209734, "learning_rate"),
+                    value(0.77, "packing_efficiency_estimate", "packing_efficiency"),
+                    value(26275, "total_num_tokens per device", "total_num_tokens")]),
+        Fixture("frameworks/unsloth_banner_notebook_bar_issue1140.log",
+                "unsloth banner and notebook progress line `[ n/N t < eta, r it/s, Epoch e/E]`",
+                [step(22), total(290), epoch(0.36)]),
+        # --- Keras --------------------------------------------------------------------
+        Fixture("frameworks/keras_fit_generator_issue10506.log", KERAS, [
+            epoch(10), loss(0.9081), acc(0.7349), step_time(444, "ms", "ms/step"),
+            value(0.0027, "mean_squared_error", "mean_squared_error")]),
+        # --- runs that end in a failure -----------------------------------------------
+        Fixture("frameworks/nemo_bar_then_nccl_watchdog_pytorch118369.log", NEMO, [
+            step(32040), total(500150), loss(2.590), value(3.2e4, "global_step", "global_step"),
+            value(2.56e7, "consumed_samples", "consumed_samples"), diag("nccl_timeout"),
+            status("failed")]),
+        Fixture("frameworks/detectron2_cuda_oom_during_training_issue1563.log", DETECTRON2, [
+            step_time(2.8448, "s", "s / it"), diag("cuda_oom"), status("failed")]),
+        # --- JAX / Flax -----------------------------------------------------------------
+        Fixture("frameworks/flax_imagenet_clu_writer_issue3364.log",
+                "Flax examples (absl lines, clu `[step] k=v, ...` writer)", [
+                    step(1000), epoch(2), loss(6.525280952453613),
+                    lr(0.9738461971282959, "train_learning_rate"), acc(0.006696777418255806),
+                    eval_loss(6.6112446784973145, "eval_loss"), acc(0.005859375),
+                    value(1.760848, "steps_per_second", "steps_per_second")]),
+        # --- MMPretrain (mmcls) and mmengine-based detectors --------------------------
+        Fixture("frameworks/mmcls_mmpretrain_val_top1_issue360.log", MMCV, [
+            epoch(2), step(30), total(35), lr(1.000e-02), step_time(0.403, "s", "time"),
+            memory(2962, "MB", "memory"), loss(0.5266), acc(22.0)]),
+        Fixture("frameworks/yolo_world_mmengine_last_epoch_issue190.log", MMCV, [
+            epoch(100), step(250), total(4309), lr(5.9600e-05), step_time(1.0317, "s", "time"),
+            memory(8574, "MB", "memory"), loss(1130.3533),
+            value(1011.6809, "grad_norm", "grad_norm")]),
+        # --- flair --------------------------------------------------------------------
+        Fixture("frameworks/flair_trainer_epoch_dev_test_issue517.log",
+                "flair `epoch N - iter n/N - loss X`, `EPOCH N done`, `DEV :`/`TEST :` lines", [
+                    epoch(1), step(240), total(249), loss(0.0350), lr(0.1000),
+                    eval_loss(0.03877527, "DEV  : loss"), acc(0.5586), acc(0.5521)]),
+        # --- the long tail nobody listed ----------------------------------------------
+        Fixture("frameworks/fasttext_json_progress_issue604.log",
+                "fastText JSON progress lines `{\"progress\":..,\"loss\":..,\"lr\":..}`", [
+                    loss(1.106275), lr(0.037842), value(21.9, "progress", "progress"),
+                    value(163769, "words", "words")]),
+        Fixture("frameworks/ncrfpp_instances_issue100.log",
+                "NCRF++ `Instance: N; Time: Xs; loss: Y; acc: a/b=Z`", [
+                    value(12500, "Instance", "instance"), loss(367.3678), acc(0.8335),
+                    value(5.25, "Time", "time")]),
+        Fixture("frameworks/tqdm_epochs_slurm_time_limit_polymergnn.log",
+                "a script's tqdm bar over epochs, then Slurm's time limit", [
+                    step(11), total(50), diag("slurm_timeout"), status("failed")]),
+        Fixture("frameworks/script_tqdm_epoch_summaries_deeplense.log",
+                "a script's tqdm bars per epoch and `Epoch N/M - Train Loss: ..., Validation"
+                " Accuracy: X%` summaries", [
+                    epoch(50), step(157), total(157), loss(0.4410),
+                    eval_loss(1.5691, "Validation Loss"), acc(81.59), acc(54.40)]),
+        Fixture("frameworks/lightning_controlnet_bars_validating_issue704.log", LIGHTNING, [
+            epoch(2), step(124), total(126), loss(0.00658),
+            value(263.0, "global_step", "global_step"),
+            value(0.000127, "train/loss_vlb_step", "loss_vlb_step")]),
+        Fixture("frameworks/lightning_test_tables_hydra_gcpnet_lba.log", LIGHTNING, [
+            eval_loss(1.8178036212921143, "test/loss"), eval_loss(1.812593936920166, "test/loss"),
+            eval_loss(1.8261266946792603, "test/loss"),
+            value(1.3517177104949951, "test/RMSE", "rmse"),
+            value(0.6116969585418701, "test/PearsonCorrCoef", "pearson"),
+            value(1.35466730594635, "test/RMSE", "rmse")]),
+        Fixture("frameworks/lightning_test_table_three_loaders_gcpnet_cpd.log", LIGHTNING, [
+            eval_loss(1.8619296550750732, "test/loss"),
+            value(6.061273574829102, "test/perplexity/all", "perplexity_all"),
+            value(0.40316206216812134, "test/recovery/all", "recovery_all")]),
+        Fixture("frameworks/hf_trainer_liger_memory_tokens_pr110.log", HF, [
+            epoch(2.0), loss(75.81), lr(9.397368756032445e-06, "learning_rate"),
+            value(9.360036849975586, "grad_norm", "grad_norm"),
+            memory(26279.24, "MB", "step_peak_memory_allocated_MB"),
+            tokens_per_s(18920.33, "step_tokens_per_second"),
+            value(131072, "num_input_tokens_seen", "num_input_tokens_seen")]),
+        Fixture("frameworks/detr_metric_logger_pix2seq_issue14.log",
+                "DETR/torchvision-references MetricLogger `Epoch: [e]  [n/N]  eta: ..."
+                "  loss: X (avg)  time: ...  max mem: M`", [
+                    epoch(0), step(1330), total(3696), lr(0.000100), loss(5.0905),
+                    step_time(0.8149, "s", "time"), memory(29528, "MB", "max mem")]),
+        Fixture("frameworks/basicsr_spsr_iter_thousands_issue38.log",
+                "BasicSR/mmsr `<epoch: N, iter: 2,800, lr:X> name: value ...`", [
+                    epoch(32), step(3000), lr(1.000e-04),
+                    value(1.7321e-03, "l_g_pix", "l_g_pix"), value(1.6710, "l_g_fea", "l_g_fea")]),
+        Fixture("frameworks/mmf_pythia_iter_train_val_issue8.log",
+                "Pythia/mmf `iter: N train_loss: X ... val_loss: Y time(s): Z s`", [
+                    step(2700), loss(2.6800), eval_loss(3.0637, "val_loss"),
+                    value(0.6441, "train_score", "train_score"), acc(0.6148),
+                    value(176.4, "time(s)", "time")]),
+        Fixture("frameworks/dope_train_epoch_tab_loss_issue220.log",
+                "pytorch/examples-style `Train Epoch: N [n/N (p%)]<TAB>Loss: X`", [
+                    epoch(3), loss(0.000001647578983)]),
+        Fixture("frameworks/rsis_cuda_oom_at_epoch_708_issue6.log",
+                "a script's `Epoch N` line, then CUDA out of memory", [
+                    epoch(708), diag("cuda_oom"), status("failed")]),
+        Fixture("frameworks/vedadet_epoch_lines_before_oom_issue78.log", MMCV, [
+            epoch(1), step(1300), total(3221), lr(0.00375), loss(1.3273),
+            value(0.5496, "loss_iou", "loss_iou")]),
+        Fixture("frameworks/hf_model_card_whisper_training_results.log",
+                "Hugging Face Trainer model card `Training results` table (Whisper fine-tune)", [
+                    epoch(33.0), step(5000), loss(0.0001),
+                    eval_loss(1.2201, "Validation Loss"), value(44.6966, "Wer", "wer")]),
+        Fixture("frameworks/megatron_deepspeed_bigscience_grad_norm_nan_issue396.log",
+                MEGATRON_DS, [
+                    step(5428), total(250000), lr(2.999E-04, "learning rate"),
+                    step_time(4229.2, "ms", "elapsed time per iteration (ms)"), rate(1.892),
+                    tflops(78.71, "TFLOPs"),
+                    value(88932352, "consumed tokens", "consumed_tokens")]),
+        Fixture("frameworks/keras3_xla_endpoint_layer_keras_io.log", KERAS, [
+            epoch(2), step(32), total(32), loss(0.3627), step_time(2, "ms", "ms/step")]),
+        Fixture("frameworks/accelerate_nlp_example_sagemaker_mpirank.log",
+                "HF Accelerate example `epoch N: {'accuracy': ..., 'f1': ...}` under mpirun", [
+                    epoch(2), acc(0.75), value(0.838095238095238, "f1", "f1"),
+                    status("done")]),
+        Fixture("frameworks/lightning_sd_bar_then_killed_lambdalabs_issue41.log", LIGHTNING, [
+            epoch(0), step(209), total(209), loss(0.0685),
+            value(208.0, "global_step", "global_step"), status("failed")]),
+        Fixture("frameworks/levanter_progress_line_marinfold_issue160.log",
+                "Levanter `Progress on:train Nit/Mkit rate:Xs/it ... loss=Y`", [
+                    step(586), total(2060), loss(2.45), step_time(5.5, "s", "rate")]),
     ]

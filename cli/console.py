@@ -7,7 +7,10 @@ import os
 import sys
 from typing import TextIO
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
+
+from accelbench.engine.text import printable_lines
 
 PIPED_WIDTH = 80  # the width of what is not printed to a terminal, unless COLUMNS says
 
@@ -32,11 +35,26 @@ def width(stream: TextIO | None = None) -> int:
     return PIPED_WIDTH
 
 
+class GatedConsole(Console):
+    """A console whose every printed text passes the output gate (``engine.text``): no
+    control character a job, a log or a plug-in put in a name, a line or a message reaches
+    the terminal, whatever view prints it. Its own segments that are terminal controls
+    (``Live``'s cursor moves) and the styles' escapes are its own, and pass."""
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None):
+        for segment in super().render(renderable, options):
+            if segment.control or segment.text.isprintable() or segment.text == "\n":
+                yield segment
+            else:
+                yield Segment(printable_lines(segment.text), segment.style)
+
+
 def console(stderr: bool = False) -> Console:
     """A console that never reads a string as markup or emoji codes: run names, metrics and
     log lines print as they are; styles come from ``Text`` and ``style=``. Its width is
-    ``width()``'s: a terminal's is read again as it is resized, unless ``COLUMNS`` is set."""
+    ``width()``'s: a terminal's is read again as it is resized, unless ``COLUMNS`` is set.
+    What it prints passes the output gate (:class:`GatedConsole`)."""
     stream = sys.stderr if stderr else sys.stdout
     follows = stream.isatty() and _given() is None
-    return Console(markup=False, emoji=False, stderr=stderr,
+    return GatedConsole(markup=False, emoji=False, stderr=stderr,
                    width=None if follows else width(stream))

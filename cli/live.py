@@ -18,6 +18,7 @@ from accelbench.engine import format as fmt
 from accelbench.engine import layout, present
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
+from accelbench.engine.text import printable
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
     from accelbench.engine.compare import Comparison
@@ -40,8 +41,8 @@ def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> Rend
     ``columns`` cells: the figures whole (on a line of their own when narrow)."""
     now = time.time()
     head = Text.assemble((f"● {state.phase}", present.phase_style(state.phase)),
-                         (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
-                         f"  {name}  {present.phase_clock(state, now)}  ",
+                         (present.phase_detail(state), "dim"),
+                         f"  {printable(name)}  {present.phase_clock(state, now)}  ",
                          (state.run_id, "dim"))  # last: a narrow terminal wraps the id alone
     figures = [Text(f"{state.step}/{state.total or '?'} steps"),
                *([Text(f"epoch {state.epoch:g}/{state.epochs:g}")] if state.epochs else []),
@@ -58,12 +59,12 @@ def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> Rend
                                 width=min(BAR_WIDTH, columns)))
         parts = [head, bar, Columns(figures, padding=(0, 1))]
     if state.utilization:
-        parts.append(Columns([Text(f"{u.engine} {present.utilization_figure(u)}", style="dim")
+        parts.append(Columns([Text(f"{printable(u.engine)} {present.utilization_figure(u)}",
+                                   style="dim")
                               for u in state.utilization.values()], padding=(0, 2)))
     for diag in state.diagnoses:
         parts.append(Text.assemble("! ", present.diagnosis_line(diag), style="yellow"))
-    lines = [*state.log_tail, state.redraw] if state.redraw else list(state.log_tail)
-    for line in lines[-log_lines:]:
+    for line in present.log_lines(state, log_lines):
         parts.append(Text(line, style="dim", overflow="ellipsis", no_wrap=True))
     return Group(*parts)
 
@@ -82,7 +83,7 @@ def summary_table(state: RunState, name: str, columns: int) -> Group:
                                      justify="right"), Cell("done, of the total reported", "dim")])
     rows.append([Cell("duration"), Cell(fmt.duration(summary.duration_s), justify="right"),
                  Cell("first event to last", "dim")])
-    return Group(Text(f"{name} ({state.run_id}): {state.phase}", style="italic"),
+    return Group(Text(f"{printable(name)} ({state.run_id}): {state.phase}", style="italic"),
                  table(present.heads(("figure", "value", "from"), ("value",), SUMMARY_NARROW),
                        rows, columns),
                  Text("what each figure is: accelbench show --help", style="dim"))
@@ -94,8 +95,9 @@ def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = 
     the columns ``engine.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
     never wrap)."""
     shape = shape or layout.fit(heads, rows, columns)
-    out = Table(title=Text(title) if title else None, title_justify="left", box=box.SIMPLE_HEAD,
-                show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), collapse_padding=True)
+    out = Table(title=Text(printable(title)) if title else None, title_justify="left",
+                box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0),
+                collapse_padding=True)
     for head, size in zip(shape.heads(heads), shape.widths, strict=True):
         out.add_column(head.rich(), justify=head.justify, width=size,
                        no_wrap=head.fit == "whole", overflow="fold")

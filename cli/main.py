@@ -13,6 +13,7 @@ from accelbench.engine import __version__, registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.summary import figures_help
+from accelbench.engine.text import printable
 
 FIGURES_HELP = f"figures (the same in every table, view and export): {figures_help()}."
 
@@ -20,10 +21,10 @@ FIGURES_HELP = f"figures (the same in every table, view and export): {figures_he
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``accelbench`` console script; returns the exit code."""
     try:
+        _NOTICES.show()  # (a plug-in left out is told as the systems load, for the help)
         args = _parser().parse_args(argv)  # the dialects in its help come from the systems
         if not args.command:
             return _open_tui(args)
-        _NOTICES.show()
         return args.func(args)
     except UserError as exc:
         _say(f"accelbench: error: {exc.message}", sys.stderr)
@@ -40,6 +41,7 @@ def _say(line: str, stream: TextIO | None = None) -> None:
     """A line of a report, an error, a hint or a notice: one line for scripts and logs; on a
     terminal, wrapped at its spaces to its width (a name or a path stays whole)."""
     stream = stream or sys.stdout
+    line = printable(line)  # (a notice or an error may quote what a file or a job holds)
     if stream.isatty():
         from accelbench.cli.live import width, wrapped
 
@@ -140,7 +142,10 @@ def _parser() -> argparse.ArgumentParser:
 
     show = sub.add_parser("show", help="a run's spec, summary and metrics", epilog=FIGURES_HELP)
     show.add_argument("run", help="run id or a unique prefix or suffix of it")
-    show.add_argument("--log", action="store_true", help="print the whole job output")
+    show.add_argument("--log", action="store_true",
+                      help="print the whole job output byte for byte, as `cat` would: the one"
+                      " place accelbench shows a job's output raw (terminal controls"
+                      " included; pipe it to `less` or `cat -v` to see them)")
     show.add_argument("--chart", metavar="GLOB", help="also chart the metrics whose names"
                       " match GLOB (loss*, '*acc* eval*'), one chart each")
     show.set_defaults(func=_cmd_show)
@@ -157,8 +162,10 @@ def _parser() -> argparse.ArgumentParser:
     parse.add_argument("--json", action="store_true", help="one JSON event per line")
     parse.set_defaults(func=_cmd_parse)
 
-    imp = sub.add_parser("import", help="keep a log you already have as finished runs")
-    imp.add_argument("logfile")
+    imp = sub.add_parser("import", help="keep a log you already have (or each run under a"
+                         " directory) as finished runs")
+    imp.add_argument("logfile", help="a log, a structured file (trainer_state.json,"
+                     " trainer_log.jsonl, metrics.csv, an event file) or a directory")
     _dialect_option(imp)
     imp.add_argument("--accelerator", default=None,
                      help="the system it ran on (default: the one its dialect points to)")
@@ -254,6 +261,7 @@ def _open_tui(args: argparse.Namespace) -> int:
         raise UserError("--start needs --preset", hint="e.g. accelbench --preset cpu-mnist --start")
     from accelbench.tui.app import AccelbenchApp
 
+    _NOTICES.muted = True  # the app tells its own (a line on its screen would break it)
     AccelbenchApp(_runner(), spec, start=args.start, preset=preset).run()
     return 0
 
@@ -591,10 +599,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
-    from accelbench.engine import digest, safefile
+    from accelbench.engine import digest, present, safefile
     from accelbench.engine import format as fmt
-    from accelbench.engine.present import diagnosis_line, metric_rows, phase_style
     from accelbench.engine.store import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
+    from accelbench.engine.text import printable_lines
 
     handle = _runner().open(args.run)
     if args.log:
@@ -611,30 +619,31 @@ def _cmd_show(args: argparse.Namespace) -> int:
     state = digest.read(handle.info) or handle.state()
     out = console()
     status = handle.info.status
-    out.print(Text.assemble((handle.id, "bold"), "  ", (status, phase_style(status)),
+    out.print(Text.assemble((handle.id, "bold"), "  ", (status, present.phase_style(status)),
                             f"  started {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
     cwd = (read_json(handle.info.path(LAUNCH_FILE)) or {}).get("cwd")
     if isinstance(cwd, str) and cwd != str(handle.info.dir):  # (the run's dir: an old run)
-        out.print(Text(f"ran in {cwd}"))
+        out.print(Text(f"ran in {printable(cwd)}"))
     if state is None:
-        out.print(f"{handle.info.status}: {handle.info.reason}")
+        out.print(f"{handle.info.status}: {printable(handle.info.reason)}")
     out.rule("spec")
     try:
         spec = safefile.read_text(handle.info.path(SPEC_FILE), errors="replace")
     except (OSError, ValueError) as exc:
         spec = f"({SPEC_FILE} cannot be read: {getattr(exc, 'strerror', None) or exc})"
-    out.print(spec, highlight=False)
+    out.print(printable_lines(spec), highlight=False)
     if state is None:
         return 0
     out.rule("summary")
     out.print(summary_table(state, handle.info.name, out.width))
     for diag in state.diagnoses:
-        out.print(Text.assemble(f"! {diag.code}: ", diagnosis_line(diag), style="yellow"))
+        out.print(Text.assemble(f"! {present.diagnosis_code(diag)}: ",
+                                present.diagnosis_line(diag), style="yellow"))
     out.rule("metrics (latest value, history)")
-    for row in metric_rows(state, digits=6):
+    for row in present.metric_rows(state, digits=6):
         out.print(Text.assemble(f"  {row.name:32} {row.latest:>12}  ", (row.spark, "cyan")))
     out.rule("log (last lines)")
-    for line in state.log_tail:
+    for line in present.log_lines(state, len(state.log_tail) + 1):
         out.print(line, highlight=False)
     if args.chart:
         _print_charts(out, state, args.chart)
@@ -679,7 +688,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.cli.live import width, wrapped
-    from accelbench.engine.importer import import_file
+    from accelbench.engine.errors import shown_key
+    from accelbench.engine.importer import import_path
     from accelbench.engine.logclock import zone_file
     from accelbench.engine.present import figures_inline
 
@@ -687,9 +697,14 @@ def _cmd_import(args: argparse.Namespace) -> int:
         registry.get_accelerator(args.accelerator)
     columns = width()
     with zone_file():  # (local times read quicker: one thread here)
-        for info in import_file(_runner().store, args.logfile, args.dialect, args.accelerator):
-            print(wrapped(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}",
-                          columns, "  "))
+        done = import_path(_runner().store, args.logfile, args.dialect, args.accelerator)
+    for info in done.runs:
+        print(wrapped(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}",
+                      columns, "  "))
+    for path, reason in done.skipped:
+        print(f"skipped {shown_key(path)}: {shown_key(reason)}")
+    if not done.runs:
+        raise UserError(f"{args.logfile}: no file under it holds a run accelbench can read")
     return 0
 
 
@@ -718,8 +733,9 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:
     from accelbench.engine.present import Cell, accelerator_heads, availability_cell
 
     rows = []
+    detected = registry.detect_all()  # (a plug-in left out: its line is among the notices)
     for acc in registry.systems().values():
-        found = registry.detect(acc)
+        found = detected[acc.name]
         rows.append([Cell(acc.name), Cell(acc.title), availability_cell(found.available),
                      Cell(found.detail if found.available else found.reason),
                      Cell(", ".join(w.name for w in registry.workloads().values()

@@ -7,7 +7,10 @@ accuracy, evaluation figures, the metrics the systems declare as columns
 (``System.columns``: inferences/s, latency, ...) and the mean utilization of each
 engine. The best value of a ranked column is marked (utilization is shown, not
 ranked: a busier engine is not better by itself); exports
-(CSV, Markdown, JSON) hold the same numbers.
+(CSV, Markdown, JSON) hold the same numbers. What the runs hold (names, knob values,
+imported section titles, metric names) passes the output gate (``engine.text``) into them:
+a CSV cell that a spreadsheet would take for a formula is kept text (:func:`csv_cell`), a
+Markdown cell holds no ``|`` or line break that would end it (:func:`markdown_cell`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 from accelbench.engine import registry, safefile
 from accelbench.engine.store import SPEC_FILE, RunInfo
 from accelbench.engine.summary import FIGURES, RunSummary
+from accelbench.engine.text import printable, printable_lines
 
 
 @dataclass(frozen=True)
@@ -101,26 +105,47 @@ class Comparison:
         """CSV: id, name, status, the parameters, the figures, then the columns it is best in."""
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["id", "name", "status", *self.params, *(c.key for c in self.columns),
-                         "best"])
+        rows = [["id", "name", "status", *self.params, *(c.key for c in self.columns), "best"]]
         for record in self.records():
-            writer.writerow([record["id"], record["name"], record["status"],
-                             *(knob(v) for v in record["params"].values()),
-                             *(plain(v) for v in record["figures"].values()),
-                             ";".join(record["best"])])
+            rows.append([record["id"], record["name"], record["status"],
+                         *(knob(v) for v in record["params"].values()),
+                         *(plain(v) for v in record["figures"].values()),
+                         ";".join(record["best"])])
+        writer.writerows([csv_cell(cell) for cell in row] for row in rows)
         return out.getvalue()
 
     def to_markdown(self) -> str:
         """A Markdown table as the seed notes have them; the best values in bold."""
         head = ["run", *self.params, *(c.title for c in self.columns)]
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines = ["| " + " | ".join(map(markdown_cell, head)) + " |", "|" + "---|" * len(head)]
         for i, (run, values) in enumerate(zip(self.runs, self.values, strict=True)):
-            cells = [run.id, *(knob(values.get(p)) for p in self.params)]
+            cells = [markdown_cell(text) for text in
+                     (run.id, *(knob(values.get(p)) for p in self.params))]
             for c in self.columns:
                 text = plain(values.get(c.key))
                 cells.append(f"**{text}**" if self.is_best(i, c.key) else text)
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
+
+
+_FORMULA_FIRST = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads a formula from
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def csv_cell(text: str) -> str:
+    """A CSV cell as a spreadsheet must show it: through the output gate, and one that
+    would start a formula (``=``, ``+``, ``-``, ``@``, tab, CR first: OWASP's list) kept text
+    by a ``'`` in front; a number (``-0.5``) stays a number, ``-`` (no value) stays."""
+    if text.startswith(_FORMULA_FIRST) and text != "-" and not _NUMBER.fullmatch(text):
+        text = "'" + text
+    return printable_lines(text)
+
+
+def markdown_cell(text: str) -> str:
+    """A Markdown table cell: through the output gate, its line breaks as ``<br>``, its
+    ``|`` escaped (else either would end the cell, and the table with it)."""
+    return printable(_LINE_BREAK.sub("<br>", text)).replace("|", "\\|")
 
 
 def knob(value: Any) -> str:

@@ -11,6 +11,7 @@ local launcher (which reads and writes nothing to tell) is asked about processes
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -25,7 +26,7 @@ from accelbench.engine.exitfile import ExitRecord, read_exit
 from accelbench.engine.index import Finding
 from accelbench.engine.launchers import job_gone
 from accelbench.engine.runner import RunHandle
-from accelbench.engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store
+from accelbench.engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store, damaged
 
 TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")  # what write_json leaves
 
@@ -49,8 +50,34 @@ class Report:
                 "findings": [asdict(f) for f in self.findings]}
 
 
+class _Noticed(logging.Handler):
+    """The run files the readers left aside as damaged while the doctor looks."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if (line := record.getMessage()) not in self.lines:
+            self.lines.append(line)
+
+
 def examine(home: Path | str | None = None, dry_run: bool = False) -> Report:
-    """Check the store at ``home``; repair what can be unless ``dry_run``."""
+    """Check the store at ``home``; repair what can be unless ``dry_run``. What the readers
+    left aside as they went (a damaged run file) is a finding too."""
+    noticed = _Noticed()
+    damaged.addHandler(noticed)
+    try:
+        report = _examine(home, dry_run)
+    finally:
+        damaged.removeHandler(noticed)
+    for line in noticed.lines:
+        target, _, detail = line.partition(": ")
+        report.findings.append(Finding("damaged", target, detail))
+    return report
+
+
+def _examine(home: Path | str | None, dry_run: bool) -> Report:
     store = Store(home, writable=not dry_run)
     problem = store.check_index()  # a file found damaged now is rebuilt (and noted) at once
     report = Report(str(store.home), dry_run, list(store.findings))

@@ -8,8 +8,11 @@ run's. (Apart from ``logfile`` so that ``accelbench parse`` loads no store.)
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import tempfile
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from accelbench.engine import registry
@@ -17,6 +20,7 @@ from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
+from accelbench.engine.reading import ondisk
 from accelbench.engine.rows import Batch, Rows
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
@@ -102,11 +106,88 @@ def import_file(store, path: str | Path, dialect: str = "auto",
     """
     path = Path(path)
     importer = _Importer(store, path, accelerator)
-    read_file(path, importer, dialect)
+    try:
+        read_file(path, importer, dialect)
+    finally:  # (a file found damaged halfway: the run begun is dropped)
+        if importer._file is not None and not importer._file.closed:
+            importer._file.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(importer._file.name)
     if not importer.runs:
         raise UserError(f"{path}: no section holds a log accelbench can read",
                         hint="name the dialect with --dialect (accelbench parse --help)")
     return importer.runs
+
+
+@dataclass
+class Imported:
+    """What importing a path did: the runs it made, and each file it could not read with
+    the reason (one line each)."""
+
+    runs: list = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def import_path(store, path: str | Path, dialect: str = "auto",
+                accelerator: str | None = None) -> Imported:
+    """``import_file`` of a file, or of each run under a directory (itself too): each run
+    directory (``reading.ondisk.run_files``: its structured files, one run) and each other
+    file, as a log; a file is read once however it is reached (links), and binary files
+    that are not event files or ``.gz`` logs are passed over (listed in ``skipped``)."""
+    path = Path(path)
+    done = Imported()
+    if not path.is_dir():
+        done.runs = import_file(store, path, dialect, accelerator)
+        return done
+    seen: set[tuple[int, int]] = set()
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        here = Path(root)
+        members = ondisk.run_files(here) or []
+        if [member for member in members if _first(member, seen)]:
+            _one(store, here, dialect, accelerator, done)  # (its runs/ folder: taken)
+        for name in sorted(files):
+            file = here / name
+            if not _first(file, seen):
+                continue
+            if _binary(file):
+                done.skipped.append((file, "binary, not a log"))
+                continue
+            _one(store, file, dialect, accelerator, done)
+    return done
+
+
+def _one(store, path: Path, dialect: str, accelerator: str | None, done: Imported) -> None:
+    try:
+        done.runs += import_file(store, path, dialect, accelerator)
+    except UserError as exc:
+        reason = str(exc).removeprefix(f"{path}: ").removeprefix(f"{path.resolve()}: ")
+        done.skipped.append((path, reason))
+
+
+def _first(path: Path, seen: set[tuple[int, int]]) -> bool:
+    """Whether ``path`` is a file not seen before (noting it: links to one file count once)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return True  # (its reading says why)
+    key = (st.st_dev, st.st_ino)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
+def _binary(path: Path) -> bool:
+    """A file with a NUL in its first 8 KiB (a ``.gz`` file: of its text; a ``.tar.gz`` is
+    binary), but an event file."""
+    if ondisk.kind(path):
+        return False
+    try:
+        with (gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb")) as f:
+            return b"\0" in f.read(8192)
+    except (OSError, EOFError, zlib.error):
+        return False  # (its reading says why)
 
 
 def _exit(outcome: Outcome, span: float, created: float, path: Path) -> dict:

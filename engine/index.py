@@ -95,7 +95,8 @@ log = logging.getLogger(__name__)
 class Finding:
     """A problem found in the store, and whether it was repaired on disk."""
 
-    kind: str  # index, orphan_row, missing_row, unindexable, status, vanished, temp_file
+    kind: str  # index, orphan_row, missing_row, unindexable, status, vanished, temp_file,
+    # damaged (a run file left aside)
     target: str  # a run or experiment id, or a file
     detail: str
     fixed: bool = False

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import operator
 import os
 import re
 import time
@@ -38,6 +39,44 @@ def _local(*fields: str) -> float:
     gives many lines the same second)."""
     year, month, day, hour, minute, second = map(int, fields)
     return time.mktime((year, month, day, hour, minute, second, 0, 0, -1))  # (strptime: slow)
+
+
+@functools.lru_cache(maxsize=256)
+def stamp_seconds(stamp: str) -> float:
+    """Epoch seconds of a ``YYYY-MM-DD HH:MM:SS`` stamp read as local time (cached: a log
+    gives many lines the same second): its hour's, where the clock keeps one offset from
+    UTC all through that hour, plus its minutes and seconds."""
+    hour = _hour(stamp[:13])
+    if hour is None:
+        return _mktime(stamp, int(stamp[14:16]), int(stamp[17:19]))
+    return hour + int(stamp[14:16]) * 60 + int(stamp[17:19])
+
+
+@functools.lru_cache(maxsize=64)
+def _hour(stamp: str) -> float | None:
+    """Epoch seconds of the start of an hour (``YYYY-MM-DD HH``); None where the local
+    clock changes its offset within it (daylight saving time)."""
+    start, end = _mktime(stamp, 0, 0), _mktime(stamp, 59, 59)
+    return start if end - start == 3599 else None
+
+
+def stamps_seconds(stamps: list[str]) -> dict[str, float]:
+    """``stamp_seconds`` of each of ``stamps`` (each once; their hours' from the cache)."""
+    unique = list(dict.fromkeys(stamps))
+    hours = list(map(_hour, [stamp[:13] for stamp in unique]))
+    if None in hours:  # (an hour the clock changes its offset in)
+        return dict(zip(unique, map(stamp_seconds, unique), strict=True))
+    minutes = map(int, [stamp[14:16] for stamp in unique])
+    seconds = map(int, [stamp[17:19] for stamp in unique])
+    return dict(zip(unique, map(operator.add, hours, map(operator.add, map(
+        operator.mul, minutes, itertools.repeat(60)), seconds)), strict=True))
+
+
+def _mktime(stamp: str, minute: int, second: int) -> float:
+    """Epoch seconds of a local time: the date and hour of ``stamp``, ``minute``, ``second``
+    (strptime: slow)."""
+    return time.mktime((int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[11:13]),
+                        minute, second, 0, 0, -1))
 
 
 @contextlib.contextmanager

@@ -20,9 +20,11 @@ text and events to a :class:`Reader` as they come.
 from __future__ import annotations
 
 import copy
+import gzip
 import operator
 import os
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -31,16 +33,16 @@ from pathlib import Path
 from accelbench.engine import registry, safefile
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
-from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers import Dialect, deferred
 from accelbench.engine.parsers.prefilter import (
     Searched,
     Shapes,
     line_starts,
     needs_of,
     nocase_of,
+    read_text,
 )
-from accelbench.engine.parsers.slurm_rows import job_tables
-from accelbench.engine.parsers.slurm_tables import MAX_TABLE, SlurmTable
+from accelbench.engine.reading import ondisk, records, tools
 from accelbench.engine.rows import Batch, Rows, expanded
 from accelbench.engine.tail import CUT_MARK, MAX_LINE
 
@@ -125,22 +127,25 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     one only where no system's dialect is found (that one reads its own progress bars)."""
     dialects = registry.dialects()
     shapes = [Shapes.of(text) for text in texts]
-    names = [name for name, dialect in dialects.items()
-             if name in found or any(_sniffs(dialect, text, shape)
-                                     for text, shape in zip(texts, shapes, strict=True))]
+    names = [name for name, dialect in dialects.items() if not dialect.always
+             and (name in found or any(_sniffs(dialect, text, shape)
+                                      for text, shape in zip(texts, shapes, strict=True)))]
     if any(name in registry.dialect_systems() for name in names):
         names = [name for name in names if not dialects[name].fallback]
     return names
 
 
 def _blocks(path: Path, name: Path | None = None, size: int = -1) -> Iterator[str]:
-    """The text of ``path`` (decoded as ``Path.read_text`` does) in blocks of whole lines;
-    the last one lacks its ``\\n`` where the file does. A line keeps ``MAX_LINE``
-    characters (cut with ``CUT_MARK``). A ``UserError`` (naming the file ``name``) if the
-    file is found shorter than ``size`` bytes once read: it was truncated meanwhile."""
+    """The text of ``path`` (decoded as ``Path.read_text`` does; a ``.gz`` file
+    decompressed as it is read) in blocks of whole lines; the last one lacks its ``\\n``
+    where the file does. A line keeps ``MAX_LINE`` characters (cut with ``CUT_MARK``).
+    A ``UserError`` (naming the file ``name``) if the file is found shorter than ``size``
+    bytes once read: it was truncated meanwhile."""
     name = name or path
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with (gzip.open(path, "rt", encoding="utf-8", errors="replace")
+              if path.suffix.lower() == ".gz"
+              else open(path, encoding="utf-8", errors="replace")) as f:
             carry, cut = "", False
             while block := f.read(BLOCK):
                 if cut:  # the rest of a line too long to keep
@@ -163,6 +168,8 @@ def _blocks(path: Path, name: Path | None = None, size: int = -1) -> Iterator[st
                                 " complete (or copy it first)")
             if carry:
                 yield carry
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise UserError(f"{path}: damaged gzip file: {exc}") from None
     except OSError as exc:
         raise UserError(f"{name}: cannot read: {exc.strerror}") from None
 
@@ -263,7 +270,7 @@ def _sniff_needed(text: str, found: set[str], shapes: Shapes | None) -> set[str]
         text += "\n"  # each line found ends at a \n
     searched = Searched(text)
     for name, dialect in registry.dialects().items():
-        if name in found:
+        if name in found or dialect.always:
             continue
         needs: tuple[str, ...]
         if dialect.sniff_needs is not None:
@@ -429,7 +436,9 @@ class _Runs:
     A run ends after a line giving a dialect's ``run_end`` metric where a later line
     gives events other than the run's closing ones (``_closing``): from the first such
     end on, a copy of the dialects goes on through the whole section (``split``) to find
-    where, while each run is parsed afresh.
+    where, while each run is parsed afresh. The dialects read on every log (``always``,
+    those not detected) are given the text of each piece on their own, up to such an end
+    or the piece's end, after the others.
     """
 
     def __init__(self, reader: Reader, names: list[str], title: str, run_ids: Iterator[str]
@@ -437,9 +446,11 @@ class _Runs:
         self.reader, self.names, self.title, self.run_ids = reader, names, title, run_ids
         classes = [registry.get_dialect(name) for name in names]
         self.needs, self.nocase = needs_of(classes), nocase_of(classes)
+        self.always = [cls for cls in registry.always_dialects() if cls.name not in names]
         self.ends = frozenset(name for cls in classes for name in cls.run_end)
         self.success = self.ends | {name for cls in classes for name in cls.success}
-        self.warnings = frozenset(code for cls in classes for code in cls.warnings)
+        self.warnings = frozenset(code for cls in [*classes, *self.always]
+                                  for code in cls.warnings)
         self.skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
         self.split: list[Dialect] | None = None
         self.ended = False  # a run's end was seen, and no event since
@@ -447,12 +458,16 @@ class _Runs:
         self.runs = 0
         self.batch: list[Event | Rows] = []
         self.text, self.done = "", 0  # the current piece; where its text not yet given starts
+        self.read = 0  # where its text the ``always`` dialects have not read yet starts
+        self.held: _Held = None  # which literals its block's line shapes hold
         self._begin()
 
     def _begin(self) -> None:
         self.runs += 1
         run_id = next(self.run_ids)
         self.parsers = [registry.get_dialect(name)(run_id) for name in self.names]
+        self.extras = [cls(run_id) for cls in self.always]
+        self.diagnosed = False  # a detected dialect diagnosed the run (``Dialect.defers``)
         self.succeeded, self.first, self.last = False, 0.0, 0.0
         self.failure: Diagnosis | None = None
         self.reader.begin(run_id, self.names)
@@ -474,12 +489,14 @@ class _Runs:
         self.batch = []
 
     def _end(self, title: str) -> None:
-        self.batch += [e for parser in self.parsers for e in parser.finish(0.0)]
+        parsers = [*self.parsers, *self.extras]
+        self.batch += [e for parser in parsers for e in parser.finish(0.0)]
         self._give()
         status = next((p.status for p in self.parsers if p.status), None) or (
-            "failed" if self.failure else "done" if self.succeeded else "ended")
-        code = next((p.exit_code for p in self.parsers if p.exit_code is not None), None)
-        span = next((p.elapsed for p in self.parsers if p.elapsed is not None),
+            "failed" if self.failure else "done" if self.succeeded else None) or next(
+            (p.status for p in self.extras if p.status and not self.names), "ended")
+        code = next((p.exit_code for p in parsers if p.exit_code is not None), None)
+        span = next((p.elapsed for p in parsers if p.elapsed is not None),
                     self.last - self.first)
         self.reader.end(title, Outcome(status, code, self.failure, round(span, 3)))
 
@@ -490,7 +507,7 @@ class _Runs:
         """The next piece of the section's text (whole lines; ``last``: its end; ``held``:
         which literals its block's line shapes hold, if known: the others are on none of
         its lines)."""
-        self.text, self.done = text, 0
+        self.text, self.done, self.read, self.held = text, 0, 0, held
         if self.needs is None:
             offset = 0
             lines = text.split("\n")
@@ -521,6 +538,7 @@ class _Runs:
                 after = end + 1
             if after < len(text) or (last and after == len(text)):
                 self._item(after, None)
+        self._extras(len(text))
         if self.reader.wants_text:
             self.reader.text(text[self.done:] + "\n" if last else text[self.done:])
         if last:
@@ -528,14 +546,33 @@ class _Runs:
         else:
             self._give()
 
+    def _extras(self, end: int) -> None:
+        """Give the ``always`` dialects the current piece's text they have not read, up to
+        ``end``."""
+        if self.extras and end > self.read:
+            text, given = self.text[self.read:end], list(self.batch)
+            if not self.diagnosed and Diagnosis in set(map(type, given)):
+                self.diagnosed = any(type(event) is Diagnosis and event.code not in
+                                     self.warnings for event in given)
+            for extra in self.extras:
+                extra.beside(given)
+                self.batch += deferred(read_text(extra, text, 0.0, self.held), extra,
+                                       self.diagnosed)
+        self.read = max(self.read, end)
+
     def _text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]) -> bool:
-        """Feed the one dialect the lines of ``text`` holding ``needs``/``nocase`` all at once,
-        where it reads them from the whole text (``Dialect.feed_text``) and no run ends on
-        one of them; False where not (nothing is fed)."""
-        if len(self.parsers) != 1 or not (needs or nocase):
+        """Feed the one dialect whose literals the text holds (:meth:`_only`) the lines of
+        ``text`` holding them all at once, where it reads them from the whole text
+        (``Dialect.feed_text``) and no run ends on one of them; False where not (nothing is
+        fed)."""
+        if not (needs or nocase):
             return False
+        only = self._only(text, needs, nocase)
+        if only is None:
+            return False
+        parser, own, own_nocase = only
         saved = copy.deepcopy(self.parsers) if self.ends else None
-        events = self.parsers[0].feed_text(text, needs, nocase, 0.0)
+        events = parser.feed_text(text, own, own_nocase, 0.0)
         if events is None:
             return False
         if saved is not None and _metric_in(events, self.ends):
@@ -543,6 +580,24 @@ class _Runs:
             return False
         self.batch += events
         return True
+
+    def _only(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]
+              ) -> tuple[Dialect, tuple[str, ...], tuple[str, ...]] | None:
+        """The one dialect a line of ``text`` holding ``needs``/``nocase`` may be for, with
+        those of its own the text holds: where the other dialects' literals are on no line
+        of it (a line holding none of a dialect's needs gives it nothing, so only that one
+        reads the text's lines); None where there are more."""
+        if len(self.parsers) == 1:
+            return self.parsers[0], needs, nocase
+        lowered = text.lower() if nocase else ""
+        found = []
+        for parser in self.parsers:
+            cls = type(parser)
+            own = tuple(n for n in needs if n in (cls.needs or ()) and n in text)
+            own_nocase = tuple(n for n in nocase if n in nocase_of([cls]) and n in lowered)
+            if own or own_nocase:
+                found.append((parser, own, own_nocase))
+        return found[0] if len(found) == 1 else None
 
     def _lines(self, text: str, starts: list[int]) -> bool:
         """Feed the lines of ``text`` at ``starts`` all at once (where no gap counts, no line
@@ -587,6 +642,7 @@ class _Runs:
 
     def _cut(self, offset: int) -> None:
         """End the run before ``offset`` of the current piece; the next one starts."""
+        self._extras(offset)
         if self.reader.wants_text:
             self.reader.text(self.text[self.done:offset])
             self.done = offset
@@ -602,6 +658,9 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect != "auto" and dialect not in registry.dialects():
         raise UserError(f"unknown dialect {shown(dialect)}",
                         hint="known dialects: auto, " + ", ".join(registry.dialects()))
+    if dialect in ("auto", records.NAME) and (files := ondisk.run_files(path)):
+        _records(path, files, reader)
+        return
     with safefile.named_log(path) as file:
         _read_file(path, file, reader, dialect)
 
@@ -613,8 +672,9 @@ def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
     def blocks() -> Iterator[str]:
         return _blocks(file, path, size)
 
-    notes = path.suffix.lower() in MARKDOWN_SUFFIXES
-    if dialect in ("auto", SlurmTable.name) and not notes and _tables(path, size, reader, blocks):
+    name = path.name[:-3] if path.suffix.lower() == ".gz" else path.name
+    notes = Path(name).suffix.lower() in MARKDOWN_SUFFIXES
+    if not notes and _whole(path, reader, dialect, blocks):
         return
     spans, whole, large, held = _scan(blocks, True if notes else None)
     names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
@@ -641,20 +701,47 @@ def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
         offset = stop
 
 
-def _tables(path: Path, size: int, reader: Reader, blocks: Callable[[], Iterator[str]]
-            ) -> bool:
-    """Give ``reader`` each job of a Slurm table (``parsers.slurm_tables``) as a run read
-    with the ``slurm_table`` dialect; False if the file holds none (nothing is given)."""
-    if size > MAX_TABLE or not SlurmTable.sniff(next(blocks(), "")):
-        return False  # (a larger one is read as any log)
-    jobs = job_tables("".join(blocks()))
-    if jobs is None:
+def _text_within(blocks: Callable[[], Iterator[str]], limit: int) -> str | None:
+    """The text ``blocks`` give if it holds at most ``limit`` characters (a ``.gz`` file's
+    text may be larger than the file), else None."""
+    kept, size = [], 0
+    for block in blocks():
+        size += len(block)
+        if size > limit:
+            return None
+        kept.append(block)
+    return "".join(kept)
+
+
+def _whole(path: Path, reader: Reader, dialect: str, blocks: Callable[[], Iterator[str]]
+           ) -> bool:
+    """Give ``reader`` each run of a file of tool output read whole (``reading.tools``:
+    a job of a Slurm or PBS table), read with its kind's dialect; False if the file is of
+    no such kind (nothing is given)."""
+    found = tools.runs(next(blocks(), ""), lambda: _text_within(blocks, tools.MAX_WHOLE),
+                       dialect)
+    if found is None:
         return False
+    name, runs = found
     reader.file([])
-    run_ids = (f"{path.stem}#{n}" for n in range(1, len(jobs) + 1))
-    for title, text in jobs:
-        _Runs(reader, [SlurmTable.name], title, run_ids).piece(text, True)
+    run_ids = (f"{path.stem}#{n}" for n in range(1, len(runs) + 1))
+    for title, text in runs:
+        _Runs(reader, [name], title, run_ids).piece(text, True)
     return True
+
+
+def _records(path: Path, files: list[Path], reader: Reader) -> None:
+    """Give ``reader`` the run of a structured file or run directory (``reading.ondisk``):
+    its records, read with the ``records`` dialect, titled by its directory."""
+    reader.file([])
+    title = path.name if path.is_dir() else path.resolve().parent.name
+    runs = _Runs(reader, [records.NAME], title, iter([f"{path.stem}#1"]))
+    pending: str | None = None
+    for block in ondisk.blocks(files):
+        if pending is not None:
+            runs.piece(pending, False)
+        pending = block
+    runs.piece(pending or "", True)
 
 
 class _Sections(Reader):

@@ -1,7 +1,9 @@
 """How runs look: one presentation model for the CLI (Rich) and the app (Textual).
 
 Plain data: a ``Cell`` is a text, a Rich style string ("bold green") and a justification;
-a ``Head`` is a column's title and justification. The functions here turn runs, run
+a ``Head`` is a column's title and justification. Text from outside enters the views here,
+through the output gate (``engine.text``): every cell, title, diagnosis, metric name and
+log line the functions below give is safe for a terminal. The functions here turn runs, run
 states, experiments and comparisons into rows of cells; the CLI prints them in Rich
 tables, the app's screens put them in data tables, both through ``Cell.rich()``
 (a ``rich.text.Text``: user values are never read as markup). Phase and status labels
@@ -25,6 +27,7 @@ from accelbench.engine.params import KEY_PARAMS
 from accelbench.engine.registry import metric_aliases
 from accelbench.engine.state import RunState
 from accelbench.engine.summary import FIGURES, LAST_RATE, MEAN_THROUGHPUT, RunSummary, canonical
+from accelbench.engine.text import printable, printable_lines
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
     from accelbench.engine.compare import Comparison
@@ -47,6 +50,11 @@ class Cell:
     justify: Justify | None = None
     shorter: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:  # what every table shows passes the gate, laid out so
+        object.__setattr__(self, "text", printable_lines(self.text))
+        if self.shorter:
+            object.__setattr__(self, "shorter", tuple(map(printable_lines, self.shorter)))
+
     def rich(self) -> Text:
         """The cell as Rich ``Text`` (never markup), for a Rich table or a Textual widget."""
         return Text(self.text, style=self.style, justify=self.justify)
@@ -65,6 +73,9 @@ class Head:
     fit: Fit = "whole"
     shorten: tuple[int, ...] = ()
     style: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", printable(self.title))
 
     def rich(self) -> Text:
         """The title as Rich ``Text`` (titles may be the runs' own knob names)."""
@@ -139,7 +150,24 @@ def utilization_figure(sample: Utilization) -> str:
 
 def diagnosis_line(diag: Diagnosis) -> Text:
     """A diagnosis in one line: its message in bold, then its hint."""
-    return Text.assemble((diag.message, "bold"), f"  hint: {diag.hint}" if diag.hint else "")
+    return Text.assemble((printable(diag.message), "bold"),
+                         f"  hint: {printable(diag.hint)}" if diag.hint else "")
+
+
+def diagnosis_code(diag: Diagnosis) -> str:
+    """A diagnosis' code, as shown."""
+    return printable(diag.code)
+
+
+def log_lines(state: RunState, count: int) -> list[str]:
+    """The run's last ``count`` output lines (the one being redrawn last), as shown."""
+    lines = [*state.log_tail, state.redraw] if state.redraw else list(state.log_tail)
+    return [printable(line) for line in lines[-count:]] if count > 0 else []
+
+
+def phase_detail(state: RunState) -> str:
+    """What the run's phase is doing, if its dialect said (`` compiling graph``), as shown."""
+    return f" {printable(state.phase_detail)}" if state.phase_detail else ""
 
 
 # figures -----------------------------------------------------------------------
@@ -224,8 +252,8 @@ def metric_row(state: RunState, name: str, width: int = 20, digits: int = 4) -> 
     history = state.metric_history.get(name, ())
     stride = max(1, len(history) // (8 * width))  # enough points for ``width`` means
     values = [v for _, v in history[::stride]] if len(history) > 1 else []
-    return MetricRow(name, fmt.number(state.metrics[name], digits), plot.spark(values, width),
-                     len(history))
+    return MetricRow(printable(name), fmt.number(state.metrics[name], digits),
+                     plot.spark(values, width), len(history))
 
 
 def metric_rows(state: RunState, pattern: str = "*", width: int = 20, digits: int = 4
@@ -352,7 +380,7 @@ def experiment_banner(name: str, exp_id: str, status: str, statuses: list[str]) 
     """An experiment's line: name, status, how many variants ended, the count per status."""
     ended = ended_count(statuses)
     counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
-    return Text.assemble((name, "bold"), "  ", (status, phase_style(status)),
+    return Text.assemble((printable(name), "bold"), "  ", (status, phase_style(status)),
                          f"  {ended}/{len(statuses)} ended  (",
                          ", ".join(f"{n} {s}" for s, n in counts.items()), ")",
                          (f"  {exp_id}", "dim"))

@@ -65,7 +65,8 @@ def find_preset(ref: str) -> Path:
 
 
 def detected_here(entries: list[PresetEntry]) -> dict[str, bool]:
-    """Whether each accelerator the presets run on is detected here (each probed once). A
+    """Whether each accelerator the presets run on is detected here (all probed at once). A
     preset for one that is not is still listed (Slurm may reach it; it can be edited)."""
     names = {entry.spec.accelerator for entry in entries if entry.spec}
-    return {name: registry.detect(registry.get_accelerator(name)).available for name in names}
+    found = registry.detect_all()
+    return {name: name in found and found[name].available for name in names}

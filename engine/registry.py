@@ -2,43 +2,56 @@
 
 The systems are the objects registered under the entry-point group
 ``accelbench.systems`` (accelbench's own in its ``pyproject.toml``, exactly as a
-third-party package registers one). They are loaded once and checked whole: a name
-declared twice, a workload or metric that does not resolve, a site key of the wrong
-type is a ``UserError`` naming the system, when accelbench starts, never later.
+third-party package registers one). They are loaded once and checked whole: a system
+with a name declared twice, a workload or metric that does not resolve, a site key of
+the wrong type is left out, in one line naming it (``plugins.faults``), when accelbench
+starts, never later. A system's detection runs with a time limit (``DETECT_S``), in a
+thread of its own: whatever it does, it answers an ``Availability``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
 
 from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.generic import GENERIC_DIALECTS, TABLE_DIALECTS
+from accelbench.engine.parsers.generic import (
+    ALWAYS_DIALECTS,
+    GENERIC_DIALECTS,
+    TABLE_DIALECTS,
+)
 from accelbench.engine.probe import through_gres
 from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
 from accelbench.engine.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
+from accelbench.engine.text import printable
 from accelbench.engine.workloads import GENERIC, Extension, Workload
 
 GROUP = "accelbench.systems"
 SITE_TYPES = (str, int, float, bool)
 GENERIC_COLUMNS = (Column(r"^eval_(f1|matthews_correlation)$", "max"),)
+DETECT_S = 5.0  # the longest a system's detection may take before it counts as not here
 
 
 @functools.cache
 def systems() -> dict[str, System]:
-    """The installed systems by name, checked, in their ``order``."""
+    """The installed systems by name, checked, in their ``order``; those whose declarations
+    fail the checks left out (``plugins.faults``)."""
     loaded = plugins.load(GROUP, System)
     found = {s.name: s for s in sorted(loaded.values(), key=lambda s: (s.order, s.name))}
-    for system in found.values():
-        _check(system, found)
-    _check_unique(found.values())
-    return found
+    for system in list(found.values()):
+        try:
+            _check(system, found)
+        except UserError as exc:
+            plugins.left_out(GROUP, exc.message)
+            del found[system.name]
+    return _unique(found)
+
 
 
 def get_accelerator(name: str) -> System:
@@ -56,22 +69,40 @@ def require_available(name: str) -> System:
     return system
 
 
-def detect(system: System) -> Availability:
-    """Whether ``system`` is here: by its own detection, else through its Slurm GRES."""
-    return through_gres(system.gres, system.detect())
+def detect(system: System, seconds: float = DETECT_S) -> Availability:
+    """Whether ``system`` is here: by its own detection (given ``seconds`` at most: one that
+    fails, hangs or answers something else says so), else through its Slurm GRES."""
+    try:
+        answer = plugins.bounded(system.detect, seconds, "detection")
+    except plugins.Fault as fault:
+        answer = Availability(False, reason=str(fault) if fault.timed_out
+                              else f"detection failed: {fault}")
+    if not isinstance(answer, Availability):  # (a plug-in's types are not enforced)
+        kind = type(answer).__name__  # type: ignore[unreachable]
+        answer = Availability(False, reason=f"detection answered a {kind}, not an Availability")
+    found = Availability(bool(answer.available), detail=printable(str(answer.detail)),
+                         reason=printable(str(answer.reason)))  # a plug-in's words: gated
+    return through_gres(system.gres, found)
 
 
 def detect_all() -> dict[str, Availability]:
-    """Whether each system is here, by name."""
-    return {name: detect(system) for name, system in systems().items()}
+    """Whether each system is here, by name: every detection at once, ``DETECT_S`` in all."""
+    with ThreadPoolExecutor(max(1, len(systems()))) as pool:  # (each its own thread)
+        asked = {name: pool.submit(detect, system) for name, system in systems().items()}
+        return {name: future.result() for name, future in asked.items()}
 
 
 @functools.cache
 def dialects() -> dict[str, type[Dialect]]:
     """Every log dialect by name: the generic ones (read on any system) and the tables', then
     the systems'."""
-    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS)},
+    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
             **{d.name: d for system in systems().values() for d in system.dialects}}
+
+
+def always_dialects() -> list[type[Dialect]]:
+    """The dialects read on every log, whatever is detected (``Dialect.always``)."""
+    return [d for d in dialects().values() if d.always]
 
 
 def get_dialect(name: str) -> type[Dialect]:
@@ -191,22 +222,30 @@ def _check(system: System, found: dict[str, System]) -> None:
         fail("a site key is declared twice")
 
 
-def _check_unique(found: Any) -> None:
-    """A ``UserError`` if two declarations take one name (a system's own or accelbench's)."""
+def _unique(found: dict[str, System]) -> dict[str, System]:
+    """``found`` less each system that declares a name twice, or one an earlier system (or
+    accelbench) declares (left out, saying which)."""
     owners: dict[tuple[str, str], str] = {
-        **{("dialect", d.name): "accelbench" for d in GENERIC_DIALECTS},
+        **{("dialect", d.name): "accelbench" for d in (*GENERIC_DIALECTS, *ALWAYS_DIALECTS)},
         **{("workload", w.name): "accelbench" for w in GENERIC},
         **{("knob", f"{w.name}.{p.name}"): "accelbench" for w in GENERIC for p in w.params},
         **{("metric alias", raw): "accelbench" for raw in GENERIC_ALIASES}}
-    for system in found:
+    kept: dict[str, System] = {}
+    for system in found.values():
         names = [*(("sampler", s.name) for s in system.samplers),
                  *(("dialect", d.name) for d in system.dialects),
                  *(("workload", w.name) for w in system.workloads),
                  *(("knob", f"{e.workload}.{p.name}") for e in system.extends for p in e.params),
                  *(("metric alias", raw) for raw in system.metric_aliases)]
-        for kind, name in names:
-            owner = owners.setdefault((kind, name), system.name)
-            if owner != system.name or names.count((kind, name)) > 1:
-                also = f" (also by {owner})" if owner != system.name else ""
-                raise UserError(f"system {system.name!r}: {kind} {name!r} is declared twice{also}",
-                                hint="fix or uninstall the package that registers it")
+        clash = next(((kind, name) for kind, name in names
+                      if owners.get((kind, name), system.name) != system.name
+                      or names.count((kind, name)) > 1), None)
+        if clash is not None:
+            owner = owners.get(clash, system.name)
+            also = f" (also by {owner})" if owner != system.name else ""
+            plugins.left_out(GROUP, f"system {system.name!r}: {clash[0]} {clash[1]!r} is"
+                                    f" declared twice{also}")
+            continue
+        owners.update(dict.fromkeys(names, system.name))
+        kept[system.name] = system
+    return kept

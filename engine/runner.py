@@ -37,10 +37,10 @@ from accelbench.engine.events import (
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.logclock import IMPORTED, LogClock
-from accelbench.engine.parsers import Dialect, machine
-from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
+from accelbench.engine.parsers import Dialect, deferred, machine
+from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, read_text
 from accelbench.engine.parsers.sniffer import Sniffer
-from accelbench.engine.rows import Rows
+from accelbench.engine.rows import Rows, expanded
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
@@ -87,7 +87,8 @@ class Deriver:
     them as columns). With
     ``latest`` (a reader that keeps the state and the log lines, not the other events) a
     progress line that a later one of the same batch overrides makes no event either:
-    only its time is read (the state is the same).
+    only its time is read (the state is the same). The dialects read on every log
+    (``Dialect.always``) are given each batch's text on their own, after the others.
     """
 
     def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
@@ -101,6 +102,9 @@ class Deriver:
         classes = [registry.get_dialect(name) for name in dialects]
         self.dialects: list[Dialect] = []
         self._take(classes)
+        self.extras = [cls(run_id) for cls in registry.always_dialects() if cls not in classes]
+        self._own: set[str] = set()  # the codes of the extras' diagnoses
+        self._given: list[Event | Rows] = []  # what the others gave since the extras read
         self.sniffer = _sniffer(classes, sniff)
         self.logs = logs
         self.latest = latest  # the reader keeps the state, and the log lines only
@@ -121,6 +125,8 @@ class Deriver:
 
     def _keep(self, events: list[Event]) -> list[Event]:
         self.state.feed_all(events)
+        if self.extras:
+            self._given += events
         return events
 
     def opening(self) -> list[Event]:
@@ -158,13 +164,43 @@ class Deriver:
         sniffer = self.sniffer
         at = sniffer.scan(lines) if sniffer else None
         if sniffer is None or at is None:
-            return self._output(lines)
-        events = self._output(lines[:at])
+            return self._output(lines) + self._always(lines)
+        events = self._output(lines[:at]) + self._always(lines[:at])
         for dialect in self._take(sniffer.found):
             for line in sniffer.replay(type(dialect)):
                 events += self._keep(dialect.skipped(self.ts) if line is None
                                      else dialect.feed(line, self.ts))
         return events + self.output(lines[at:])
+
+    def _always(self, lines: list[str]) -> list[Event]:
+        """The events the ``always`` dialects give for ``lines``, folded into the state: as
+        events where the reader wants them (``logs``), else the columns of a ``Rows`` as
+        they are (only the others are returned). An imported log's are at the time of its
+        batch's last line."""
+        if not self.extras or not lines:
+            return []
+        if self.clock is not None and not self.dialects:
+            self.ts = self.clock.at(lines[-1])
+        text = "\n".join(lines)
+        if PREFIX in text:  # (accelbench's own figures are its machine lines')
+            text = "\n".join(line for line in lines if not line.startswith(PREFIX))
+        warnings = {code for dialect in self.dialects for code in dialect.warnings}
+        diagnosed = any(d.code not in self._own and d.code not in warnings
+                        for d in self.state.diagnoses)
+        for extra in self.extras:
+            extra.beside(self._given)
+        self._given = []
+        batch = [event for extra in self.extras
+                 for event in deferred(read_text(extra, text, self.ts), extra, diagnosed)]
+        self._own.update(event.code for event in batch if type(event) is Diagnosis)
+        if not batch:
+            return []
+        if self.logs:
+            events = expanded(batch)
+            self.state.feed_all(events)
+            return events
+        self.state.feed_all(batch)
+        return [event for event in batch if not isinstance(event, Rows)]
 
     def _output(self, lines: list[str]) -> list[Event]:
         """:meth:`output` with the dialects taken so far."""
@@ -286,7 +322,7 @@ class Deriver:
         for phase in phases:
             phase.ts = times[0]
         self.ts, self._gap = times[-1], wanted[-1] < len(lines) - 1
-        self.state.feed_all([*phases, Rows(rows.run_id, times, rows.kinds)])
+        self._keep([*phases, Rows(rows.run_id, times, rows.kinds)])  # type: ignore[list-item]
         return 0 if self._gap else len(rows.kinds)
 
     def _dialect_line(self, line: str | None, wanted: bool) -> list[Event]:
@@ -398,7 +434,7 @@ def _sniffer(classes: list[type[Dialect]], names: Iterable[str]) -> Sniffer | No
     systems = registry.dialect_systems()
     own = any(cls.name in systems for cls in classes)
     candidates = [cls for cls in map(registry.get_dialect, names)
-                  if cls not in classes and not (own and cls.fallback)]
+                  if cls not in classes and not cls.always and not (own and cls.fallback)]
     return Sniffer(candidates) if candidates else None
 
 

@@ -50,6 +50,7 @@ WORK_DIR = "work"  # the job's own directory (where it runs, unless it is a comm
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
 SETTLED_NS = 2_000_000_000  # a directory's mtime this old is not that of a change going on
 log = logging.getLogger(__name__)
+damaged = logging.getLogger(f"{__name__}.damaged")  # run files read as damaged (doctor's too)
 
 
 def default_home() -> Path:
@@ -97,13 +98,26 @@ class RunInfo:
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
-    """A small JSON object's content, or None while it is missing or half-written (or is
-    not a regular file holding an object: ``engine.safefile``)."""
+    """A small JSON object file's content, or None while it is missing or half-written; a
+    damaged one (not UTF-8, not an object, not a regular file: ``engine.safefile``) is None
+    too, said in a notice naming it."""
     try:
         data = json.loads(safefile.read_text(path))
-    except (OSError, ValueError, RecursionError):
+    except FileNotFoundError:
         return None
-    return data if isinstance(data, dict) else None
+    except json.JSONDecodeError:
+        return None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        damaged.warning("%s: not a JSON object (%s): ignored", path,
+                        "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "nested too deep")
+        return None
+    except (OSError, ValueError) as exc:  # not a regular file, or too large: never read
+        damaged.warning("%s", exc)
+        return None
+    if not isinstance(data, dict):
+        damaged.warning("%s: a JSON %s, not an object: ignored", path, type(data).__name__)
+        return None
+    return data
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

@@ -7,7 +7,8 @@ using it, else its processes), then a line per source that is not present and wh
 source with more than ``ROWS_MAX`` devices (a trn2 node's 128 NeuronCores) is drawn as
 one strip like the CPU's, its rows only for the devices that processes use.
 Columns are dropped by priority as the width narrows (the device model first), and
-a run is shown whole when it fits, else by its unique 6-hex suffix.
+a run is shown whole when it fits, else by its unique 6-hex suffix. What a tool printed
+(a device's name, why a source is absent) passes the output gate (``engine.text``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from rich.text import Text
 
 from accelbench.engine.telemetry.node import WAITING, Device, Reading
+from accelbench.engine.text import printable
 from accelbench.engine.top import Sample
 
 BARS = "▁▁▂▃▄▅▆▇█"  # by eighths; idle is the lowest bar, never a space (a wrap eats it)
@@ -65,7 +67,8 @@ def lines(sample: Sample, width: int, titles: dict[str, str], interval: float = 
 def absent_lines(title: str, why: str, width: int) -> list[Text]:
     """``NVIDIA GPU (CUDA): not present (why)``, wrapped at ``width``."""
     state = "waiting for its first reading" if why == WAITING else "not present"
-    plain = f"{title}: {state}" + ("" if why == WAITING else f" ({why})")
+    title = printable(title)
+    plain = f"{title}: {state}" + ("" if why == WAITING else f" ({printable(why)})")
     lines = [Text(line) for line in textwrap.wrap(plain, max(20, width),
                                                    subsequent_indent="  ")]
     lines[0].stylize("bold", 0, len(title) + 1)
@@ -90,7 +93,8 @@ def cpu_lines(reading: Reading, width: int) -> list[Text]:
 def strip_lines(reading: Reading, width: int) -> list[Text]:
     """``trainium 128 devices  34% ▁▃█▂…``: each device a bar character."""
     mean, bars = strip(list(reading.devices))
-    return fold(Text.assemble((reading.system, "bold"), f" {len(reading.devices)} devices"
+    return fold(Text.assemble((printable(reading.system), "bold"),
+                              f" {len(reading.devices)} devices"
                               f" {mean}"), bars, Text(), width)
 
 
@@ -124,9 +128,9 @@ def device_table(rows: list[tuple[Reading, Device]], width: int) -> list[Text]:
     right = {"util", "memory", "power", "temp"}
     table = [[Text(head, style="bold") for head in heads]]
     for reading, device in rows:
-        cells = [Text(reading.system), Text(device.id, style="bold")]
+        cells = [Text(printable(reading.system)), Text(printable(device.id), style="bold")]
         if wide:
-            cells.append(Text(device.name[:MODEL_WIDTH]))
+            cells.append(Text(printable(device.name)[:MODEL_WIDTH]))
         cells += [util_cell(device.util_percent, 10 if wide else 5),
                   Text(memory_figure(device)),
                   Text("-" if device.power_w is None else f"{device.power_w:.0f} W"),

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -126,6 +127,7 @@ def pytest_configure(config):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
         os.environ[name] = str(scratch / sub)
     os.environ["ACCELBENCH_HOME"] = str(scratch / "store")
+    set_hypothesis_home_dir(scratch / "hypothesis")  # its caches, not the checkout's
     path = Path(tempfile.mkdtemp(prefix="accelbench-no-slurm-"))
     for name in SLURM_COMMANDS:
         (path / name).write_text(f"#!/bin/sh\necho '{name}: no Slurm cluster in this test "

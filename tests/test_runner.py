@@ -94,9 +94,10 @@ def test_success_live_equals_replay_and_store_is_updated(runner, store):
 def test_crash_gives_failed_with_exit_code_and_log_tail(runner):
     handle = runner.start(command_spec("print('working'); raise ValueError('bad batch')"))
     events = follow(handle)
-    diag = next(e for e in events if isinstance(e, Diagnosis))
-    assert diag.code == "job_failed"
-    assert diag.message == "the job exited with code 1: ValueError: bad batch"
+    # (the traceback's final exception as the job prints it, then how the job ended)
+    assert [(e.code, e.message) for e in events if isinstance(e, Diagnosis)] == [
+        ("python_exception", "ValueError: bad batch"),
+        ("job_failed", "the job exited with code 1: ValueError: bad batch")]
     finished = events[-1]
     assert finished.status == "failed" and finished.summary["exit_code"] == 1
     assert "Traceback (most recent call last):" in finished.summary["log_tail"]

@@ -16,9 +16,10 @@ from typing import ClassVar, TypeVar
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from accelbench.engine import digest, experiment
+from accelbench.engine import digest, experiment, plugins, registry
 from accelbench.engine.compare import compare
 from accelbench.engine.errors import UserError
 from accelbench.engine.follow import Follower
@@ -26,6 +27,7 @@ from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunQuery
 from accelbench.engine.summary import RunSummary
+from accelbench.engine.text import printable, printable_lines
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
 from accelbench.tui.screens.compare import CompareScreen
@@ -43,6 +45,8 @@ FOLLOW_S = 0.25  # how often a followed run is read: as often as the run view re
 UNWATCHED_S = RUNS_REFRESH_S  # how often while no run view shows it: as the runs screen
 # redraws (the experiment view, which redraws more often, wants its runs read so)
 FULL_GC_S = 10.0  # a full garbage collection this often, on its own timer
+FAULT_S = 30.0  # how long a broken plug-in's notification stays
+MAX_FAULTS = 5  # broken plug-ins told (the CLI's `accelbench accelerators` tells them all)
 NO_FULL_GC = 1 << 30  # gen-1 collections before the collector would do a full one itself
 
 
@@ -82,7 +86,18 @@ class AccelbenchApp(App):
         self._titles: dict[str, str] = {}
         self._gc_threshold = gc.get_threshold()
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notification (a screen's goes through here): its text may quote a file, a
+        run or a plug-in, so it passes the output gate."""
+        super().notify(printable_lines(message), title=printable(title), severity=severity,
+                       timeout=timeout, markup=markup)
+
     def on_mount(self) -> None:
+        registry.systems()  # (loaded: what was left out of it is known)
+        for line in plugins.faults()[:MAX_FAULTS]:  # told as the CLI tells them
+            self.notify(line, title="plug-in left out", severity="error", timeout=FAULT_S,
+                        markup=False)
         if self.start_on_mount and self.initial_spec is not None:
             self.start_run(self.initial_spec, self.preset)
         elif self.initial_spec is None:
@@ -124,7 +139,7 @@ class AccelbenchApp(App):
         """The follower of ``handle``'s run, started on first use; it feeds until the run ends."""
         if handle.id not in self.followers:
             follower = self.followers[handle.id] = Follower(handle.id)
-            self._titles[handle.id] = f"{handle.info.name} · {handle.id}"
+            self._titles[handle.id] = f"{printable(handle.info.name)} · {handle.id}"
             self.run_worker(follower.follow(handle, poll=FOLLOW_S, unwatched=UNWATCHED_S),
                             group="follow", exit_on_error=False)
         return self.followers[handle.id]

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from accelbench.engine.events import Event
-from accelbench.engine.rows import Rows
+from accelbench.engine.events import Diagnosis, Event
+from accelbench.engine.rows import Batch, Rows
+
+if TYPE_CHECKING:
+    from accelbench.engine.parsers.steps import StepLines
 
 
 class Dialect:
@@ -24,7 +27,10 @@ class Dialect:
     with this dialect's ``run_id`` and the timestamp it is given unless the line
     carries its own; ``feed_lines`` (optional) does the same for many lines at once, and
     may give the events of a run of lines alike as one ``Rows`` (columns: ``engine.rows``);
-    ``feed_text`` (optional) reads the lines it needs straight from a block of text.
+    ``feed_text`` reads the lines it needs straight from a block of text, where the
+    dialect declares its ``step_lines`` (``parsers.steps``: the literal each holds, the
+    pattern that reads it, the conversion of each group) and gives their events from the
+    converted columns (``step_rows``).
     ``finish`` flushes what a block left pending at the end.
 
     ``needs`` (literal texts, matched with case) lets a reader skip lines: a line
@@ -45,6 +51,15 @@ class Dialect:
 
     ``fallback``: a generic format that a system's own dialect may also read (progress
     bars); a log is read with it only where no system's dialect recognises the log.
+
+    ``always``: read on every log, live and imported, whatever dialects are detected (it
+    is never sniffed): a reader of what any program may print (failures, step lines). Its
+    ``needs`` make it cost nothing on text holding none of them; it is given each piece of
+    text on its own (``prefilter.read_text``), its events after those of the detected
+    dialects', and its diagnoses fail a run as theirs do. Those whose codes are in its
+    ``defers`` (a generic cause: a Python traceback's exception) give way where a detected
+    dialect diagnosed the run, before or in the same piece (``deferred``): that one says
+    what failed in its own terms.
     """
 
     name: ClassVar[str] = ""
@@ -56,6 +71,9 @@ class Dialect:
     fallback: ClassVar[bool] = False
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
     sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
+    step_lines: ClassVar[StepLines | None] = None  # its step line, read at once (feed_text)
+    always: ClassVar[bool] = False  # read on every log, whatever is detected
+    defers: ClassVar[frozenset[str]] = frozenset()  # its diagnoses giving way to another's
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -86,8 +104,26 @@ class Dialect:
         any case) fed in order, as ``feed_lines`` gives them, where the dialect reads those
         lines quicker from the whole text: ``needs`` and ``nocase`` are those of its own that
         the text may hold (a line that holds none of its own is on no line). None where it
-        has no quicker way for this text; the dialect is then as it was."""
+        has no quicker way for this text; the dialect is then as it was. An ``always``
+        dialect that needs any line (``needs`` None) is given every line, with ``()`` and
+        those of its ``needs_nocase`` the text may hold; an ``always`` dialect's text may
+        hold carriage returns (a redrawn line's states).
+        By default, its ``step_lines`` read as columns (``parsers.steps.read_text``)."""
+        from accelbench.engine.parsers.steps import read_text  # (steps reads with prefilter)
+
+        return read_text(self, text, needs, nocase, ts)
+
+    def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows] | None:
+        """The events of step lines (one or more, in order, the lines between them holding
+        none of ``needs``) whose ``step_lines`` groups, converted, are ``columns`` (a list
+        per group), as ``feed`` gives them line by line, and the dialect left as ``feed``
+        leaves it; None where not as columns (before changing anything)."""
         return None
+
+    def beside(self, given: Batch) -> None:
+        """The events the run's detected dialects gave for the text an ``always`` dialect
+        is about to read (told before it reads it): one that reads figures they may also
+        read notes which, to leave those to them."""
 
     def skipped(self, ts: float) -> list[Event]:
         """Events that lines without any of ``needs`` (not fed, seen at ``ts``) complete."""
@@ -116,3 +152,13 @@ def _tolerant(read: Callable[..., list[Event]]) -> Callable[..., list[Event]]:
         except (ValueError, ArithmeticError, IndexError):
             return []
     return tolerant
+
+
+def deferred(events: list[Event | Rows], dialect: Dialect, diagnosed: bool
+             ) -> list[Event | Rows]:
+    """``events`` of an ``always`` ``dialect``, less the diagnoses it defers (``defers``)
+    where another dialect diagnosed the run (``diagnosed``)."""
+    if not diagnosed or not dialect.defers:
+        return events
+    return [event for event in events
+            if not (type(event) is Diagnosis and event.code in dialect.defers)]

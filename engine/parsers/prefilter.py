@@ -14,8 +14,13 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 
+from accelbench.engine.events import Event
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.rows import Rows
 
+# The characters that an ASCII letter matches in any case (re.IGNORECASE) but not lowered:
+# a text holding one is searched by a pattern in any case.
+_FOLDED = ("\u0131", "\u017f")  # dotless i, long s
 SAMPLE = 8192  # characters of a text the frequency of its characters is guessed from
 RARE = 4  # a character at most this often in the sample is rare: its places are looked at
 
@@ -59,8 +64,10 @@ class Searched:
         starts: set[int] = set()
         _find(text, needs, starts, self._counts)
         if nocase:
-            if self._lowered is None and text.isascii():  # lower() keeps ASCII's offsets
-                self._lowered = text.lower()
+            if self._lowered is None and not any(char in text for char in _FOLDED):
+                lowered = text.lower()  # (it keeps the offsets where it keeps the length: it
+                # makes no character shorter)
+                self._lowered = lowered if len(lowered) == len(text) else None
             if self._lowered is not None:
                 _find(self._lowered, nocase, starts, self._lower_counts)
             else:
@@ -218,3 +225,38 @@ def any_line(text: str, literals: tuple[str, ...], pattern: re.Pattern[str]) -> 
     ``sniff`` that looks only at the lines it could match, not at every line)."""
     return any(line is not None and pattern.search(line)
                for _, line in wanted_lines(text, literals))
+
+
+def read_text(dialect: Dialect, text: str, ts: float,
+              held: tuple[frozenset[str], frozenset[str]] | None = None) -> list[Event | Rows]:
+    """The events of the lines of ``text`` (whole lines) ``dialect`` needs, fed to it on its
+    own, as an ``always`` dialect is given each piece of a log: by its ``feed_text`` where it
+    reads the text so, else by ``feed_lines`` (a redrawn line as its states), with its
+    ``skipped`` between where it counts gaps; ``held``: which literals of ``needs`` and
+    ``needs_nocase`` the text's line shapes hold, if known (the others are on no line)."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    needs, nocase = dialect.needs, nocase_of([dialect])
+    if held is not None:
+        needs = None if needs is None else tuple(literal for literal in needs
+                                                 if literal in held[0])
+        nocase = tuple(literal for literal in nocase if literal in held[1])
+    if needs is not None and not needs and not nocase:
+        return []
+    events = dialect.feed_text(text, needs or (), nocase, ts)
+    if events is not None:
+        return events
+    gaps = type(dialect).skipped is not Dialect.skipped
+    out: list[Event | Rows] = []
+    lines: list[str] = []
+    for _, line in wanted_lines(text, needs, nocase):
+        if line is None:
+            if gaps:
+                out += dialect.feed_lines(lines, ts) if lines else []
+                out += dialect.skipped(ts)
+                lines = []
+            continue
+        lines += [part for part in line.split("\r") if part] if "\r" in line else [line]
+    if lines:
+        out += dialect.feed_lines(lines, ts)
+    return out

@@ -2,7 +2,8 @@
 
 ``srun: error: NODE: task(s) N: Exited with exit code N`` (or ``Out Of Memory``, or a
 signal such as ``Bus error``), ``slurmstepd: error: *** STEP|JOB ID ON NODE CANCELLED AT
-TIME [DUE TO TIME LIMIT|NODE FAILURE|JOB REQUEUE|PREEMPTION] ***``, ``slurmstepd: error:
+TIME [DUE TO TIME LIMIT|NODE FAILURE|JOB REQUEUE|PREEMPTION] ***`` (older Slurm: ``slurmstepd:
+*** JOB ID CANCELLED AT TIME DUE TO TIME LIMIT on NODE ***``), ``slurmstepd: error:
 Detected N oom-kill event(s) in step ...`` (``oom_kill event(s) in StepId=...`` since
 Slurm 21), ``sbatch: error: Batch job submission failed: ...``, ``srun: error: Unable to
 allocate resources: ...`` and ``srun: error: Node failure on NODE``. Each cause becomes
@@ -24,12 +25,13 @@ _TASK_OOM = re.compile(_TASKS + r"Out Of Memory")
 _TASK_SIGNAL = re.compile(_TASKS + r"(Segmentation fault|Bus error|Killed|Aborted)\b")
 _OOM = re.compile(r"slurmstepd: error: Detected (\d+) oom[-_]kill events?(?:\(s\))? in "
                   r"(?:step |StepId=)(\S+?)\.?(?: cgroup|\s|$)")
-_CANCELLED = re.compile(r"slurmstepd: error: \*\*\* (JOB|STEP) (\S+) ON (\S+) CANCELLED AT "
-                        r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?: DUE TO ([A-Z ]+?))? \*\*\*")
+_CANCELLED = re.compile(r"slurmstepd: (?:error: )?\*\*\* (JOB|STEP) (\S+) (?:ON (\S+) )?"
+                        r"CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)"
+                        r"(?: DUE TO ([A-Z ]+?))?(?: on (\S+))? \*\*\*")
 _SUBMIT = re.compile(r"(?:sbatch|srun|salloc): error: (?:Batch job submission failed|"
                      r"Unable to allocate resources): (.+)")
 _NODE_FAIL = re.compile(r"(?:srun|salloc): error: Node failure on (\S+)")
-_SNIFF = re.compile(r"slurmstepd: error: |(?:srun|salloc|sbatch): error: ")
+_SNIFF = re.compile(r"slurmstepd: error: |slurmstepd: \*\*\* |(?:srun|salloc|sbatch): error: ")
 
 # Why Slurm cancelled a job (the DUE TO part; none: scancel or a failed step) → diagnosis.
 _CAUSES = {
@@ -71,7 +73,8 @@ class SlurmLog(Dialect):
 
     name = "slurm"
     title = "Slurm job output"
-    needs = ("slurmstepd: error: ", "srun: error: ", "salloc: error: ", "sbatch: error: ")
+    needs = ("slurmstepd: error: ", "slurmstepd: *** ", "srun: error: ", "salloc: error: ",
+             "sbatch: error: ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -101,15 +104,15 @@ class SlurmLog(Dialect):
             return self._say(ts, "slurm_oom",
                              f"{m[1]} out-of-memory kill(s) in step {m[2]}", _OOM_HINT)
         if m := _CANCELLED.search(line):
-            at = _epoch(m[4])
+            at, node = _epoch(m[4]), m[3] or m[6]
             if m[5] in _CAUSES:
                 code, what, hint = _CAUSES[m[5]]
-                return self._say(at, code, f"{what}: {m[1]} {m[2]} on {m[3]} cancelled at"
+                return self._say(at, code, f"{what}: {m[1]} {m[2]} on {node} cancelled at"
                                  f" {m[4]}", hint)
             if self._said:  # the step Slurm ends after a task failed or ran out of memory
                 return []
             return self._say(at, "slurm_cancelled",
-                             f"{m[1]} {m[2]} on {m[3]} cancelled at {m[4]}"
+                             f"{m[1]} {m[2]} on {node} cancelled at {m[4]}"
                              + (f" due to {m[5].lower()}" if m[5] else ""),
                              "scancel, or Slurm ending a step whose task failed:"
                              " see the lines before this one")

@@ -1,7 +1,9 @@
 """Reading Slurm's tables: ``sacct`` (its default table, with states and ids cut to ten
 characters; ``--parsable2`` with or without its header; ``--json``), ``squeue`` (its
 default table, ``--json``), ``sstat`` and ``sinfo`` (``parsers.slurm_sinfo``), each row as
-the job (or partition) it shows; :func:`job_tables` cuts a table into one per job.
+the job (or partition) it shows, and ``scontrol show job`` (a ``JobId=`` block of
+``Key=Value`` words per job, or one line each under ``-o``); :func:`job_tables` cuts a
+table into one per job.
 
 A table without a header (``--noheader``) is read by what its fields hold: the job id
 first, then a state, an ``N:M`` exit code, times (``2024-01-02T03:04:05``) and an elapsed
@@ -41,12 +43,13 @@ _JOB_ID = re.compile(r"^\d+(?:[_+]\d+)?(?:\.[\w-]+)?$")
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
 _EXIT = re.compile(r"^\d+:\d+$")
 _RSS = re.compile(r"^([\d.]+)([KMGT]?)$")
-# The first line of a table, after comments: JSON, a --parsable2 header, a fixed-width header
-# over its dashes, squeue's header, a --noheader row
-_HEAD = re.compile(r"(?:(?:#[^\n]*)?\n)* *(\{|(?i:jobid(?:raw)?)\||(?i:jobid(?:raw)?) [^\n]*\n"
-                   r" *----|JOBID [^\n]*\bST(?:ATE)?\b|PARTITION +AVAIL +TIMELIMIT +NODES"
-                   r" +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
+# The first line of a table, after comments: JSON, scontrol's JobId=, a --parsable2 header, a
+# fixed-width header over its dashes, squeue's header, a --noheader row
+_HEAD = re.compile(r"(?:(?:#[^\n]*)?\n)* *(\{|JobId=\d|(?i:jobid(?:raw)?)\|"
+                   r"|(?i:jobid(?:raw)?) [^\n]*\n *----|JOBID [^\n]*\bST(?:ATE)?\b"
+                   r"|PARTITION +AVAIL +TIMELIMIT +NODES +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
 _STATES = (*FINAL_STATES, *PENDING_STATES, "RUNNING")
+_WORD = re.compile(r"(?:^|\s)([\w/:.-]+)=(\S*)")
 
 
 @dataclass
@@ -197,6 +200,8 @@ def read_table(text: str) -> Table | None:
     first = lines[0]
     if first.startswith("{"):
         return _json_table("\n".join(lines))
+    if first.startswith("JobId="):
+        return _scontrol_table(lines)
     names = first.split("|")
     if len(names) > 1 and names[0].lower() in ("jobid", "jobidraw"):
         return _rows(first, lines[1:], [_row_job(row) for row in parsable_rows(
@@ -225,6 +230,36 @@ def _rows(head: str, lines: list[str], jobs: Sequence[Job | Partition | None]
         return None
     return Table(head, [(job, line) for job, line in zip(jobs, lines, strict=True)
                         if job is not None])
+
+
+def _scontrol_table(lines: list[str]) -> Table | None:
+    """The jobs of ``scontrol show job``: a block from each ``JobId=`` line to the next."""
+    blocks: list[list[str]] = []
+    for line in lines:
+        if line.startswith("JobId="):
+            blocks.append([line])
+        elif blocks and line.strip():
+            blocks[-1].append(line)
+    jobs = [_scontrol_job(" ".join(block)) for block in blocks]
+    if not jobs or any(job is None for job in jobs):
+        return None
+    return Table("", [(job, "\n".join(block)) for job, block in zip(jobs, blocks, strict=True)
+                      if job is not None])
+
+
+def _scontrol_job(text: str) -> Job | None:
+    """A job of its ``scontrol show job`` words (``JobState=TIMEOUT Reason=TimeLimit``)."""
+    words = dict(_WORD.findall(text))
+    state = state_name(words.get("JobState", ""))
+    if not _JOB_ID.match(words.get("JobId", "")) or state not in _STATES:
+        return None
+    code, signal = exit_status(words.get("ExitCode", ""))
+    reason = words.get("Reason", "")
+    return Job(words["JobId"], state, words.get("JobName", ""),
+               "" if reason == "None" else reason, code, signal,
+               elapsed_seconds(words.get("RunTime", "")), _epoch(words.get("StartTime", "")),
+               _epoch(words.get("EndTime", "")) if state in FINAL_STATES else None,
+               words.get("NodeList", "").replace("(null)", ""))
 
 
 def _json_table(text: str) -> Table | None:

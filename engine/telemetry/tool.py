@@ -34,6 +34,7 @@ class ToolSampler:
         self._proc: subprocess.Popen | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()  # no tool starts once close() has begun
+        self._said_unreadable = False  # a line that cannot be read has been reported
 
     @classmethod
     def ref(cls) -> str:
@@ -91,7 +92,8 @@ class ToolSampler:
                 try:
                     readings = self.feed(line)
                 except (ValueError, KeyError, TypeError, IndexError):
-                    continue  # a line out of the expected form: skipped
+                    self._unreadable(line)  # a line out of the expected form: skipped
+                    continue
                 if readings is not None:
                     self._latest = readings
             code = self._proc.wait()
@@ -101,6 +103,14 @@ class ToolSampler:
                 return self._gone(f"{self.tool} exited with code {code}")
             if self._stop.wait(self.interval):
                 return
+
+    def _unreadable(self, line: str) -> None:
+        """Say (once a run) that the tool printed a line that cannot be read."""
+        if not self._said_unreadable:
+            self._said_unreadable = True
+            print(f"accelbench telemetry: {self.tool} printed a line that cannot be read"
+                  f" (skipped, and any more like it): {ascii(line.strip())[1:-1][:120]}",
+                  file=sys.stderr, flush=True)
 
     def _gone(self, why: str) -> None:
         self._latest = []

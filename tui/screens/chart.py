@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Input, Static
 from accelbench.engine import format as fmt
 from accelbench.engine import plot, present
 from accelbench.engine.follow import Follower
+from accelbench.engine.text import printable
 from accelbench.tui.nav import NavScreen
 
 REFRESH_S = 1.0
@@ -77,22 +78,22 @@ class ChartScreen(NavScreen):
         """One chart per matching metric; a note where none match, or too many do."""
         curves = present.metric_curves(self.follower.state, self.pattern)
         if not curves:
-            names = ", ".join(self.follower.state.metrics) or "none yet"
+            names = printable(", ".join(self.follower.state.metrics)) or "none yet"
             return Text(f"no metric matches {self.pattern!r} (the run's metrics: {names})",
                         style="dim")
         height = max(4, (self.size.height - 9) // min(len(curves), 2) - 3)
         parts: list[RenderableType] = []
         for name, points, x_label in curves[:MAX_CHARTS]:
-            values = [v for _, v in points]
+            values, label = [v for _, v in points], printable(name)
             if len(values) < 2:  # nothing to draw a line through
                 value = fmt.number(self.follower.state.metrics[name])
-                parts += [Rule(Text(f"{name}  latest {value}"), style="dim"),
+                parts += [Rule(Text(f"{label}  latest {value}"), style="dim"),
                           Text("reported once: no curve", style="dim")]
                 continue
-            parts += [Rule(Text(f"{name}  latest {fmt.number(values[-1])}"  # a name: not markup
+            parts += [Rule(Text(f"{label}  latest {fmt.number(values[-1])}"  # a name: not markup
                                 f"  min {fmt.number(min(values))}  max {fmt.number(max(values))}"),
                            style="dim"),
-                      plot.lines([(name, points)], width=width, height=height, x_label=x_label)]
+                      plot.lines([(label, points)], width=width, height=height, x_label=x_label)]
         if len(curves) > MAX_CHARTS:
             parts.append(Text(f"… and {len(curves) - MAX_CHARTS} more: narrow the filter",
                               style="dim"))

@@ -130,7 +130,7 @@ class RunView(NavScreen):
         """Phase, elapsed and ETA to the second: redrawn only when its text changes."""
         style = present.phase_style(state.phase)
         banner = Text.assemble((f" ● {state.phase.upper()} ", f"bold reverse {style}"),
-                               (f" {state.phase_detail}" if state.phase_detail else "", "dim"),
+                               (present.phase_detail(state), "dim"),
                                f"  {present.phase_clock(state, now)}")
         self._set("#phase-banner", banner, banner.plain)
         if len(state.diagnoses) == self._diagnoses_shown:

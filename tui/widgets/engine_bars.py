@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from accelbench.engine.present import utilization_figure
 from accelbench.engine.state import RunState
+from accelbench.engine.text import printable
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 
@@ -54,6 +55,6 @@ class EngineBars(Static):
         for name, sample in state.utilization.items():
             figure = utilization_figure(sample)
             history = list(state.util_history.get(name, ()))
-            table.add_row(Text(name), bar(sample.percent, bar_width), Text(figure),
+            table.add_row(Text(printable(name)), bar(sample.percent, bar_width), Text(figure),
                           history_line(history, hist_width))
         self.update(table, layout=relayout)

@@ -18,6 +18,7 @@ from textual.widgets import Checkbox, Input, Log, Static
 
 from accelbench.engine.events import Log as LogEvent
 from accelbench.engine.follow import Follower
+from accelbench.engine.text import printable
 
 MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines
@@ -153,11 +154,12 @@ class LogPane(Vertical):
         self.redraw = text
         line = self.query_one("#log-redraw", Static)
         line.display = bool(text)
-        line.update(Text(text, no_wrap=True, overflow="ellipsis"))
+        line.update(Text(printable(text), no_wrap=True, overflow="ellipsis"))
 
     def _shown(self, lines: list[LogEvent]) -> list[str]:
         needle = self.filter.lower()
-        texts = [e.text if e.stream == "stdout" else f"{STDERR_MARK}{e.text}" for e in lines]
+        texts = [printable(e.text) if e.stream == "stdout" else f"{STDERR_MARK}{printable(e.text)}"
+                 for e in lines]  # the job's output enters the app here: through the gate
         return [t for t in texts if needle in t.lower()] if needle else texts
 
     def on_input_changed(self, event: Input.Changed) -> None:

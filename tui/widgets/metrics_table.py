@@ -42,7 +42,7 @@ class MetricsTable(DataTable):
             latest, spark = Text(row.latest, justify="right"), Text(row.spark, style="cyan")
             if name not in self.rows:
                 self._names.append(name)
-                self.add_row(Text(name), latest, spark, key=name)
+                self.add_row(Text(row.name), latest, spark, key=name)
             else:
                 self.update_cell(name, "latest", latest,
                                  update_width=len(row.latest) > self._latest_width)

@@ -15,15 +15,15 @@ step: X.``.
 
 from __future__ import annotations
 
-import functools
 import operator
 import re
-import time
 from itertools import repeat
 from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.logclock import stamp_seconds, stamps_seconds
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.steps import StepLines, optional, split_rows
 from accelbench.engine.rows import Rows
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
@@ -37,16 +37,11 @@ _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
                    r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
 # A timestamped line whose text is a Train line: what _LINE, then _TRAIN, read of it.
 _TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
-_HOURS_GROUP = 8  # of _TRAIN_LINE: the hours of the time remaining (None: none given)
-_HOURS = operator.itemgetter(_HOURS_GROUP - 1)  # of a tuple of its groups
 # Train lines, each at a line's start (their groups as findall gives them)
 _TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
-# The Train lines of a text as the appliance prints them (``YYYY-MM-DD HH:MM:SS,mmm INFO:   |
-# Train Device=...`` at a line's start), found by their literal (a quick search) with the
-# stamp behind it: what _TRAIN_ROWS reads of such a line, the same groups.
-_TRAIN_TEXT = re.compile(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
-                         r"(\d{3}) (INFO):   \| Train Device=)"
-                         + _TRAIN.pattern.removeprefix(r"\| Train Device="))
+# The Train lines as step lines (the groups of _TRAIN_LINE, converted)
+_STEPS = StepLines("Train Device=", _TRAIN_ROWS,
+                   (None, int, None, int, float, float, float, *[optional(int)] * 3))
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -72,7 +67,7 @@ _SNIFF = re.compile(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster"
                     r"|Training finished with \d+ samples in|global step \d+: loss = .* steps/sec")
 
 # Lines that move the run on, by a piece of their text: (phase, detail).
-_STEPS = {
+_PHASES = {
     "Compiling the model": ("compiling", "compiling the model"),
     "Compile was successful": ("loading", "programming the system"),
     "Programming Cerebras Wafer Scale Cluster": ("loading", "programming the system"),
@@ -90,33 +85,7 @@ _NAN_HINT = "the loss became NaN: lower the learning rate or check the input dat
 
 def _local_ts(stamp: str, millis: str) -> float:
     """Epoch seconds of a ``YYYY-MM-DD HH:MM:SS`` stamp read as local time, plus ms."""
-    return _seconds(stamp) + int(millis) / 1000
-
-
-@functools.lru_cache(maxsize=256)
-def _seconds(stamp: str) -> float:
-    """Epoch seconds of a stamp (cached: a log gives many lines the same second): its
-    hour's, where the clock keeps one offset from UTC all through that hour, plus its
-    minutes and seconds."""
-    hour = _hour(stamp[:13])
-    if hour is None:
-        return _mktime(stamp, int(stamp[14:16]), int(stamp[17:19]))
-    return hour + int(stamp[14:16]) * 60 + int(stamp[17:19])
-
-
-@functools.lru_cache(maxsize=64)
-def _hour(stamp: str) -> float | None:
-    """Epoch seconds of the start of an hour (``YYYY-MM-DD HH``); None where the local
-    clock changes its offset within it (daylight saving time)."""
-    start, end = _mktime(stamp, 0, 0), _mktime(stamp, 59, 59)
-    return start if end - start == 3599 else None
-
-
-def _mktime(stamp: str, minute: int, second: int) -> float:
-    """Epoch seconds of a local time: the date and hour of ``stamp``, ``minute``, ``second``
-    (strptime: slow)."""
-    return time.mktime((int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[11:13]),
-                        minute, second, 0, 0, -1))
+    return stamp_seconds(stamp) + int(millis) / 1000
 
 
 class Cerebras(Dialect):
@@ -130,7 +99,7 @@ class Cerebras(Dialect):
              "Traceback (most recent call last)", "Error: ", "Exception: ", "Eval Device=",
              "Avg Eval Loss", "eval/", " train steps", " loop ", "global step ",
              "Training finished with", "Loss for final step", "Compile estimated performance",
-             *_STEPS)
+             *_PHASES)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -162,10 +131,10 @@ class Cerebras(Dialect):
         """Checkpoints belong to loading, or to running once training has begun."""
         return "running" if self._training else "loading"
 
-    def _progress(self, ts: float, step: int, left: int | None) -> list[Event]:
-        """Progress at a Train line: out of the planned total, or of the total that the time
-        remaining implies at the step rate since the first line (in whole logging intervals,
-        so that the ETA from that rate is the one printed)."""
+    def _progress(self, ts: float, step: int, left: int | None) -> int:
+        """The total steps at a Train line (0: not known): the planned total, or the total
+        that the time remaining implies at the step rate since the first line (in whole
+        logging intervals, so that the ETA from that rate is the one printed)."""
         first = self._first = self._first or (ts, step)
         if self._last_step and step > self._last_step:
             self._interval = step - self._last_step
@@ -174,7 +143,7 @@ class Cerebras(Dialect):
         if not total and left is not None and self._interval and ts > first[0]:
             steps_left = left * (step - first[1]) / (ts - first[0])
             total = step + round(steps_left / self._interval) * self._interval
-        return [Progress(self.run_id, ts, step, total)] if total else []
+        return total
 
     def _final_loss(self, ts: float) -> list[Event]:
         loss, self._loss = self._loss, None
@@ -189,80 +158,70 @@ class Cerebras(Dialect):
         if not self._training:
             events += self._enter(ts, "running")
         left = None if hours is None else int(hours) * 3600 + int(minutes) * 60 + int(seconds)
-        events += self._progress(ts, step, left)
+        if total := self._progress(ts, step, left):
+            events.append(Progress(run, ts, step, total))
         events.extend((Metric(run, ts, "loss", loss, step),
                        Throughput(run, ts, float(rate), step),
                        Metric(run, ts, "global_rate", float(global_rate), step)))
 
+    step_lines = _STEPS
+
     def feed_lines(self, lines: list[str], ts: float) -> list[Event | Rows]:
-        """As ``feed`` each: a timestamped Train line read with one pattern, and those
-        without a time remaining, one after another, as columns (``_rows``)."""
+        """As ``feed`` each: the timestamped Train lines read with one pattern, those one
+        after another as columns (``step_rows``)."""
         # Train lines only, as a rule: read all at once (a match for each line, each in its
         # line: then each is the line's own match, its groups '' where they took no part)
         rows = _TRAIN_ROWS.findall("\n".join(lines))
-        if len(rows) == len(lines) and not any(map(_HOURS, rows)):
-            return self._rows(rows)
+        if len(rows) == len(lines):
+            return self._train_rows(rows)
         events: list[Event | Rows] = []
-        alike: list[tuple[str, ...]] = []  # the Train lines without a time remaining so far
-        feed, train = self.feed, self._train
+        alike: list[tuple[str, ...]] = []  # the Train lines so far
         for line, m in zip(lines, map(_TRAIN_LINE.match, lines), strict=True):
-            if m is not None and m[_HOURS_GROUP] is None:
-                alike.append(m.groups())
-                continue
-            if alike:
-                events += self._rows(alike)
-                alike = []
             if m is not None:
-                self._ts = _local_ts(m[1], m[2])
-                train(events, self._ts, *m.groups()[3:])  # type: ignore[arg-type]
-            else:
-                events += feed(line, ts)
-        if alike:
-            events += self._rows(alike)
-        return events
+                alike.append(tuple(group or "" for group in m.groups()))
+                continue
+            events += self._train_rows(alike)
+            alike = []
+            events += self.feed(line, ts)
+        return events + self._train_rows(alike)
 
-    def feed_text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...], ts: float
-                  ) -> list[Event | Rows] | None:
-        """Where the only lines of ``text`` to read hold ``Train Device=``: all of them as
-        columns, if each is a Train line as the appliance prints them, without a time
-        remaining (``_TRAIN_TEXT``: then no line holds its text but the ones read)."""
-        if nocase or needs != ("Train Device=",):
-            return None
-        rows = _TRAIN_TEXT.findall(text)
-        if not rows or len(rows) != text.count("Train Device=") or any(map(_HOURS, rows)):
-            return None
-        return self._rows(rows)
+    def _train_rows(self, rows: list[tuple[str, ...]]) -> list[Event | Rows]:
+        return self.step_rows(_STEPS.read(rows), 0.0) if rows else []
 
-    def _rows(self, rows: list[tuple[str, ...]]) -> list[Event | Rows]:
-        """The events ``_train`` gives of Train lines without a time remaining (the groups
-        of their ``_TRAIN_LINE`` matches), as columns."""
-        if not rows:
-            return []
-        stamps, millis, step_texts, losses, rates, global_rates = (
-            list(map(operator.itemgetter(i), rows)) for i in (0, 1, 3, 4, 5, 6))
-        seconds = {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)}
-        times = list(map(operator.add, map(seconds.__getitem__, stamps),
-                         map(operator.truediv, map(int, millis), repeat(1000))))
-        steps = list(map(int, step_texts))
-        loss = list(map(float, losses))
+    def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows]:
+        """The events ``_train`` gives of Train lines (their ``_STEPS`` columns), as
+        columns: a run of lines with a total, and one of lines without, each a Rows."""
+        stamps, millis, _, steps, loss, rates, global_rates, hours, minutes, secs = columns
+        times = list(map(operator.add, map(stamps_seconds(stamps).__getitem__, stamps),
+                         map(operator.truediv, millis, repeat(1000))))
         events: list[Event | Rows] = []
         if not self._training:
             events += self._enter(times[0], "running")
-        # what _progress keeps of each line: the first, the interval, the last step
-        self._first = self._first or (times[0], steps[0])
-        for step, before in zip(reversed(steps), reversed([self._last_step, *steps[:-1]]),
-                                strict=True):
-            if before and step > before:
-                self._interval = step - before
-                break
-        self._last_step, self._loss, self._ts, n = steps[-1], loss[-1], times[-1], len(steps)
-        kinds: list[tuple[type[Event], tuple[list[Any], ...]]] = []
-        if self._total:
-            kinds.append((Progress, (steps, [self._total] * n, [0] * n, [0] * n)))
-        kinds += [(Metric, (["loss"] * n, loss, steps)),
-                  (Throughput, (list(map(float, rates)), steps)),
-                  (Metric, (["global_rate"] * n, list(map(float, global_rates)), steps))]
-        return [*events, Rows(self.run_id, times, kinds)]
+        n = len(steps)
+        if any(hour is not None for hour in hours):  # a total from the time left: each
+            totals = [self._progress(t, step, None if h is None else h * 3600 + m * 60 + sec)
+                      for t, step, h, m, sec in zip(times, steps, hours, minutes, secs,
+                                                    strict=True)]
+        else:  # what _progress keeps of each line: the first, the interval, the last step
+            self._first = self._first or (times[0], steps[0])
+            for step, before in zip(reversed(steps), reversed([self._last_step, *steps[:-1]]),
+                                    strict=True):
+                if before and step > before:
+                    self._interval = step - before
+                    break
+            self._last_step = steps[-1]
+            totals = [self._total] * n
+        self._loss, self._ts = loss[-1], times[-1]
+
+        def kinds(s: slice) -> list[tuple[type[Event], tuple[list[Any], ...]]]:
+            k = len(steps[s])
+            return [*([(Progress, (steps[s], totals[s], [0] * k, [0] * k))] if totals[s][0]
+                      else []),
+                    (Metric, (["loss"] * k, loss[s], steps[s])),
+                    (Throughput, (rates[s], steps[s])),
+                    (Metric, (["global_rate"] * k, global_rates[s], steps[s]))]
+
+        return [*events, *split_rows(self.run_id, times, list(map(bool, totals)), kinds)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.rstrip()
@@ -352,7 +311,7 @@ class Cerebras(Dialect):
                                   f"run 'csctl get jobs' to see why {m[1]} failed")]
             hint = _NAN_HINT if "NaN" in text else ""
             return [Diagnosis(run, ts, "cerebras_error", text, hint)]
-        for key, (name, detail) in _STEPS.items():
+        for key, (name, detail) in _PHASES.items():
             if key in text:
                 return self._enter(ts, name, detail)
         return []

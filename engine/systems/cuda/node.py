@@ -93,12 +93,23 @@ class NvidiaNode(PolledSampler):
 
 
 def read_smi(run_tool: Callable[[list[str]], str]) -> list[Device]:
-    """Every GPU as ``nvidia-smi`` shows it, with the processes on it; ``run_tool`` runs it."""
+    """Every GPU as ``nvidia-smi`` shows it, with the processes on it; ``run_tool`` runs it.
+    A GPU row that cannot be read is shown as a device of its own that says so (none read
+    at all: ``Absent``, with the row)."""
+    unreadable: list[str] = []
     gpus = query_rows(run_tool(["nvidia-smi", f"--query-gpu={','.join(GPU_FIELDS)}",
-                                "--format=csv"]))
+                                "--format=csv"]), unreadable)
+    if unreadable and not gpus:
+        raise Absent(f"nvidia-smi printed no GPU row that can be read: {_shown(unreadable[0])}")
     apps = query_rows(run_tool(["nvidia-smi", f"--query-compute-apps={','.join(APP_FIELDS)}",
                                 "--format=csv"]))
-    return smi_devices(gpus, apps)
+    return smi_devices(gpus, apps) + [Device("gpu?", f"unreadable nvidia-smi row: {_shown(row)}")
+                                      for row in unreadable]
+
+
+def _shown(row: str) -> str:
+    """A row of a tool's output, printable and short."""
+    return ascii(row.strip())[1:-1][:80]
 
 
 def smi_devices(gpus: list[dict[str, str]], apps: list[dict[str, str]]) -> list[Device]:

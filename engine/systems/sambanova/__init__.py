@@ -13,7 +13,7 @@ from accelbench.engine.systems.sambanova.dialect import SambaNova
 from accelbench.engine.systems.sambanova.inventory import detect
 from accelbench.engine.systems.sambanova.node import SntilestatNode
 from accelbench.engine.systems.sambanova.sambatune import SambaTune
-from accelbench.engine.systems.sambanova.telemetry import SambaNovaSampler
+from accelbench.engine.systems.sambanova.telemetry import SambaNovaSampler, SnTileStat
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
 
 
@@ -44,7 +44,7 @@ SYSTEM = System(
     gres=("rdu",),
     samplers=(SambaNovaSampler,),
     node=(SntilestatNode,),
-    dialects=(SambaNova, SambaTune),
+    dialects=(SambaNova, SambaTune, SnTileStat),
     workloads=(BERT_LARGE,),
     metric_aliases={"training_samples_per_second": "samples_per_s",
                     "e2e_train_time": "train_time_s"},

@@ -21,11 +21,17 @@ it).
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import time
+from itertools import repeat
+from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.logclock import stamps_seconds
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.steps import StepLines, optional
+from accelbench.engine.rows import Rows
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _SUMMARY = re.compile(r"\b(e2e_train_time|training_sequences_per_second|final_loss|"
@@ -47,6 +53,16 @@ _INNER = re.compile(rf"inner train loop time : ({_NUMBER}) for (\d+) epochs, num
                     rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
 _ASSERTION = re.compile(r"^AssertionError: (.*\S)")
 _STAMP = re.compile(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
+# The MLPerf step lines: a bar first (nothing before it but blanks and a pasted ``^M``,
+# no digit in its glyphs), then the first stamp, then the global step: the first of each in
+# the line, as feed finds them; none holding a summary's key or an ``Epoch [`` (feed reads
+# those otherwise)
+_STEPS = StepLines("|global_step:", re.compile(
+    r"(?m)^[^\S\n]*(?:\^M)?[^\S\n]*Iteration:[^\S\n]*\d{1,3}%\|[^|\n\d]*\|[^\S\n]*(\d+)/(\d+) \["
+    r"[^\n]*?" + _STAMP.pattern + r"[^\n]*?" + _STEP.pattern),
+    (int, int, None, optional(int), int, float),
+    without=("e2e_train_time", "training_sequences_per_second", "final_loss",
+             "training_samples_per_second", "Epoch ["))
 _SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector|"
                     r"inner train loop time : ")
 
@@ -77,6 +93,7 @@ class SambaNova(Dialect):
              "inner train loop time : ", "AssertionError: ", "SambaConnector", " - info ",
              " - warning ")
     needs_nocase = ("error",)  # _BAD_CONFIG is case-insensitive
+    step_lines = _STEPS
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -143,6 +160,29 @@ class SambaNova(Dialect):
             return [Diagnosis(run, ts, "assertion_failed", line,
                               "the app's own check failed: read the assertion above it")]
         return []
+
+    def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows]:
+        """What ``feed`` gives of MLPerf step lines, as columns: each a Progress of its bar
+        and the loss at its global step (the first line's before it, where it starts the
+        running phase)."""
+        iterations, totals, stamps, millis, steps, losses = columns
+        seconds = (stamps_seconds(stamps) if all(map((19).__eq__, map(len, stamps)))
+                   else {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)})
+        times = list(map(operator.add, map(seconds.__getitem__, stamps),
+                         map(operator.truediv, [m or 0 for m in millis], repeat(1000))))
+        self._stamp, run = times[-1], self.run_id
+        events: list[Event | Rows] = []
+        if self._phase != "running":
+            events = [Progress(run, times[0], iterations[0], totals[0]),
+                      *self._enter(times[0], "running"),
+                      Metric(run, times[0], "loss", losses[0], steps[0])]
+            iterations, totals, times, steps, losses = (
+                column[1:] for column in (iterations, totals, times, steps, losses))
+        if not times:
+            return events
+        n = len(times)
+        return [*events, Rows(run, times, [(Progress, (iterations, totals, [0] * n, [0] * n)),
+                                           (Metric, (["loss"] * n, losses, steps))])]
 
     sniff_needs = ("training_sequences_per_second", "e2e_train_time", "[SAMBA]", "SambaConnector",
                    "inner train loop time : ")

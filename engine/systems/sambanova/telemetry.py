@@ -11,13 +11,17 @@
 tiles, so they are summarised per RDU: the engine ``rdu<i>`` (the i-th RDU in the
 table's order) is its tiles' mean ``%exec``, taken once all its rows are read. A long
 COMMAND wraps onto lines of its own (as ALCF's pages show it): those are no rows.
-``TileTable`` folds a table this way for the sampler and for anything reading a saved one.
+``TileTable`` folds a table this way for the sampler, the ``sntilestat`` dialect (a saved
+table given to ``parse``/``import``) and anything reading a saved one; a tile row whose
+figures cannot be read is counted (``unreadable``) and reported by the dialect.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from accelbench.engine.events import Diagnosis, Event, Utilization
+from accelbench.engine.parsers import Dialect
 from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
 _FOREVER = 1_000_000_000  # intervals: the tool runs until stopped
@@ -42,21 +46,27 @@ class TileTable:
         self._pid = -1  # the PID column's index (-1: none)
         self.rdus: dict[str, Rdu] = {}
         self._open: Rdu | None = None  # the RDU whose rows are being read
+        self.unreadable: list[str] = []  # tile rows whose figures could not be read
 
     def feed(self, line: str) -> Rdu | None:
         """The RDU a line closes (a header, another RDU's row), if it closes one."""
         fields = line.split()
-        if fields[:1] == ["TILE"]:
+        if fields[:1] == ["TILE"] and "%exec" in fields and "%idle" in fields:
             self._exec, self._idle = fields.index("%exec"), fields.index("%idle")
             self._pid = fields.index("PID") if "PID" in fields else -1
             return self.close()
         if not (line.startswith("/") and "/TILE_" in fields[0] and len(fields) > self._exec):
             return None  # a wrapped COMMAND, a blank line
+        try:
+            busy, idle = float(fields[self._exec]), float(fields[self._idle])
+        except ValueError:
+            self.unreadable.append(line)
+            return None
         name = fields[0].rpartition("/")[0]
         done = self.close() if self._open and self._open.name != name else None
         rdu = self._open = self._open or Rdu(name, [])
-        rdu.exec_percent.append(float(fields[self._exec]))
-        rdu.idle += float(fields[self._idle]) == 100.0
+        rdu.exec_percent.append(busy)
+        rdu.idle += idle == 100.0
         if 0 <= self._pid < len(fields) and fields[self._pid].isdigit():
             rdu.pids.add(int(fields[self._pid]))
         return done
@@ -70,9 +80,13 @@ class TileTable:
 
     def readings(self) -> Readings:
         """Each RDU's mean tile %exec as the engine ``rdu<i>``."""
-        return [{"engine": f"rdu{i}", "percent": round(sum(r.exec_percent)
-                                                         / len(r.exec_percent), 2)}
-                for i, r in enumerate(self.rdus.values())]
+        return [self.reading(rdu) for rdu in self.rdus.values()]
+
+    def reading(self, rdu: Rdu) -> dict:
+        """``rdu``'s mean tile %exec as the engine ``rdu<i>`` (its place in the table)."""
+        i = list(self.rdus).index(rdu.name)
+        return {"engine": f"rdu{i}",
+                "percent": round(sum(rdu.exec_percent) / len(rdu.exec_percent), 2)}
 
 
 def sntilestat_argv(interval: float) -> list[str]:
@@ -106,3 +120,43 @@ class SambaNovaSampler(ToolSampler):
     def feed(self, line: str) -> Readings | None:
         """The readings once a line ends an RDU's rows (a header, another RDU's row)."""
         return self._table.readings() if self._table.feed(line) else None
+
+
+class SnTileStat(Dialect):
+    """A saved ``sntilestat`` table: each RDU's mean tile ``%exec`` as the ``rdu<i>``
+    engine, once its rows are read; a tile row it cannot read is reported."""
+
+    name = "sntilestat"
+    title = "SambaNova sntilestat tables"
+    needs = ("TILE",)
+    warnings = frozenset({"sntilestat_unreadable"})
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self._table = TileTable()
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        seen = len(self._table.unreadable)
+        done = self._table.feed(line)
+        events = self._events(done, ts)
+        if len(self._table.unreadable) > seen:
+            events.append(Diagnosis(self.run_id, ts, "sntilestat_unreadable",
+                                    "sntilestat: a tile row cannot be read:"
+                                    f" {line.strip()[:120]!r}",
+                                    "the table was cut or garbled: that tile's figures are"
+                                    " missing"))
+        return events
+
+    def finish(self, ts: float) -> list[Event]:
+        return self._events(self._table.close(), ts)
+
+    def _events(self, rdu: Rdu | None, ts: float) -> list[Event]:
+        if rdu is None:
+            return []
+        reading = self._table.reading(rdu)
+        return [Utilization(self.run_id, ts, reading["engine"], reading["percent"])]
+
+    @classmethod
+    def sniff(cls, text: str) -> bool:
+        return any(line.split()[:3] == ["TILE", "%idle", "%exec"] for line in text.splitlines()
+                   if line.startswith("TILE"))

@@ -30,7 +30,8 @@ SYSTEM = System(
     gres=("neuron",),
     samplers=(NeuronSampler,),
     node=(NeuronNode,),
-    dialects=(NeuronProfile, NeuronRuntime, NeuronCompile, NxDTraining, NeuronMonitor),
+    dialects=(NeuronProfile, NeuronRuntime, NeuronCompile, NxDTraining, NeuronMonitor,
+              neuron_ls.NeuronLs),
     extends=(BERT,),
     columns=(Column(r"^profile\.(mfu|hfu)\w*$", "max"),),
 )

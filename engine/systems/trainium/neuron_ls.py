@@ -4,7 +4,9 @@
 ``memory_size`` in bytes); plain ``neuron-ls`` prints a table whose two header rows name
 the columns (``NEURON DEVICE``, ``NEURON CORES``, ``NEURON MEMORY`` as ``32 GB``, GiB in
 fact). Both are read; a machine whose ``neuron-ls`` answers nothing is found as before,
-by its device files or tools.
+by its device files or tools. The ``neuron_ls`` dialect reads a saved listing (given to
+``parse``/``import``) as each device's NeuronCores and memory (``neuron<i>_cores``,
+``neuron<i>_memory_gib``).
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ import re
 import subprocess
 from dataclasses import dataclass
 
+from accelbench.engine.events import Event, Metric
+from accelbench.engine.parsers import Dialect
 from accelbench.engine.probe import finder, tools
 from accelbench.engine.system import Availability
 
 _GIB = 2 ** 30
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?) GB$")
+_HEADER = re.compile(r"^\s*\|\s*NEURON\s*\|\s*NEURON\s*\|", re.M)
+MAX_LISTING = 1024 * 1024  # characters of a listing kept to read at its end
 _find = finder("/dev/neuron*", ("neuron-ls", "neuron-top", "neuron-monitor"))
 
 
@@ -87,3 +93,38 @@ def detect() -> Availability:
         return here
     found = devices(out)
     return Availability(True, detail=described(found)) if found else here
+
+
+class NeuronLs(Dialect):
+    """A saved ``neuron-ls`` listing (its table or ``--json-output``): each device's
+    NeuronCores and memory. Read at its end (the table spans lines)."""
+
+    name = "neuron_ls"
+    title = "AWS neuron-ls listings"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self._lines: list[str] = []
+        self._size = 0
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        if self._size < MAX_LISTING:
+            self._lines.append(line)
+            self._size += len(line)
+        return []
+
+    def finish(self, ts: float) -> list[Event]:
+        text = "\n".join(self._lines)
+        self._lines = []
+        found = devices(text[text.find("["):] if '"nc_count"' in text else text)
+        events: list[Event] = []
+        for device in found:
+            events.append(Metric(self.run_id, ts, f"neuron{device.index}_cores", device.cores))
+            if device.memory is not None:
+                events.append(Metric(self.run_id, ts, f"neuron{device.index}_memory_gib",
+                                     round(device.memory / _GIB, 3)))
+        return events
+
+    @classmethod
+    def sniff(cls, text: str) -> bool:
+        return _HEADER.search(text) is not None or '"nc_count"' in text[:65536]

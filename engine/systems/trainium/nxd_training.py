@@ -11,14 +11,22 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import repeat
+from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.steps import StepLines, optional
+from accelbench.engine.rows import Rows
 
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan|-?inf)"
 _STEP = re.compile(rf"\bstep (\d+) step_time {_NUMBER}s throughput {_NUMBER} seq/s"
                    rf" loss {_NUMBER}(?: val-loss: (?:None|{_NUMBER}))?"
                    rf"(?: current_lr: {_NUMBER})?(?: grad norm (?:None|{_NUMBER}))?")
+# The step lines of a text: the first match in each line, as feed reads it
+_STEPS = StepLines(" step_time ", re.compile(r"(?m)^[^\n]*?" + _STEP.pattern),
+                   (int, float, float, float, *[optional(float)] * 3))
+_NAMES = ("loss", "val_loss", "learning_rate", "grad_norm")  # of the step's groups 4-7
 
 
 class NxDTraining(Dialect):
@@ -29,6 +37,7 @@ class NxDTraining(Dialect):
     needs = (" step_time ",)
     sniff_needs = (" step_time ",)  # (its sniff's pattern holds it)
     warnings = frozenset({"loss_not_finite"})  # training went on
+    step_lines = _STEPS
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -60,6 +69,26 @@ class NxDTraining(Dialect):
                     "the run diverged: lower the learning rate, or check the checkpoint it"
                     " loaded, the data and the precision"))
         return events
+
+    def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows] | None:
+        """What ``feed`` gives of step lines alike (each figure given in all or none, all
+        finite), as columns."""
+        steps, times, throughputs, *figures = columns
+        n, run = len(steps), self.run_id
+        for column in figures:
+            if (column.count(None) != n if column[0] is None
+                    else None in column or not all(map(math.isfinite, column))):
+                return None
+        events: list[Event | Rows] = []
+        if not self._running:
+            self._running = True
+            events.append(Phase(run, ts, "running", "training steps"))
+        kinds: list[tuple[type[Event], tuple[list[Any], ...]]] = [
+            (Progress, (steps, [0] * n, [0] * n, [0] * n)), (Throughput, (throughputs, steps)),
+            (Metric, (["step_time_s"] * n, times, steps))]
+        kinds += [(Metric, ([name] * n, column, steps))
+                  for name, column in zip(_NAMES, figures, strict=True) if column[0] is not None]
+        return [*events, Rows(run, list(repeat(ts, n)), kinds)]
 
     @classmethod
     def sniff(cls, text: str) -> bool:

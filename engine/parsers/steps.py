@@ -1,0 +1,136 @@
+"""A dialect's step lines read from a whole block of text at once, as columns.
+
+A training log prints one kind of line by the hundred thousand (a step's loss and rates).
+A dialect declares that line (:class:`StepLines`: the literal each holds, the pattern that
+reads it, the conversion of each group) and turns the converted columns into events
+(``Dialect.step_rows``); :func:`read_text` does the rest for every dialect: the lines
+holding the literal found in the block (``prefilter``, in C), one ``findall`` of the
+pattern over them, the columns converted with ``map``, and the block's other lines the
+dialect needs fed one by one in their places between them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from accelbench.engine.events import Event
+from accelbench.engine.parsers.prefilter import line_starts
+from accelbench.engine.rows import Rows
+
+if TYPE_CHECKING:
+    from accelbench.engine.parsers import Dialect
+
+Column = list[Any]
+
+
+@dataclass(frozen=True)
+class StepLines:
+    """A dialect's step line: every line holding ``literal`` must be one, as the dialect's
+    ``feed`` reads it, for a text to be read at once. ``pattern`` reads the lines holding
+    ``literal``, joined: its ``findall`` gives one tuple of groups per line, in order (it
+    matches at a line's start, ``(?m)^``, and within the line: ``[^\\n]``, not ``.``);
+    ``columns`` converts each group (``int``, ``float``, :func:`optional`, ...; None: kept
+    as text; a group that took no part is ``''``); ``without``: literals a step line may
+    not hold (``feed`` reads such a line otherwise): a text where one does is not read at
+    once."""
+
+    literal: str
+    pattern: re.Pattern[str]
+    columns: tuple[Callable[[str], Any] | None, ...]
+    without: tuple[str, ...] = ()
+
+    def read(self, rows: Sequence[tuple[str, ...]]) -> list[Column]:
+        """The converted columns of ``rows`` (the groups ``findall`` gives)."""
+        n = len(rows)
+        return [list(column) if convert is None
+                else [None] * n if isinstance(convert, optional) and not any(column)
+                else list(map(convert, column))
+                for convert, column in zip(self.columns, zip(*rows, strict=True),
+                                           strict=True)]
+
+
+class optional:  # (lower-case: a conversion, as ``int`` and ``float`` are)
+    """The conversion of a group that may take no part (``''``: None)."""
+
+    def __init__(self, convert: Callable[[str], Any]) -> None:
+        self.convert = convert
+
+    def __call__(self, text: str) -> Any:
+        return self.convert(text) if text else None
+
+
+def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple[str, ...],
+              ts: float) -> list[Event | Rows] | None:
+    """What ``dialect.feed_text`` gives (see there) through its ``step_lines``: None where
+    it declares none, where ``text`` holds none, or where a line holding its literal is
+    not a step line as its pattern reads it (the dialect is then as it was)."""
+    steps = dialect.step_lines
+    if steps is None or steps.literal not in needs:
+        return None
+    literal = steps.literal
+    at = line_starts(text, (literal,))
+    if not at:
+        return None
+    find = text.find
+    lines = [text[start:find("\n", start)] for start in at]
+    if find("\n", at[-1]) < 0:
+        lines[-1] = text[at[-1]:]  # the text's last line, without its \n
+    joined = "\n".join(lines)
+    if any(literal in joined for literal in steps.without):
+        return None
+    rows = steps.pattern.findall(joined)
+    if len(rows) != len(lines):
+        return None
+    try:
+        columns = steps.read(rows)
+    except (ValueError, ArithmeticError):
+        return None
+    others = tuple(need for need in needs if need != literal)
+    other = line_starts(text, others, nocase) if others or nocase else []
+    if not other:
+        return dialect.step_rows(columns, ts)
+    saved = copy.deepcopy(vars(dialect))
+    events: list[Event | Rows] = []
+    done, steps_at = 0, set(at)  # the rows given; the step lines' starts
+    for start in other:
+        if start in steps_at:
+            continue  # a step line: read by the pattern
+        if (n := bisect.bisect_left(at, start, done)) > done:
+            got = dialect.step_rows([column[done:n] for column in columns], ts)
+            if got is None:
+                break
+            events += got
+            done = n
+        end = find("\n", start)
+        events += dialect.feed(text[start:] if end < 0 else text[start:end], ts)
+    else:
+        if done == len(at):
+            return events
+        got = dialect.step_rows([column[done:] for column in columns], ts)
+        if got is not None:
+            return events + got
+    vars(dialect).clear()
+    vars(dialect).update(saved)
+    return None
+
+
+def split_rows(run_id: str, stamps: list[float], kinds_of: list[Any],
+               kinds: Callable[[slice], list[tuple[type[Event], tuple[Column, ...]]]]
+               ) -> list[Rows]:
+    """Rows of the lines ``0 .. len(stamps)``, one for each run of lines alike:
+    ``kinds_of[i]`` says which kinds of event line ``i`` gives (lines alike give the same),
+    ``kinds(s)`` gives the kinds and columns of the lines of slice ``s``."""
+    if len(set(kinds_of)) == 1:
+        return [Rows(run_id, stamps, kinds(slice(None)))]
+    out: list[Rows] = []
+    first = 0
+    for i in range(1, len(stamps) + 1):
+        if i == len(stamps) or kinds_of[i] != kinds_of[first]:
+            out.append(Rows(run_id, stamps[first:i], kinds(slice(first, i))))
+            first = i
+    return out

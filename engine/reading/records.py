@@ -1,0 +1,168 @@
+"""Records: what a structured file holds, as lines an imported run keeps and reads again.
+
+Each structured file (``engine.reading.ondisk``) becomes records, one JSON object per line
+of the run's ``output.log``: ``time`` (the writer's wall time, local, where it gives
+one: the run's clock), ``step``, ``total``, ``epoch``, ``metrics`` (canonical names:
+``loss``, ``eval_loss``, ``lr``, ``samples_per_s``, ``tokens_per_s``...), and at the end
+``status`` (``done``, or ``failed`` with ``code`` and ``detail``) and ``elapsed``
+(seconds the run took, as its file says). The ``records`` dialect reads them back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from accelbench.engine.errors import UserError
+from accelbench.engine.events import Diagnosis, Event, Metric, Progress, Throughput
+from accelbench.engine.parsers import Dialect
+
+NAME = "records"
+MAX_LINE = 1024 * 1024  # characters of a structured file's line read at most
+SAMPLES = "samples_per_s"  # the metric name that is a Throughput event
+
+# Keys of the files read here, mapped onto the canonical figures (VOCAB.md); any other
+# key is a metric under its own name (``metric_name``).
+_CANONICAL = {
+    "loss": "loss", "train_loss": "loss", "train_loss_step": "loss",
+    "eval_loss": "eval_loss", "val_loss": "eval_loss", "validation_loss": "eval_loss",
+    "valid_loss": "eval_loss", "test_loss": "eval_loss",
+    "learning_rate": "lr", "lr": "lr",
+    "train_samples_per_second": SAMPLES, "samples_per_second": SAMPLES,
+    "tokens_per_second": "tokens_per_s", "grad_norm": "grad_norm",
+}
+_WORDLESS = re.compile(r"\W+")
+
+
+def metric_name(key: str) -> str:
+    """A key as a metric name: lower-cased, each run of non-word characters ``_``."""
+    return _WORDLESS.sub("_", key.lower()).strip("_")
+
+
+def canonical(key: str) -> str:
+    """The canonical name of ``key`` (``lr-Adam``: Lightning's LearningRateMonitor)."""
+    name = metric_name(key)
+    if name.startswith("lr_") and key.startswith("lr-"):
+        return "lr"
+    return _CANONICAL.get(name, name)
+
+
+def lines(f: TextIO, path: Path) -> Iterator[str]:
+    """The lines of a text file ``f`` (at ``path``), none longer than ``MAX_LINE``: a longer
+    one is damage (a ``UserError``), not read whole."""
+    n = 0
+    while line := f.readline(MAX_LINE + 1):
+        n += 1
+        if len(line) > MAX_LINE:
+            raise UserError(f"{path}: line {n} is longer than {MAX_LINE} characters")
+        yield line
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a float where it is a number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+@dataclass
+class Record:
+    """One line of figures (see the module's docstring)."""
+
+    step: int | None = None
+    total: int | None = None
+    epoch: float | None = None
+    time: float | None = None  # epoch seconds
+    metrics: dict[str, float] = field(default_factory=dict)
+    status: str | None = None
+    code: str | None = None
+    detail: str | None = None
+    elapsed: float | None = None
+
+    def line(self) -> str:
+        out: dict[str, Any] = {}
+        if self.time is not None:
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.time))
+            out["time"] = f"{stamp}.{int(self.time % 1 * 1000):03d}"
+        for key in ("step", "total", "epoch"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.metrics:
+            out["metrics"] = self.metrics
+        for key in ("status", "code", "detail", "elapsed"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return json.dumps(out)
+
+
+def text(records: Iterable[Record], size: int = 1 << 20) -> Iterator[str]:
+    """The lines of ``records`` in blocks of whole lines of about ``size`` characters."""
+    lines: list[str] = []
+    count = 0
+    for record in records:
+        line = record.line()
+        lines.append(line)
+        count += len(line) + 1
+        if count >= size:
+            yield "\n".join(lines) + "\n"
+            lines, count = [], 0
+    if lines:
+        yield "\n".join(lines) + "\n"
+
+
+class Records(Dialect):
+    """The records of a structured file (chosen by the file, never sniffed in a log)."""
+
+    name = NAME
+    title = ("structured files: TensorBoard events, trainer_state.json, metrics.csv,"
+             " trainer_log.jsonl")
+    needs = ("{",)
+    warnings = frozenset({"loss_not_finite"})
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        if not line.startswith("{"):
+            return []
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return []
+        if not isinstance(obj, dict):
+            return []
+        events: list[Event] = []
+        raw, total = number(obj.get("step")), number(obj.get("total"))
+        step = None if raw is None else int(raw)
+        if step is not None:
+            events.append(Progress(self.run_id, ts, step, int(total or 0),
+                                   number(obj.get("epoch")) or 0.0))
+        for name, given in (obj.get("metrics") or {}).items():
+            value = number(given)
+            if value is None:
+                continue
+            if not math.isfinite(value):
+                if name == "loss":
+                    events.append(Diagnosis(self.run_id, ts, "loss_not_finite",
+                                            f"the loss is {value} at step {step}",
+                                            "lower the learning rate or check the data"))
+                continue
+            events.append(Throughput(self.run_id, ts, value, step) if name == SAMPLES
+                          else Metric(self.run_id, ts, name, value, step))
+        if (elapsed := number(obj.get("elapsed"))) is not None:
+            self.elapsed = elapsed
+        if obj.get("status") == "done":
+            self.status = "done"
+        elif obj.get("status") == "failed":
+            events.append(Diagnosis(self.run_id, ts, str(obj.get("code") or "run_failed"),
+                                    str(obj.get("detail") or "the run failed"),
+                                    "its file says so; see the lines before it"))
+        return events
+
+    @classmethod
+    def sniff(cls, text: str) -> bool:
+        """Never: a structured file is known by its name (``ondisk.kind``), not sniffed."""
+        return False
