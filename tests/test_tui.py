@@ -519,3 +519,34 @@ async def test_the_run_view_shows_a_commands_real_step_lines_live(runner):
         await wait_until(pilot, lambda: shown("mfu_percent") is not None, timeout=60)
         assert not view.follower.ended  # nanoGPT's mfu arrives while it runs too
         runner.open(view.follower.run_id).cancel(grace=1)
+
+
+async def test_saving_over_an_existing_preset_asks_first(runner, home):
+    """A preset of that name exists (with its comments): Save asks; No keeps it as it was,
+    Yes replaces it."""
+    from accelbench.tui.screens.confirm import Confirm
+
+    existing = user_dir() / "mine.toml"
+    existing.parent.mkdir(parents=True, exist_ok=True)
+    kept = '# tuned by hand: do not lose this\nname = "mine"\nworkload = "mnist_cnn"\n'
+    existing.write_text(kept)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = launch(app)
+        await wait_until(pilot, lambda: screen.availability and screen.base is not None)
+        for answer in ("n", "y"):
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: bool(app.screen.query("#preset-name")))
+            app.screen.query_one("#preset-name", Input).value = "mine"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, Confirm))
+            assert "mine.toml exists" in str(app.screen.question)
+            await pilot.press(answer)
+            if answer == "n":
+                await pilot.pause()
+                assert existing.read_text() == kept
+                await pilot.press("escape")  # the save dialog
+                await wait_until(pilot, lambda: app.screen is screen)
+        await wait_until(pilot, lambda: app.screen is screen and existing.read_text() != kept)
+        assert "do not lose this" not in existing.read_text()
+        assert load_preset(existing).name == "mine"
