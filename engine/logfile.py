@@ -468,8 +468,9 @@ class _Runs:
         parsers = [*self.parsers, *self.extras]
         self.batch += [e for parser in parsers for e in parser.finish(0.0)]
         self._give()
-        status = next((p.status for p in parsers if p.status), None) or (
-            "failed" if self.failure else "done" if self.succeeded else "ended")
+        status = next((p.status for p in self.parsers if p.status), None) or (
+            "failed" if self.failure else "done" if self.succeeded else None) or next(
+            (p.status for p in self.extras if p.status and not self.names), "ended")
         code = next((p.exit_code for p in parsers if p.exit_code is not None), None)
         span = next((p.elapsed for p in parsers if p.elapsed is not None),
                     self.last - self.first)
@@ -525,8 +526,9 @@ class _Runs:
         """Give the ``always`` dialects the current piece's text they have not read, up to
         ``end``."""
         if self.extras and end > self.read:
-            text = self.text[self.read:end]
+            text, given = self.text[self.read:end], list(self.batch)
             for extra in self.extras:
+                extra.beside(given)
                 self.batch += read_text(extra, text, 0.0, self.held)
         self.read = max(self.read, end)
 

@@ -102,6 +102,7 @@ class Deriver:
         self.dialects: list[Dialect] = []
         self._take(classes)
         self.extras = [cls(run_id) for cls in registry.always_dialects() if cls not in classes]
+        self._given: list[Event | Rows] = []  # what the others gave since the extras read
         self.sniffer = _sniffer(classes, sniff)
         self.logs = logs
         self.latest = latest  # the reader keeps the state, and the log lines only
@@ -122,6 +123,8 @@ class Deriver:
 
     def _keep(self, events: list[Event]) -> list[Event]:
         self.state.feed_all(events)
+        if self.extras:
+            self._given += events
         return events
 
     def opening(self) -> list[Event]:
@@ -179,11 +182,16 @@ class Deriver:
         text = "\n".join(lines)
         if PREFIX in text:  # (accelbench's own figures are its machine lines')
             text = "\n".join(line for line in lines if not line.startswith(PREFIX))
+        for extra in self.extras:
+            extra.beside(self._given)
+        self._given = []
         batch = [event for extra in self.extras for event in read_text(extra, text, self.ts)]
         if not batch:
             return []
         if self.logs:
-            return self._keep(expanded(batch))
+            events = expanded(batch)
+            self.state.feed_all(events)
+            return events
         self.state.feed_all(batch)
         return [event for event in batch if not isinstance(event, Rows)]
 
@@ -307,7 +315,7 @@ class Deriver:
         for phase in phases:
             phase.ts = times[0]
         self.ts, self._gap = times[-1], wanted[-1] < len(lines) - 1
-        self.state.feed_all([*phases, Rows(rows.run_id, times, rows.kinds)])
+        self._keep([*phases, Rows(rows.run_id, times, rows.kinds)])  # type: ignore[list-item]
         return 0 if self._gap else len(rows.kinds)
 
     def _dialect_line(self, line: str | None, wanted: bool) -> list[Event]:

@@ -38,9 +38,12 @@ class Broke(Dialect):
 
 @pytest.fixture
 def always(monkeypatch):
-    monkeypatch.setattr(registry, "ALWAYS_DIALECTS", (Broke,))
+    monkeypatch.setattr(registry, "ALWAYS_DIALECTS", (Broke,))  # (alone: the mechanism)
+    registry.dialects.cache_clear()
     Broke.fed.clear()
-    return Broke
+    yield Broke
+    monkeypatch.undo()
+    registry.dialects.cache_clear()
 
 
 def without(events: list[Event]) -> list[Event]:

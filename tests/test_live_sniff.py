@@ -127,7 +127,8 @@ def test_a_dialect_found_late_reads_the_lines_just_before_it():
 def test_output_without_a_known_format_takes_no_dialect():
     deriver = Deriver("r", 0.0, sniff=["hf_trainer", "slurm", "tqdm", "keras"])
     events = deriver.output(["epoch 1 loss=0.5", "a <b> c", "x = 1", "done"])
-    assert deriver.dialects == [] and [e.kind for e in events] == ["log"] * 4
+    assert deriver.dialects == [] and [e.kind for e in events] == ["log"] * 4 + ["metric"]
+    assert (events[-1].name, events[-1].value) == ("loss", 0.5)  # (the generic reader's)
 
 
 def test_a_system_dialect_reads_its_own_bars_in_a_command_run():

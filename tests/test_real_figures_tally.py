@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import pytest
 from real_logs import fixtures
 
 from tests.conftest import ROOT
@@ -29,11 +28,6 @@ def test_every_real_fixture_is_tallied_and_the_document_current():
     assert doc == DOC_HEAD + report(found)
 
 
-# TEMPORARILY EXPECTED TO FAIL (issue 21): the framework corpus (tests/fixtures/real/frameworks)
-# landed before the generic reader that reads it (helpers "numbers" and "shapes"). strict:
-# once the reader is merged and the tally is back at >= 95 %, this XPASSes and fails, so
-# the lead removes this mark then.
-@pytest.mark.xfail(strict=True, reason="the generic reader of issue 21 is not merged yet")
 def test_the_target_is_met():
     """At least 95 % of the figures listed are read."""
     found = listed()

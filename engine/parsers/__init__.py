@@ -13,7 +13,7 @@ from functools import wraps
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from accelbench.engine.events import Event
-from accelbench.engine.rows import Rows
+from accelbench.engine.rows import Batch, Rows
 
 if TYPE_CHECKING:
     from accelbench.engine.parsers.steps import StepLines
@@ -101,8 +101,9 @@ class Dialect:
         lines quicker from the whole text: ``needs`` and ``nocase`` are those of its own that
         the text may hold (a line that holds none of its own is on no line). None where it
         has no quicker way for this text; the dialect is then as it was. An ``always``
-        dialect that needs any line (``needs`` None) is given ``()`` and ``()``: every line;
-        an ``always`` dialect's text may hold carriage returns (a redrawn line's states).
+        dialect that needs any line (``needs`` None) is given every line, with ``()`` and
+        those of its ``needs_nocase`` the text may hold; an ``always`` dialect's text may
+        hold carriage returns (a redrawn line's states).
         By default, its ``step_lines`` read as columns (``parsers.steps.read_text``)."""
         from accelbench.engine.parsers.steps import read_text  # (steps reads with prefilter)
 
@@ -114,6 +115,11 @@ class Dialect:
         per group), as ``feed`` gives them line by line, and the dialect left as ``feed``
         leaves it; None where not as columns (before changing anything)."""
         return None
+
+    def beside(self, given: Batch) -> None:
+        """The events the run's detected dialects gave for the text an ``always`` dialect
+        is about to read (told before it reads it): one that reads figures they may also
+        read notes which, to leave those to them."""
 
     def skipped(self, ts: float) -> list[Event]:
         """Events that lines without any of ``needs`` (not fed, seen at ``ts``) complete."""

@@ -237,8 +237,9 @@ def read_text(dialect: Dialect, text: str, ts: float,
     if text.endswith("\n"):
         text = text[:-1]
     needs, nocase = dialect.needs, nocase_of([dialect])
-    if held is not None and needs is not None:
-        needs = tuple(literal for literal in needs if literal in held[0])
+    if held is not None:
+        needs = None if needs is None else tuple(literal for literal in needs
+                                                 if literal in held[0])
         nocase = tuple(literal for literal in nocase if literal in held[1])
     if needs is not None and not needs and not nocase:
         return []

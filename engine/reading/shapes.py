@@ -1,0 +1,555 @@
+"""Reading any log's step lines by their shape, with no dialect written for its format.
+
+A training program prints the same line at every step with other numbers in it
+(``iter 10: loss 3.2202, time 1389.25ms, mfu 10.73%``). With its numbers masked such a line
+is a *template* that repeats; a template whose numbers change from line to line and are
+named (``numbers.named_numbers``, ``numbers.counters``) is a step line, and its named
+number slots are the figures (``vocabulary.canonical``: step, total, epoch, loss, lr,
+samples/s as ``Throughput``, the rest as ``Metric`` s under canonical or their own names).
+A number is a figure only with a name or a counter's place: nothing unnamed ever becomes a
+metric.
+
+Speed: no Python runs per line of a block. Per block (``logfile.BLOCK``, or a live batch):
+
+- the templates are learnt from a sample of its lines (all of a small text; else its
+  start, three slices of its middle and its end), numbers masked by one ``re.sub`` over the
+  sample; a masked shape seen ``REPEAT`` times (over the blocks read so far) whose lines'
+  named numbers change becomes a template, the lines it was seen on before read then;
+- each template's lines are read with one compiled pattern (``findall``) over the whole
+  block, found by the template's literal start (a lookbehind checks it starts a line: the
+  engine's literal search, not a test at every character), and their numbers converted
+  as columns into one ``Rows`` per template;
+- one-off lines (``test accuracy: 0.98``, an eval line once an epoch) are the lines holding
+  a vocabulary keyword (``KEYWORDS``, found in any case by ``prefilter.line_starts``, in C)
+  that no template reads: looked for only where the block's lines are not all template
+  lines, each distinct one read once.
+
+Template mining: Drain (the ``drain3`` package) was measured against this masking on the
+real framework logs under tests/fixtures/real/frameworks (``bench/template_mining.py``).
+Drain clusters lines by token count and leading tokens and turns a position into ``<*>``
+once it differs: it needs a Python call per line (about 40 µs a line there, where the bare
+regex loop takes 0.3 µs), it merges a step line's varying words into wildcards only after
+seeing them differ, and its templates are token lists, not patterns that read the numbers'
+places. Masking numbers with one regular expression gives the same step templates on
+those logs (a step line's words do not change; its numbers do), runs in C over a sample,
+and gives each template as the pattern that reads its lines; it is what is used.
+
+A dialect adds meaning on top and wins where it reads the same figure: ``beside`` is told
+what the detected dialects gave, and the figures they give (by canonical name; any
+``Progress``, any ``Throughput``) are left to them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from accelbench.engine.events import Event, Metric, Progress, Throughput
+from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.prefilter import line_starts
+from accelbench.engine.reading.numbers import Counter, counters, named_numbers
+from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
+from accelbench.engine.rows import Batch, Rows, expanded
+
+REPEAT = 3  # times a masked line is seen before it is a template
+SAMPLE_ALL = 64 * 1024  # a text this short is its own sample
+HEAD, SLICE, TAIL = 32 * 1024, 8 * 1024, 16 * 1024  # a longer one's sample: start, 3 middle
+# slices, end (characters)
+MAX_SHAPES = 20000  # masked shapes counted at most (then the counts start again)
+MAX_TEMPLATES = 64
+MAX_ONE_OFFS = 10000  # distinct one-off lines remembered (read once each)
+MAX_LINE = 4096  # a longer line is no template
+RECENT = 16  # distinct lines a block's one-off search leaves, counted in the next block
+
+KEYWORDS = ("loss", "acc", "perplexity", "ppl", "mfu", "tflop", "throughput", "samples",
+            "persec", "per_sec", "per sec", "tokens/s", "learning rate", "lr:", "lr=", "f1",
+            "bleu", "score", "top1", "top-1", "it/s", "tps", "memallocated", "memory",
+            "iteration")
+"""Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names."""
+DONE_KEYS = ("final", "test")  # a one-off figure after the step lines, so named: a summary
+DONE_LINES = ("exits successfully",)  # a launcher's line that the run ended well (DeepSpeed's)
+STEP_WORDS = frozenset({"step", "steps", "iter", "iteration"})  # a key ending so: a step
+
+# A number's text, as loosely as is quick to match (a date is one; its value is read only
+# where a name is next to it, ``_floats``): the same in masking and in the templates.
+_NUM = r"-?\d[\d.,eE+-]*"
+_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_MASK = re.compile(f" *({_NUM})")
+_SLOT = "\x01"  # a number's place in a masked line (no log holds it)
+_DIGITS = b"0123456789"
+_FIELDS = ("step", "total", "epoch", "epochs")
+
+
+@dataclass
+class _Slot:
+    """What a template's number slot is: a Progress field, a Throughput, or a Metric."""
+
+    kind: str  # step total epoch epochs throughput metric
+    name: str = ""
+    scale: float = 1.0
+
+
+@dataclass
+class Template:
+    """A step line's shape: the pattern that reads its lines, what each captured number is."""
+
+    shape: str
+    pattern: re.Pattern[str]
+    slots: list[_Slot]  # one per captured group, in order
+    anchor: str  # its longest literal (where in a block its last line is)
+    lead: str
+    lowered: str  # its shape in lower case
+    rows: int = 0  # lines read in the current block
+
+
+@dataclass
+class _Seen:
+    """A masked shape seen but not yet a template: how often, and some lines of it."""
+
+    count: int = 0
+    lines: list[str] = field(default_factory=list)
+    called: list[int] = field(default_factory=list)  # the read each line was seen in
+    checks: int = 0  # times its lines were found named but unchanging
+
+
+class ShapeReader(Dialect):
+    """The generic reader, read on every log (``always``): step lines by their shape, and
+    one-off lines holding a vocabulary keyword."""
+
+    name = "shapes"
+    title = "step lines read by their shape"
+    always = True
+    needs: ClassVar[tuple[str, ...] | None] = None
+    needs_nocase: ClassVar[tuple[str, ...]] = KEYWORDS
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self.templates: dict[str, Template] = {}
+        self.rejected: set[str] = set()  # shapes that are no step lines (nothing named)
+        self.seen: dict[str, _Seen] = {}
+        self.known: set[bytes] = set()  # lines' shapes without digits, looked at for good
+        self.recent: list[str] = []  # the one-off lines (and others) the last block held
+        self.one_offs: dict[str, frozenset[str]] = {}  # line read on its own: what it gave
+        self.calls = 0
+        self.taken: set[str] = set()  # figures a dialect gives (``_bare`` names): left to it
+        self.progress_taken = self.throughput_taken = False
+        self.stepped = False  # a step line was read
+        self.last_step = self.total = 0
+
+    def beside(self, given: Batch) -> None:
+        for item in given:
+            if isinstance(item, Rows):
+                for cls, columns in item.kinds:
+                    self._take(cls, columns[0] if cls is Metric else ())
+            else:
+                self._take(type(item), (item.name,) if type(item) is Metric else ())
+
+    def _take(self, cls: type[Event], names: Any) -> None:
+        if cls is Progress:
+            self.progress_taken = True
+        elif cls is Throughput:
+            self.throughput_taken = True
+        elif cls is Metric:
+            for name in set(names):
+                canon = canonical(name, "")
+                self.taken.update({_bare(metric_name(name)), _bare(canon.name) if canon else ""})
+
+    def feed(self, line: str, ts: float) -> list[Event]:
+        return expanded(self.read(line, KEYWORDS, ts))
+
+    def feed_lines(self, lines: list[str], ts: float) -> list[Event | Rows]:
+        return self.read("\n".join(lines), KEYWORDS, ts)
+
+    def feed_text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...], ts: float
+                  ) -> list[Event | Rows] | None:
+        return self.read(text, nocase, ts)
+
+    @classmethod
+    def sniff(cls, text: str) -> bool:
+        return False  # (read on every log: never sniffed)
+
+    def read(self, text: str, nocase: tuple[str, ...], ts: float) -> list[Event | Rows]:
+        """The events of ``text`` (whole lines; ``nocase``: those of ``KEYWORDS`` its lines
+        may hold)."""
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self.calls += 1
+        early = self._learn(_sample(text))
+        out: list[tuple[int, Event | Rows]] = []
+        covered = 0
+        for template in self.templates.values():
+            template.rows = 0
+            if template.anchor not in text:
+                continue
+            found = template.pattern.findall(text)
+            template.rows = len(found)
+            covered += len(found)
+            at = text.rfind(template.anchor)
+            if early.get(template.shape):
+                # the lines seen before it was known; one read on its own gave some figures
+                # then (its metrics, and its progress where a counter gave it): the others now
+                lines = early[template.shape]
+                found = template.pattern.findall("\n".join(
+                    line for line in lines if line not in self.one_offs)) + found
+                for line in lines:
+                    if (given := self.one_offs.get(line)) is not None:
+                        out += [(at, rest) for rows in self._rows(
+                            template, template.pattern.findall(line), ts)
+                                if (rest := _without(rows, given)) is not None]
+            if found:
+                out += [(at, rows) for rows in self._rows(template, found, ts)]
+        if covered <= text.count("\n") and not self._accounted(text, nocase):
+            out += self._one_offs(text, nocase, ts)
+            if self.status is None and any(done in text for done in DONE_LINES):
+                self.status = "done"
+        out.sort(key=lambda item: item[0])
+        return [item for _, item in out]
+
+    def _learn(self, sample: str) -> dict[str, list[str]]:
+        """Count the masked shapes of ``sample``'s lines; those seen ``REPEAT`` times whose
+        named numbers change become templates: the lines of earlier reads they were seen on
+        (by shape). Lines whose shape without digits is known (a template's, or no step
+        line's) are not looked at: a bytes ``translate`` tells them, in C."""
+        lines = sample.split("\n")
+        digitless = sample.encode().translate(None, _DIGITS).split(b"\n")
+        known = self.known
+        if known.issuperset(digitless):
+            return {}
+        if len(known) > MAX_SHAPES:
+            known.clear()
+        picked = [(line, bare) for line, bare in zip(lines, digitless, strict=True)
+                  if bare not in known]
+        masked = _MASK.sub(_SLOT, "\n".join(line for line, _ in picked)).split("\n")
+        if len(self.seen) > MAX_SHAPES:
+            self.seen.clear()
+        early: dict[str, list[str]] = {}
+        fresh: dict[str, bytes] = {}
+        for shape, (line, bare) in zip(masked, picked, strict=True):
+            if _SLOT not in shape or shape in self.rejected or len(shape) > MAX_LINE:
+                known.add(bare)  # (no number, or no step line)
+                continue
+            if shape in self.templates:
+                known.add(bare)
+                continue
+            seen = self.seen.setdefault(shape, _Seen())
+            seen.count += 1
+            if len(seen.lines) < REPEAT:
+                seen.lines.append(line)
+                seen.called.append(self.calls)
+            fresh[shape] = bare
+        for shape, bare in fresh.items():
+            seen = self.seen[shape]
+            if seen.count < REPEAT or len(self.templates) >= MAX_TEMPLATES:
+                continue
+            template = _template(shape, seen.lines)
+            if template is None:
+                seen.checks += 1
+                if seen.checks >= REPEAT or _named(seen.lines[0]) is None:
+                    self.rejected.add(shape)  # (nothing named, or its numbers never change)
+                    known.add(bare)
+                    del self.seen[shape]
+                else:
+                    seen.count, seen.lines, seen.called = 0, [], []  # (look again later)
+                continue
+            self.templates[shape] = template
+            known.add(bare)
+            early[shape] = [line for line, call in zip(seen.lines, seen.called, strict=True)
+                            if call < self.calls]
+            del self.seen[shape]
+        return early
+
+    def _rows(self, template: Template, found: list[Any], ts: float) -> list[Rows]:
+        """The events of a template's lines (``found``: their captured numbers), as columns;
+        none where a dialect gives one of its figures (the line is that dialect's). A metric
+        whose number does not change over the lines (``global batch size``) is given at the
+        first and the last of them only: its own ``Rows``."""
+        if any(self._theirs(slot) for slot in template.slots):
+            return []
+        columns = list(zip(*found, strict=False)) if len(template.slots) > 1 else [found]
+        n = len(found)
+        fields: dict[str, list[Any]] = {}
+        kinds: list[tuple[type[Event], tuple[list[Any], ...]]] = []
+        metrics: list[tuple[str, list[float]]] = []
+        constant: list[tuple[str, float]] = []
+        rates: list[float] | None = None
+        named: set[str] = set()
+        for slot, column in zip(template.slots, columns, strict=True):
+            same = column[0] == column[-1] and column.count(column[0]) == n
+            if slot.kind in _FIELDS:
+                if slot.kind not in fields:
+                    convert = _ints if slot.kind in ("step", "total") else _floats
+                    fields[slot.kind] = convert(column[:1]) * n if same else convert(column)
+            elif slot.kind == "throughput":
+                if rates is None:
+                    rates = _floats(column, slot.scale)
+            elif slot.name not in named:
+                named.add(slot.name)
+                if same and n > 2:
+                    constant.append((slot.name, _floats(column[:1], slot.scale)[0]))
+                else:
+                    metrics.append((slot.name, _floats(column, slot.scale)))
+        steps: list[Any] = fields.get("step") or [None] * n
+        if "step" in fields:
+            self.stepped = True
+            self.last_step = steps[-1]
+            self.total = fields["total"][-1] if "total" in fields else self.total
+            zeros = [0] * n
+            kinds.append((Progress, (steps, fields.get("total", zeros), fields.get("epoch", zeros),
+                                     fields.get("epochs", zeros))))
+        for name, values in metrics:
+            kinds.append((Metric, ([name] * n, values, steps)))
+        if rates is not None:
+            kinds.append((Throughput, (rates, steps)))
+        out = [Rows(self.run_id, [ts] * n, kinds)] if kinds else []
+        if constant:
+            ends = [steps[0], steps[-1]]
+            out.append(Rows(self.run_id, [ts, ts], [(Metric, ([name] * 2, [value] * 2, ends))
+                                                    for name, value in constant]))
+        return out
+
+    def _accounted(self, text: str, nocase: tuple[str, ...]) -> bool:
+        """Whether every keyword of ``nocase`` in ``text`` is on a template's line or on one
+        of the lines the last block's one-off search left (then no one-off line is new): by
+        counts, in C."""
+        if not nocase or not self.recent or not text.isascii():
+            return not nocase
+        lowered = text.lower()
+        counts = {line: text.count(line) for line in self.recent}
+        for word in nocase:
+            held = sum(template.rows * template.lowered.count(word)
+                       for template in self.templates.values() if template.rows)
+            held += sum(n * line.lower().count(word) for line, n in counts.items() if n)
+            if lowered.count(word) != held:
+                return False
+        return True
+
+    def _theirs(self, slot: _Slot) -> bool:
+        """Whether a dialect gives the figure ``slot`` is."""
+        if slot.kind == "metric":
+            return _bare(slot.name) in self.taken
+        if slot.kind == "throughput":
+            return self.throughput_taken
+        return slot.kind == "step" and self.progress_taken
+
+    def _one_offs(self, text: str, nocase: tuple[str, ...], ts: float
+                  ) -> list[tuple[int, Event | Rows]]:
+        """The events of the lines of ``text`` holding one of ``nocase`` (``KEYWORDS``) that
+        no template reads, each distinct line once."""
+        starts = line_starts(text, (), nocase)
+        if not starts:
+            return []
+        find = text.find
+        lines = [text[start:_end(find("\n", start), text)] for start in starts]
+        rest = "\n".join(lines)
+        for template in self.templates.values():
+            if template.rows and template.anchor in rest:
+                rest = template.pattern.sub("", rest)
+        out: list[tuple[int, Event | Rows]] = []
+        left = list(dict.fromkeys(rest.split("\n")))
+        self.recent = left[:RECENT]
+        for line in left:
+            if not line or line in self.one_offs or len(line) > MAX_LINE:
+                continue
+            events = self._line(line, ts)
+            if len(self.one_offs) < MAX_ONE_OFFS:
+                self.one_offs[line] = frozenset(
+                    e.name if isinstance(e, Metric) else "samples_per_s"
+                    if isinstance(e, Throughput) else "" for e in events)
+            if events:
+                at = text.find(line)
+                out += [(at, event) for event in events]
+        return out
+
+    def _line(self, line: str, ts: float) -> list[Event]:
+        """The figures of one line read on its own: its named numbers that are canonical
+        figures or named with a keyword, as metrics (at the step it names, else the last step
+        read), and the progress its step counter gives."""
+        step: int | None = None
+        metrics: list[tuple[str, float]] = []
+        done = False
+        for named in named_numbers(line):
+            if not math.isfinite(named.value):
+                continue
+            name, scale = _canon(named.key, named.unit)
+            value = named.value * scale
+            if name == "step":
+                step = int(value) if step is None and value.is_integer() else step
+            elif name not in ("total_steps", "epoch"):
+                if _bare(name) in self.taken:
+                    return []  # (the line is a dialect's)
+                if any(name == m for m, _ in metrics):  # (a second one: its own name)
+                    name, value = metric_name(named.key), named.value
+                    if any(name == m for m, _ in metrics):
+                        continue
+                if _canonical(named.key, named.unit) is None and not _keyword(name):
+                    continue  # (a line read on its own: only the vocabulary's figures)
+                metrics.append((name, value))
+                done = done or any(word in named.key.lower() for word in DONE_KEYS)
+        if done and self.stepped and self.status is None:
+            self.status = "done"  # a final summary after the step lines
+        events: list[Event] = []
+        for counter in _counters(line)[:1]:
+            if counter.what == "step":
+                if self.progress_taken:
+                    return []
+                step = counter.n if step is None else step
+                self.last_step, self.total = counter.n, counter.total
+                events.append(Progress(self.run_id, ts, counter.n, counter.total))
+        at = step if step is not None else (self.last_step if self.stepped else None)
+        rate = next((value for name, value in metrics if name == "samples_per_s"), None)
+        if rate is not None and not self.throughput_taken:
+            events.append(Throughput(self.run_id, ts, rate, at))
+        return events + [Metric(self.run_id, ts, name, value, at) for name, value in metrics
+                         if name != "samples_per_s"]
+
+    def finish(self, ts: float) -> list[Event]:
+        if self.total and self.last_step >= self.total and self.status is None:
+            self.status = "done"  # the run reached its last step
+        return []
+
+
+def _sample(text: str) -> str:
+    """The lines of ``text`` the templates are learnt from (whole lines)."""
+    if len(text) <= SAMPLE_ALL:
+        return text
+    parts = [text[:text.rfind("\n", 0, HEAD)]]
+    size = len(text)
+    for at in (size // 4, size // 2, 3 * size // 4):
+        start = text.find("\n", at) + 1
+        end = text.rfind("\n", start, start + SLICE)
+        if 0 < start < end:
+            parts.append(text[start:end])
+    start = text.find("\n", size - TAIL) + 1
+    if start > 0:
+        parts.append(text[start:].rstrip("\n"))
+    return "\n".join(parts)
+
+
+def _canon(key: str, unit: str) -> tuple[str, float]:
+    """The name and scale a named number is kept under: its canonical figure's (a key whose
+    last word names a step, ``completed step``, is one), else its own name."""
+    canon = _canonical(key, unit)
+    if canon is not None:
+        return canon.name, canon.scale
+    name = metric_name(key)
+    return ("step", 1.0) if name.rsplit("_", 1)[-1] in STEP_WORDS else (name, 1.0)
+
+
+def _canonical(key: str, unit: str) -> Canon | None:
+    """``vocabulary.canonical``, where a rate's unit names its figure whatever the key."""
+    return canonical(key, unit) or (canonical("throughput", unit) if "/" in unit else None)
+
+
+def _counters(line: str) -> list[Counter]:
+    """The ``N/M`` counters of ``line`` but a progress bar's (``n/total [elapsed<``: the
+    bar's own dialect reads bars, and a system's dialect its own)."""
+    return [counter for counter in counters(line)
+            if not line.startswith(" [", counter.total_end)]
+
+
+def _named(line: str) -> list[tuple[int, _Slot]] | None:
+    """(slot index, what it is) of each named number slot of ``line``, None if none is."""
+    spans = [(m.start(1), m.end(1)) for m in _MASK.finditer(line)]
+
+    def slot_of(end: int) -> int | None:
+        return next((i for i, (a, b) in enumerate(spans) if a < end <= b), None)
+
+    found: list[tuple[int, _Slot]] = []
+    for counter in _counters(line):
+        what = "epoch" if counter.what == "epoch" else "step"
+        for end, kind in ((counter.end, what), (counter.total_end, what + "s" if what ==
+                                                 "epoch" else "total")):
+            if (index := slot_of(end)) is not None:
+                found.append((index, _Slot(kind)))
+    taken = {index for index, _ in found}
+    kinds = {slot.kind for _, slot in found}
+    names: set[str] = set()
+    for named in named_numbers(line):
+        index = slot_of(named.end)
+        if index is None or index in taken:
+            continue
+        taken.add(index)
+        name, scale = _canon(named.key, named.unit)
+        kind = {"step": "step", "epoch": "epoch", "total_steps": "total",
+                "samples_per_s": "throughput"}.get(name, "metric")
+        if (kind != "metric" and kind in kinds) or name in names:
+            kind, name, scale = "metric", metric_name(named.key), 1.0  # (a second one)
+            if name in names:
+                continue
+        kinds.add(kind)
+        names.add(name)
+        found.append((index, _Slot(kind, name, scale)))
+    return sorted(found, key=lambda item: item[0]) or None
+
+
+def _template(shape: str, lines: list[str]) -> Template | None:
+    """The template of ``lines`` (of masked ``shape``), if their named numbers change; None
+    where no number is named or none changes."""
+    slots = _named(lines[0])
+    if slots is None:
+        return None
+    values = [[m.group(1) for m in _MASK.finditer(line)] for line in lines]
+    if not any(len({v[index] for v in values if index < len(v)}) > 1 for index, _ in slots):
+        return None
+    captured = dict(slots)
+    parts = shape.split(_SLOT)
+    body = "".join(
+        re.escape(part) + ("" if i == len(parts) - 1 else
+                           f" *({_NUM})" if i in captured else f" *{_NUM}")
+        for i, part in enumerate(parts))
+    lead = parts[0]
+    if lead.strip():
+        rest = body[len(re.escape(lead)):]
+        pattern = f"{re.escape(lead)}(?<=(?<![^\\n]){re.escape(lead)}){rest}(?![^\\n])"
+    else:
+        pattern = f"(?m)^{body}(?![^\\n])"
+    anchor = max(parts, key=len)
+    return Template(shape, re.compile(pattern), [captured[i] for i in sorted(captured)],
+                    anchor, lead, shape.lower())
+
+
+def _without(rows: Rows, given: frozenset[str]) -> Rows | None:
+    """``rows`` without the metrics named in ``given`` (its throughput where that holds
+    ``samples_per_s``, its progress where ``""``); None where nothing is left."""
+    kinds = [(cls, columns) for cls, columns in rows.kinds
+             if not ((cls is Metric and columns[0][0] in given)
+                     or (cls is Progress and "" in given)
+                     or (cls is Throughput and "samples_per_s" in given))]
+    return Rows(rows.run_id, rows.stamps, kinds) if kinds else None
+
+
+def _bare(name: str) -> str:
+    """A metric's name compared with a dialect's: without its ``_`` (``global_rate``)."""
+    return name.replace("_", "")
+
+
+_KEYWORDS = re.compile("|".join(re.escape(word).replace("/", "_") for word in KEYWORDS))
+
+
+def _keyword(name: str) -> bool:
+    """Whether a metric's name holds one of ``KEYWORDS`` (a figure a one-off line gives)."""
+    return _KEYWORDS.search(name.replace(" ", "_")) is not None
+
+
+def _floats(column: Any, scale: float = 1.0) -> list[float]:
+    """The values of a column of numbers' texts (``12,345``; a text with more after its
+    number, ``5.2.``, is read as its number)."""
+    try:
+        values = list(map(float, column))
+    except ValueError:  # (a thousands separator, or more after the number)
+        values = [float(m[0]) if (m := _VALUE.match(text.replace(",", ""))) else math.nan
+                  for text in column]
+    return values if scale == 1.0 else list(map(scale.__mul__, values))
+
+
+def _ints(column: Any) -> list[int]:
+    try:
+        return list(map(int, column))
+    except ValueError:
+        return [int(value) if math.isfinite(value) else 0 for value in _floats(column, 1.0)]
+
+
+def _end(end: int, text: str) -> int:
+    return len(text) if end < 0 else end

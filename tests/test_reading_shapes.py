@@ -1,0 +1,190 @@
+"""The generic reader (``engine/reading/shapes.py``) on real logs: step lines found by their
+shape and read as columns, one-off lines, nothing unnamed made a figure, the detected
+dialects' results unchanged beside it, logs no dialect reads imported, and a command run
+that prints real nanoGPT and Megatron-LM lines followed live."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from accelbench.engine import registry
+from accelbench.engine.events import Metric, Progress
+from accelbench.engine.importer import import_file
+from accelbench.engine.logfile import parse_file
+from accelbench.engine.parsers.prefilter import read_text
+from accelbench.engine.reading.numbers import counters, named_numbers
+from accelbench.engine.reading.shapes import ShapeReader, _canon
+from accelbench.engine.reading.vocabulary import metric_name
+from accelbench.engine.rows import expanded
+from tests.conftest import FIXTURES, accelbench, json_events
+
+FRAMEWORKS = FIXTURES / "real" / "frameworks"
+NANOGPT = FRAMEWORKS / "nanogpt_shakespeare_char_v100.log"
+MEGATRON = FRAMEWORKS / "megatron_llm_epfl_issue11.log"
+MEGATRON_TFLOPS = FRAMEWORKS / "megatron_lm_deepseek_v2_lite_h100.log"
+TITAN = FRAMEWORKS / "torchtitan_grad_norm_pr3393.log"
+DEEPSPEED_CHAT = FRAMEWORKS / "deepspeed_chat_reward_npu.log"
+PLAIN = (".log", ".txt", ".md", ".jsonl", ".out")
+LOGS = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix in PLAIN)
+
+
+def read(path: Path, chunk: int = 0) -> list:
+    """The generic reader's events of a log's text, given whole (or ``chunk`` lines at a
+    time, as a live run's batches come)."""
+    reader = ShapeReader("r")
+    text = path.read_text(errors="replace")
+    if not chunk:
+        return expanded(read_text(reader, text, 0.0))
+    lines = text.split("\n")
+    return [e for i in range(0, len(lines), chunk)
+            for e in expanded(read_text(reader, "\n".join(lines[i:i + chunk]), 0.0))]
+
+
+def series(events: list, name: str) -> list[tuple[int | None, float]]:
+    return [(e.step, e.value) for e in events if isinstance(e, Metric) and e.name == name]
+
+
+def test_the_logs_fixtures_are_many():
+    assert len(LOGS) > 150 and any(p.parent == FRAMEWORKS for p in LOGS)
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_nothing_unnamed_becomes_a_figure(path: Path):
+    """Every metric the generic reader gives is a number printed with its name next to it
+    (its own, or the canonical figure that name maps to, in that figure's unit) on a line of
+    the log; every step it gives is a named step or an ``N/M`` counter's."""
+    text = path.read_text(errors="replace").replace("\r", "\n")
+    named: set[tuple[str, float]] = set()
+    steps: set[int] = set()
+    for line in text.split("\n"):
+        for number in named_numbers(line):
+            name, scale = _canon(number.key, number.unit)
+            named |= {(metric_name(number.key), number.value), (name, number.value * scale)}
+            if name == "step" and number.value.is_integer():
+                steps.add(int(number.value))
+        steps.update(counter.n for counter in counters(line))
+    for event in read(path):
+        if isinstance(event, Metric):
+            assert any(name == event.name and math.isclose(value, event.value, rel_tol=1e-9)
+                       for name, value in named), (event, path)
+        elif isinstance(event, Progress):
+            assert event.step in steps, (event, path)
+
+
+@pytest.fixture
+def without_the_reader(monkeypatch):
+    """Parse as before the generic reader: no dialect read on every log."""
+    def parse(path: Path) -> list:
+        monkeypatch.setattr(registry, "ALWAYS_DIALECTS", ())
+        registry.dialects.cache_clear()
+        try:
+            return parse_file(path)
+        finally:
+            monkeypatch.undo()
+            registry.dialects.cache_clear()
+    return parse
+
+
+def _within(part: list, whole: list) -> bool:
+    """Whether ``part`` is ``whole`` with some items left out, in order."""
+    items = iter(whole)
+    return all(any(item == other for other in items) for item in part)
+
+
+@pytest.mark.parametrize("path", [p for p in LOGS if "frameworks" not in p.parts],
+                         ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_the_detected_dialects_read_what_they_read_before(path: Path, without_the_reader):
+    """Beside the generic reader every section keeps its dialects, its status (but one no
+    dialect reads: the generic reader's) and every event they gave, in order (the generic
+    reader only adds)."""
+    before = without_the_reader(path)
+    after = parse_file(path)
+    assert [(s.title, s.dialects, s.status if s.dialects else "") for s in after] == [
+        (s.title, s.dialects, s.status if s.dialects else "") for s in before]
+    for old, new in zip(before, after, strict=True):
+        assert _within(old.events, new.events), (path, old.title)
+
+
+def test_nanogpt_step_lines_and_its_eval_lines():
+    events = read(NANOGPT)
+    progress = [e.step for e in events if isinstance(e, Progress)]
+    assert progress == list(range(0, 441, 10))
+    loss = series(events, "loss")
+    assert (10, 3.2202) in loss and (440, 1.35) in loss
+    assert (0, 4.2874) in loss  # the eval line's train loss, at the step it names
+    assert series(events, "eval_loss") == [(0, 4.2823), (250, 1.7322)]
+    assert (10, 1.38925) in series(events, "step_time_s")  # 1389.25ms
+    assert (10, 10.73) in series(events, "mfu_percent")
+
+
+def test_megatron_fields_are_canonical_figures_and_the_rest_keep_their_names():
+    events = read(MEGATRON)
+    assert [(e.step, e.total) for e in events if isinstance(e, Progress)] == [
+        (122, 250000), (123, 250000), (124, 250000), (125, 250000)]
+    assert series(events, "loss")[0] == (122, 2.50422)  # lm loss: 2.504220E+00
+    assert series(events, "lr")[0] == (122, 9.150e-06)
+    assert series(events, "step_time_s")[0] == (122, 86.5452)  # (ms): 86545.2
+    assert series(events, "grad_norm")[0] == (122, 0.231)
+    assert series(events, "consumed_samples")[0] == (122, 124928)
+    # a number that never changes over the lines: at the first and the last only
+    assert series(events, "global_batch_size") == [(122, 1024), (125, 1024)]
+    tflops = read(MEGATRON_TFLOPS)
+    assert series(tflops, "tflops")[0] == (50, 68.2)  # throughput per GPU (TFLOP/s/GPU)
+    assert not {e.name for e in tflops if isinstance(e, Metric)} & {"2025", "18", "48"}
+
+
+def test_torchtitan_memory_tokens_and_mfu():
+    events = read(TITAN)
+    assert series(events, "memory_gib")[0] == (14, 9.46)
+    assert series(events, "tokens_per_s")[0] == (14, 7282)  # tps: 7,282
+    assert series(events, "mfu_percent")[0] == (14, 0.17)
+    assert series(events, "grad_norm")[0] == (14, 0.8319)
+    assert not {e.name for e in events if isinstance(e, Metric)} & {"rank0", "titan"}
+
+
+@pytest.mark.parametrize("path", [NANOGPT, MEGATRON, TITAN, DEEPSPEED_CHAT])
+def test_a_log_read_in_batches_gives_what_it_gives_whole(path: Path):
+    """A live run's output comes a few lines at a time: a step line's shape is known after
+    its third line, and the lines seen before are read then (so the figures are the same,
+    if not all in the same order), but each once."""
+    whole = read(path)
+    for chunk in (1, 7, 50):
+        some = read(path, chunk)
+        assert sorted((e.step, e.total) for e in some if isinstance(e, Progress)) == sorted(
+            (e.step, e.total) for e in whole if isinstance(e, Progress)), chunk
+        # (a number that does not change is given at a batch's first and last line)
+        assert {(e.name, e.value) for e in some if isinstance(e, Metric)} == {
+            (e.name, e.value) for e in whole if isinstance(e, Metric)}, chunk
+
+
+def test_a_log_no_dialect_reads_imports_with_its_figures(store, runner):
+    [nano] = import_file(store, NANOGPT)
+    state = runner.open(nano.id).state()
+    assert nano.status == "ended" and state.step == 440 and state.metrics["loss"] == 1.35
+    assert state.metrics["eval_loss"] == 1.7322
+    [chat] = import_file(store, DEEPSPEED_CHAT)  # "Process 26410 exits successfully."
+    assert chat.status == "done"
+    assert runner.open(chat.id).state().metrics["accuracy"] == pytest.approx(0.6418749690055847)
+
+
+def test_a_command_run_printing_real_step_lines_is_followed_live(home):
+    """nanoGPT's and Megatron-LM's real lines, printed by a command a few at a time: the
+    loss, the rates and the progress come as events while it runs."""
+    replay = FIXTURES.parent / "standins" / "replay_lines.py"
+    out = accelbench("run", "cpu-mnist", "--set", "workload=command", "--set",
+                     f"command=python3 {replay} 0.01 {NANOGPT} {MEGATRON_TFLOPS}", "--json")
+    assert out.returncode == 0, out.stderr
+    events = json_events(out.stdout)
+    finished = next(i for i, e in enumerate(events) if e["type"] == "finished")
+    before = events[:finished]
+    progress = [(e["step"], e["total"]) for e in before if e["type"] == "progress"]
+    assert progress[:2] == [(0, 0), (10, 0)] and progress[-1] == (60, 5000)
+    metrics = {(e["name"], e["value"]) for e in before if e["type"] == "metric"}
+    assert {("loss", 3.2202), ("loss", 1.35), ("mfu_percent", 10.73), ("tflops", 68.2),
+            ("eval_loss", 1.7322)} <= metrics
+    summary = events[finished]["summary"]
+    assert summary["steps"] == 60 and summary["total_steps"] == 5000
+    assert summary["metrics"]["tflops"] == 68.2 and summary["final_loss"] == 1.35
