@@ -198,8 +198,8 @@ def found_in_log(fig: Figure, events: list, fixture: Fixture) -> bool:
     """Whether ``events`` (or the runs ``fixture`` imported as) hold ``fig``."""
     kind, v = fig.kind, fig.value
     if kind in CANONICAL:  # the canonical Metric, or one named for the printed key
-        return _metric(events, lambda n: n == CANONICAL[kind], v) or bool(fig.key) and _metric(
-            events, lambda n: normalised(n) == normalised(fig.key), fig.printed)
+        return _metric(events, lambda n: n == CANONICAL[kind], v) or (bool(fig.key) and _metric(
+            events, lambda n: normalised(n) == normalised(fig.key), fig.printed))
     if kind == "exit":
         return v in fixture.exits
     if kind == "duration":  # to the second the stamps give, or 1 % of a long run

@@ -34,20 +34,21 @@ class StepLines:
     ``feed`` reads it, for a text to be read at once. ``pattern`` reads the lines holding
     ``literal``, joined: its ``findall`` gives one tuple of groups per line, in order (it
     matches at a line's start, ``(?m)^``, and within the line: ``[^\\n]``, not ``.``);
-    ``columns`` converts each group (``int``, ``float``, :func:`optional`, ...; None: kept
-    as text; a group that took no part is ``''``); ``without``: literals a step line may
-    not hold (``feed`` reads such a line otherwise): a text where one does is not read at
-    once."""
+    ``columns`` converts each group (``int``, ``float``, :class:`optional`, :class:`whole`,
+    ...; None: kept as text; a group that took no part is ``''``); ``without``: literals a
+    step line may not hold (``feed`` reads such a line otherwise): a text where one does is
+    not read at once."""
 
     literal: str
     pattern: re.Pattern[str]
-    columns: tuple[Callable[[str], Any] | None, ...]
+    columns: tuple[Callable[[str], Any] | whole | None, ...]
     without: tuple[str, ...] = ()
 
     def read(self, rows: Sequence[tuple[str, ...]]) -> list[Column]:
         """The converted columns of ``rows`` (the groups ``findall`` gives)."""
         n = len(rows)
         return [list(column) if convert is None
+                else convert.convert(list(column)) if isinstance(convert, whole)
                 else [None] * n if isinstance(convert, optional) and not any(column)
                 else list(map(convert, column))
                 for convert, column in zip(self.columns, zip(*rows, strict=True),
@@ -62,6 +63,13 @@ class optional:  # (lower-case: a conversion, as ``int`` and ``float`` are)
 
     def __call__(self, text: str) -> Any:
         return self.convert(text) if text else None
+
+
+class whole:  # (lower-case: a conversion, as ``int`` and ``float`` are)
+    """The conversion of a whole column at once (``convert``: its texts to its values)."""
+
+    def __init__(self, convert: Callable[[list[str]], list[Any]]) -> None:
+        self.convert = convert
 
 
 def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple[str, ...],

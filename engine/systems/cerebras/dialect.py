@@ -21,9 +21,9 @@ from itertools import repeat
 from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
-from accelbench.engine.logclock import stamp_seconds, stamps_seconds
+from accelbench.engine.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.steps import StepLines, optional, split_rows
+from accelbench.engine.parsers.steps import StepLines, optional, split_rows, whole
 from accelbench.engine.rows import Rows
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
@@ -41,7 +41,8 @@ _TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
 _TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
 # The Train lines as step lines (the groups of _TRAIN_LINE, converted)
 _STEPS = StepLines("Train Device=", _TRAIN_ROWS,
-                   (None, int, None, int, float, float, float, *[optional(int)] * 3))
+                   (whole(stamps_times), int, None, int, float, float, float,
+                    *[optional(int)] * 3))
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -191,9 +192,8 @@ class Cerebras(Dialect):
     def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows]:
         """The events ``_train`` gives of Train lines (their ``_STEPS`` columns), as
         columns: a run of lines with a total, and one of lines without, each a Rows."""
-        stamps, millis, _, steps, loss, rates, global_rates, hours, minutes, secs = columns
-        times = list(map(operator.add, map(stamps_seconds(stamps).__getitem__, stamps),
-                         map(operator.truediv, millis, repeat(1000))))
+        seconds, millis, _, steps, loss, rates, global_rates, hours, minutes, secs = columns
+        times = list(map(operator.add, seconds, map(operator.truediv, millis, repeat(1000))))
         events: list[Event | Rows] = []
         if not self._training:
             events += self._enter(times[0], "running")
