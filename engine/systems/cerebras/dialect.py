@@ -39,10 +39,16 @@ _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
 _TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
 # Train lines, each at a line's start (their groups as findall gives them)
 _TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
+# The Train lines of a text as the appliance prints them (``YYYY-MM-DD HH:MM:SS,mmm INFO:   |
+# Train Device=...`` at a line's start), found by their literal (a quick search) with the
+# stamp behind it: what _TRAIN_ROWS reads of such a line, the same groups.
+_TRAIN_TEXT = re.compile(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
+                         r"(\d{3}) (INFO):   \| Train Device=)"
+                         + _TRAIN.pattern.removeprefix(r"\| Train Device="))
 # The Train lines as step lines (the groups of _TRAIN_LINE, converted)
 _STEPS = StepLines("Train Device=", _TRAIN_ROWS,
                    (whole(stamps_times), int, None, int, float, float, float,
-                    *[optional(int)] * 3))
+                    *[optional(int)] * 3), text_pattern=_TRAIN_TEXT)
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
