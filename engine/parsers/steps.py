@@ -53,7 +53,7 @@ class StepLines:
         n = len(rows)
         return [list(column) if convert is None
                 else convert.convert(list(column)) if isinstance(convert, whole)
-                else [None] * n if isinstance(convert, optional) and not any(column)
+                else _optional(convert, column, n) if isinstance(convert, optional)
                 else list(map(convert, column))
                 for convert, column in zip(self.columns, zip(*rows, strict=True),
                                            strict=True)]
@@ -67,6 +67,13 @@ class optional:  # (lower-case: a conversion, as ``int`` and ``float`` are)
 
     def __call__(self, text: str) -> Any:
         return self.convert(text) if text else None
+
+
+def _optional(convert: optional, column: tuple[str, ...], n: int) -> list[Any]:
+    """``convert`` of each of ``column``: at once where all or none took part."""
+    if all(column):
+        return list(map(convert.convert, column))
+    return [None] * n if not any(column) else list(map(convert, column))
 
 
 class whole:  # (lower-case: a conversion, as ``int`` and ``float`` are)

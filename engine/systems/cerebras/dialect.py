@@ -138,19 +138,25 @@ class Cerebras(Dialect):
         """Checkpoints belong to loading, or to running once training has begun."""
         return "running" if self._training else "loading"
 
-    def _progress(self, ts: float, step: int, left: int | None) -> int:
-        """The total steps at a Train line (0: not known): the planned total, or the total
-        that the time remaining implies at the step rate since the first line (in whole
-        logging intervals, so that the ETA from that rate is the one printed)."""
-        first = self._first = self._first or (ts, step)
-        if self._last_step and step > self._last_step:
-            self._interval = step - self._last_step
-        self._last_step = step
-        total = self._total
-        if not total and left is not None and self._interval and ts > first[0]:
-            steps_left = left * (step - first[1]) / (ts - first[0])
-            total = step + round(steps_left / self._interval) * self._interval
-        return total
+    def _progress(self, times: list[float], steps: list[int], lefts: list[int | None]
+                  ) -> list[int]:
+        """The total steps at each of some Train lines (0: not known): the planned total, or
+        the total that the time remaining implies at the step rate since the first line (in
+        whole logging intervals, so that the ETA from that rate is the one printed)."""
+        first, last, interval, planned = self._first, self._last_step, self._interval, self._total
+        totals = []
+        for ts, step, left in zip(times, steps, lefts, strict=True):
+            first = first or (ts, step)
+            if last and step > last:
+                interval = step - last
+            last = step
+            total = planned
+            if not total and left is not None and interval and ts > first[0]:
+                steps_left = left * (step - first[1]) / (ts - first[0])
+                total = step + round(steps_left / interval) * interval
+            totals.append(total)
+        self._first, self._last_step, self._interval = first, last, interval
+        return totals
 
     def _final_loss(self, ts: float) -> list[Event]:
         loss, self._loss = self._loss, None
@@ -165,7 +171,7 @@ class Cerebras(Dialect):
         if not self._training:
             events += self._enter(ts, "running")
         left = None if hours is None else int(hours) * 3600 + int(minutes) * 60 + int(seconds)
-        if total := self._progress(ts, step, left):
+        if total := self._progress([ts], [step], [left])[0]:
             events.append(Progress(run, ts, step, total))
         events.extend((Metric(run, ts, "loss", loss, step),
                        Throughput(run, ts, float(rate), step),
@@ -205,9 +211,9 @@ class Cerebras(Dialect):
             events += self._enter(times[0], "running")
         n = len(steps)
         if any(hour is not None for hour in hours):  # a total from the time left: each
-            totals = [self._progress(t, step, None if h is None else h * 3600 + m * 60 + sec)
-                      for t, step, h, m, sec in zip(times, steps, hours, minutes, secs,
-                                                    strict=True)]
+            totals = self._progress(times, steps, [
+                None if h is None else h * 3600 + m * 60 + sec
+                for h, m, sec in zip(hours, minutes, secs, strict=True)])
         else:  # what _progress keeps of each line: the first, the interval, the last step
             self._first = self._first or (times[0], steps[0])
             for step, before in zip(reversed(steps), reversed([self._last_step, *steps[:-1]]),
