@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from accelbench.engine.errors import UserError
 
@@ -101,6 +101,24 @@ def read_text(path: Path | str, limit: int = SMALL, errors: str = "strict") -> s
     """The UTF-8 text of the regular file ``path`` (see :func:`read_bytes`); a decoding
     error is a ``ValueError`` unless ``errors`` says otherwise."""
     return read_bytes(path, limit).decode("utf-8", errors=errors)
+
+
+def irregular(path: Path | str) -> str | None:
+    """Why ``path`` is no regular file to read (through symlinks: ``a FIFO``, ``a character
+    device``, ...), None where it is one; an ``OSError`` where it cannot be looked at."""
+    mode = os.stat(path).st_mode
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+def opened(path: Path | str, mode: str = "rb", **kwargs: Any) -> Any:
+    """The regular file ``path`` (through symlinks: a file the user named or keeps in a
+    directory they import) open for reading in ``mode`` (``open``'s ``kwargs``); a
+    ``UserError`` naming what it is instead (a FIFO, a device), never a read that blocks."""
+    try:
+        fd = open_regular(path, follow=True)
+    except Unsafe as exc:
+        raise UserError(str(exc)) from None
+    return os.fdopen(fd, mode, **kwargs)
 
 
 @contextlib.contextmanager

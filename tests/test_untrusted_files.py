@@ -191,3 +191,30 @@ def test_doctor_json_of_a_store_with_fifos_lists_them(home):
     assert "Traceback" not in out.stderr
     json.loads(out.stdout)
     assert info.id in out.stdout
+
+
+@pytest.mark.parametrize("name", ["trainer_state.json", "trainer_log.jsonl", "metrics.csv",
+                                  "events.out.tfevents.1700000000.host.1.0"])
+def test_a_fifo_or_device_named_like_a_run_file_on_disk_is_refused_at_once(home, tmp_path,
+                                                                        name):
+    """``import DIR`` passes over a FIFO or a device link among the files it walks, saying
+    which (it hung on the FIFO: the structured readers opened what they were named), and
+    ``parse`` of one is a line naming what it is."""
+    folder = tmp_path / "outputs"
+    (folder / "sub").mkdir(parents=True)
+    os.mkfifo(folder / name)
+    (folder / "sub" / name).symlink_to("/dev/zero")
+    log = FIXTURES / "real" / "frameworks" / "nanogpt_shakespeare_char_v100.log"
+    (folder / "train.log").write_bytes(log.read_bytes())
+    out = accelbench("import", str(folder), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert f"skipped {folder / name}: a FIFO, not a regular file" in out.stdout
+    assert f"skipped {folder / 'sub' / name}: a character device, not a regular file" \
+        in out.stdout
+    [run] = json.loads(accelbench("runs", "--format", "json").stdout)  # the log's
+    assert run["name"] == "train"
+    for path, kind in ((folder / name, "a FIFO"), (folder / "sub" / name, "a character device")):
+        parsed = accelbench("parse", str(path), timeout=60)
+        assert parsed.returncode == 2
+        assert parsed.stderr.strip() == (f"accelbench: error: {path}: {kind}, not a regular"
+                                         " file: not read")

@@ -12,6 +12,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
+from accelbench.engine import safefile
 from accelbench.engine.errors import UserError
 from accelbench.engine.reading.records import Record, lines
 from accelbench.engine.reading.vocabulary import named
@@ -30,7 +31,7 @@ def csv_records(path: Path) -> Iterator[Record]:
     """The records of a Lightning ``metrics.csv``, streamed (a line read at most
     ``records.MAX_LINE`` characters)."""
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        with safefile.opened(path, "r", encoding="utf-8", errors="replace", newline="") as f:
             reader = csv.DictReader(lines(f, path))
             fields = reader.fieldnames or []
             if "step" not in fields:

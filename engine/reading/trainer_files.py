@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from accelbench.engine import safefile
 from accelbench.engine.errors import UserError
 from accelbench.engine.reading.records import Record, lines, number
 from accelbench.engine.reading.vocabulary import named
@@ -52,7 +53,7 @@ def _metrics(entry: dict[str, Any], keep: frozenset[str] = frozenset(),
 def state_records(path: Path) -> Iterator[Record]:
     """The records of a ``trainer_state.json``."""
     try:
-        with open(path, "rb") as f:
+        with safefile.opened(path, "rb") as f:
             data = f.read(MAX_STATE + 1)
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
@@ -98,7 +99,7 @@ def log_records(path: Path) -> Iterator[Record]:
     """The records of a ``trainer_log.jsonl``, streamed."""
     last: Record | None = None
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with safefile.opened(path, "r", encoding="utf-8", errors="replace") as f:
             for n, line in enumerate(lines(f, path), 1):
                 if not line.strip():
                     continue
