@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from accelbench.engine.events import Throughput
 from accelbench.engine.reading.numbers import counters, named_numbers
-from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
+from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, not_a_figure
 from accelbench.engine.summary import GENERIC_ALIASES
 from tests.conftest import FIXTURES
 
@@ -584,6 +584,12 @@ CASES = [
      [],
      [("Step", "step", 1.0), ("Loss", "loss", 1.0), ("Rate", "samples_per_s", 1.0),
       ("GlobalRate", "samples_per_s", 1.0)]),
+    # github.com/pacman100/accelerate-aws-sagemaker/README.md (mpirun's prefix: a rank glued
+    # to its word is no figure)
+    ("[1,mpirank:0,algo-1]<stdout>:epoch 2: {'accuracy': 0.75, 'f1': 0.838095238095238}",
+     [("epoch", 2.0, ""), ("accuracy", 0.75, ""), ("f1", 0.838095238095238, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("accuracy", "accuracy", 1.0)]),
 ]
 
 
@@ -800,6 +806,16 @@ def test_canonical_names_of_lightnings_lr_monitor(key, figure):
 ])
 def test_metric_names(key, name):
     assert metric_name(key) == name
+
+
+@pytest.mark.parametrize(("name", "never"), [
+    ("mpirank", True), ("process_id", True), ("pid", True), ("local_ranks", True),
+    ("slurm_job_id", True),
+    # figures whose names merely hold the letters: "valid" ends in "id", "ranking" has "rank"
+    ("valid", False), ("ranking_loss", False),
+])
+def test_ids_and_ranks_are_never_figures(name, never):
+    assert not_a_figure(name) is never
 
 
 def test_the_summary_and_events_know_the_canonical_names():

@@ -101,8 +101,8 @@ NOT_FIGURES = frozenset({
 })
 """Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
 devices, versions, line numbers, exit codes; so is any name ending in ``_id``, ``_rank``,
-... (``_ID_ENDINGS``)."""
-_ID_ENDINGS = ("_id", "_ids", "_rank", "_ranks", "_pid", "_port", "_version", "_code")
+... (``_ID_ENDINGS``), or in ``rank`` glued to its word (Open MPI's ``mpirank``)."""
+_ID_ENDINGS = ("_id", "_ids", "rank", "ranks", "_pid", "_port", "_version", "_code")
 PROSE = frozenset({
     "a", "about", "above", "after", "all", "an", "and", "are", "around", "as", "at", "be",
     "been", "below", "between", "by", "each", "every", "for", "found", "from", "has", "have",
