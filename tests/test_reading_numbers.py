@@ -590,6 +590,19 @@ CASES = [
      [("epoch", 2.0, ""), ("accuracy", 0.75, ""), ("f1", 0.838095238095238, "")],
      [],
      [("epoch", "epoch", 1.0), ("accuracy", "accuracy", 1.0)]),
+    # https://github.com/facebookresearch/detectron2/issues/1563 (a time a step, spaced, in
+    # parentheses: its unit names it)
+    (("[06/09 11:05:25 d2.engine.hooks]: Overall training speed: 22 iterations in 0:01:02 "
+      "(2.8448 s / it)"),
+     [("Overall training speed", 22.0, ""), ("s / it", 2.8448, "")],
+     [],
+     [("s / it", "step_time_s", 1.0)]),
+    # https://github.com/Open-Athena/MarinFold/issues/160 (Levanter: a key that is no
+    # figure's, and a time a step as its unit)
+    ("Progress on:train 586it/2.06kit rate:5.5s/it remaining:2:16:02 elapsed:55:45 loss=2.45",
+     [("rate", 5.5, "s/it"), ("loss", 2.45, "")],
+     [],
+     [("rate", "step_time_s", 1.0), ("loss", "loss", 1.0)]),
 ]
 
 
@@ -703,6 +716,15 @@ def test_ids_versions_dates_and_bare_numbers_are_not_figures(line):
     assert counters(line) == []
 
 
+def test_a_bars_time_an_iteration_is_not_named():
+    """A tqdm bar's ``8.70s/it]`` is its bar's (tests/fixtures/real/ipu/resnet50_pod4_poprun.log,
+    line 38); detectron2's spaced ``(2.8448 s / it)`` is named by its unit (CASES)."""
+    line = (FIXTURES / "real" / "ipu/resnet50_pod4_poprun.log").read_text(
+        encoding="utf-8").splitlines()[37]
+    assert [(n.key, n.value) for n in named_numbers(line)] == [("Loss", 6.7508),
+                                                               ("Accuracy", 0.61)]
+
+
 @pytest.mark.parametrize(("path", "number"), NOT_FIGURES_IN_FIXTURES)
 def test_bar_percentages_table_columns_and_prose_are_not_named(path, number):
     line = (FIXTURES / "real" / path).read_text(encoding="utf-8").splitlines()[number - 1]
@@ -756,6 +778,10 @@ def test_nested_json_keys_are_flattened():
     ("throughput", "tokens", None),  # a count, not a rate
     ("tokens per GPU (tokens/s/GPU)", "", Canon("tokens_per_s", 1.0)),  # a Megatron fork's
     ("tflops", "FLOPS", None),  # FLOP/s with no prefix: no guess
+    ("rate", "s/it", Canon("step_time_s", 1.0)),  # Levanter's "rate:5.5s/it": a time a step
+    ("iter time", "ms/it", Canon("step_time_s", 1e-3)),
+    ("rate", "it/s", None),  # steps a second: no time a step, no samples
+    ("loss", "s/it", Canon("loss", 1.0)),  # a unit names the figure of no key that has one
 ])
 def test_canonical_scales_units(key, unit, figure):
     assert canonical(key, unit) == figure

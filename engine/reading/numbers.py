@@ -91,11 +91,12 @@ _VALUE = re.compile(
     r"(?![\w%]|\.\d|[:\-,/]\d|[ \t]*/[ \t]*\d)"  # not a date, a time, an IP, a version, N/M
     r"(?(q)(?P=q))(?(lb)(?=[,\]]))")
 # a number whose unit names it, where no key does: "(57.126 sec/step)", "3599 src tok/s",
-# "7.6092 Tflops" (a tqdm bar's "it/s" names no figure: bars are their dialect's)
+# "7.6092 Tflops", detectron2's "(2.8448 s / it)" (a tqdm bar's "it/s" names no figure: bars
+# are their dialect's)
 _NAMED_BY_UNIT = re.compile(
     r"(?<![\w.:/\-])(?P<num>(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?(?:[eE][-+]?\d++)?)"
     r"[ \t]?(?P<name>(?:(?:src|tgt)[ \t])?(?:tok|tokens|samples?|seqs?|sequences?|images?|imgs?)"
-    r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step)(?![\w/])")
+    r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step|m?s / it)(?![\w/])")
 # a field that is a number and its unit only, after a delimiter: a count a second (timm's
 # "Time: 0.160s,  798.85/s  (0.148s,  863.22/s)": not the average in parentheses) or a time
 # (OpenNMT's "; 15842 sec", "; 10233 s elapsed")
@@ -193,7 +194,7 @@ def named_numbers(line: str) -> list[Named]:
     glued = "h:" in line and ("epoch:" in line or "batch:" in line)
     if glued or "]" in line:
         found = _counted(line, found, glued)
-    if "/s" in line or "lops" in line or "LOP" in line:
+    if "/s" in line or "lops" in line or "LOP" in line or " / it" in line:
         named = {n.start for n in found}
         found += [Named(u["name"], float(u["num"].replace(",", "")), "", u.start(), u.end("num"))
                   for u in _NAMED_BY_UNIT.finditer(line) if u.start() not in named]

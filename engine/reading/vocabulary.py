@@ -144,6 +144,8 @@ _REMARK = re.compile(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
 _PER_STEP = re.compile(r"(ms|us|s|sec)_(?:step|batch|it|iter|iteration)$")  # "ms/batch"
+# a time a step as a unit: "rate:5.5s/it" (Levanter), "(2.8448 s / it)" (detectron2)
+_PER_STEP_UNIT = re.compile(r"(ms|us|s|sec)[ \t]*/[ \t]*(?:step|batch|it|iter|iteration)")
 _NON_WORD = re.compile(r"\W+")
 
 
@@ -197,6 +199,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         unit = unit or {"pct": "%", "percent": "%"}.get(suffix[2], suffix[2])
     if name in _BY_UNIT_KEYS or figure is None:  # "throughput per GPU (TFLOP/s/GPU)",
         figure = _by_unit(unit) or figure  # "Rate=4088.28 samples/sec", "Speed: ... samples/sec"
+    if figure in (None, "step_time_s") and (per := _PER_STEP_UNIT.fullmatch(unit)):
+        figure, unit = "step_time_s", per[1]  # a time a step names the figure of any key
     if not name and unit == "/s":  # a count a second that nothing names (timm's "798.85/s")
         figure = "samples_per_s"  # is of what a step takes in: samples
     if figure is None:
