@@ -603,6 +603,12 @@ CASES = [
      [("rate", 5.5, "s/it"), ("loss", 2.45, "")],
      [],
      [("rate", "step_time_s", 1.0), ("loss", "loss", 1.0)]),
+    # https://github.com/unslothai/unsloth/issues/1140 (transformers' notebook bar: "[n/N
+    # elapsed < remaining, ...]"; detectron2's "[06/09 11:05:25" above is a date: no counter)
+    ("[ 22/290 02:50 < 38:04, 0.12 it/s, Epoch 0.36/5]",
+     [],
+     [("step", 22, 290)],
+     []),
 ]
 
 

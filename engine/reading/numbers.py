@@ -284,7 +284,8 @@ def _scopes(line: str) -> list[tuple[int, int, str]]:
 # the number after a "/", then (on the reversed line) the number before it and what precedes
 # that: a word naming what is counted ("Epoch 2/10", "[batch=16/16]", "iteration 10/ 500"),
 # an epoch and its number (the steps of that epoch: fairseq's "| epoch 001:    650 / 1891",
-# OpenNMT's "Epoch  1, 13400/37527;"), a "[" ("[10/500]", "[  0/1251 (  0%)]"), or nothing
+# OpenNMT's "Epoch  1, 13400/37527;"), a "[" ("[10/500]", "[  0/1251 (  0%)]", the notebook
+# bar's "[ 22/290 02:50 < 38:04,"), or nothing
 # (a tqdm bar's "10/500 [00:03<...")
 _TOTAL = re.compile(r"/[ \t]*(\d+)(?![\d.])")
 _COUNT_REVERSED = re.compile(
@@ -293,7 +294,9 @@ _COUNT_REVERSED = re.compile(
     r"(?P<kw>(?i:s?pets(?:[ _]labolg)?|s?(?:noita)?reti|s?hcope|hctab))(?!\w)"
     r"|(?:[ \t]*[:,|][ \t]*|[ \t]+)\d+[ \t]*(?P<epoch>(?i:hcope))(?!\w)"
     r"|[ \t]*(?P<bracket>\[)|(?![\w./]))")
-_AFTER_BRACKETED = re.compile(r"[ \t]*[\](]")
+# after a bracketed counter's total: its end, a percentage's "(", or the elapsed and
+# remaining times of transformers' notebook bar ("[ 22/290 02:50 < 38:04, 0.12 it/s, ...]")
+_AFTER_BRACKETED = re.compile(r"[ \t]*[\](]|[ \t]+[\d:]+[ \t]<[ \t][\d:]+[,\]]")
 _AFTER_BAR = re.compile(r" \[[\d:]+<")
 
 
