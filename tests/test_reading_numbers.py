@@ -609,6 +609,12 @@ CASES = [
      [],
      [("step", 22, 290)],
      []),
+    # https://github.com/jiesutd/NCRFpp/issues/100 (a key's count of a total and their ratio:
+    # the ratio is the key's; the count of the total is no step counter)
+    ("     Instance: 12500; Time: 5.25s; loss: 367.3678; acc: 141830/170170=0.8335",
+     [("Instance", 12500.0, ""), ("Time", 5.25, "s"), ("loss", 367.3678, ""), ("acc", 0.8335, "")],
+     [],
+     [("Time", "step_time_s", 1.0), ("loss", "loss", 1.0), ("acc", "accuracy", 1.0)]),
 ]
 
 

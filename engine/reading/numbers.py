@@ -124,6 +124,9 @@ _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
 _KEY_REVERSED = re.compile(
     r"(?P<q>['\"])(?P<quoted>[^'\"\n]{1,80})(?P=q)"
     rf"|(?P<paren>\)[^()\n]{{1,32}}\( ?)?(?P<words>{_WORD_REVERSED}(?: {_WORD_REVERSED}){{0,7}})")
+# (reversed) a count of a total before a ratio's "=", after its key's ":" (NCRF++'s
+# "acc: 141830/170170=0.8335")
+_RATIO_REVERSED = re.compile(r"\d+/\d+[ \t]*:[ \t]*")
 _FIELD_BREAK = frozenset("|,;:[]{}\t\r>")  # a key of several words begins after one of these
 # ... or after one of these and a blank: a ":", a "-", a ")", a number, another blank
 _FIELD_GAP = _FIELD_BREAK | frozenset(": -)0123456789")
@@ -166,7 +169,10 @@ def named_numbers(line: str) -> list[Named]:
         if table_row or not (mark == ":" or (mark == "=" and line[sep - 1:sep] not in _NOT_EQUALS)
                 or (not mark and not quote and not bracket and _FIELD_END.match(line, m.end()))):
             continue  # "==", "<=", "::", or a value set off by spaces that ends no field
-        k = _KEY_REVERSED.match(reversed_line, size - sep)
+        at = size - sep
+        if mark == "=" and (ratio := _RATIO_REVERSED.match(reversed_line, at)):
+            at = ratio.end()  # "acc: 141830/170170=0.8335": the key of the count and ratio
+        k = _KEY_REVERSED.match(reversed_line, at)
         if k is None:
             continue
         quoted, words, paren = k.group("quoted", "words", "paren")
