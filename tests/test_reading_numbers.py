@@ -615,6 +615,14 @@ CASES = [
      [("Instance", 12500.0, ""), ("Time", 5.25, "s"), ("loss", 367.3678, ""), ("acc", 0.8335, "")],
      [],
      [("Time", "step_time_s", 1.0), ("loss", "loss", 1.0), ("acc", "accuracy", 1.0)]),
+    # https://github.com/google/flax/issues/3364 (clu's logging writer: the step in brackets
+    # leads the key=value pairs)
+    (("I1002 21:43:14.805023 139917864867392 logging_writer.py:35] [936] "
+      "eval_accuracy=0.005859375, eval_loss=6.6112446784973145"),
+     [("step", 936.0, ""), ("eval_accuracy", 0.005859375, ""),
+      ("eval_loss", 6.6112446784973145, "")],
+     [],
+     [("step", "step", 1.0), ("eval_accuracy", "accuracy", 1.0), ("eval_loss", "eval_loss", 1.0)]),
 ]
 
 

@@ -118,6 +118,9 @@ _BRACKETED = re.compile(r"\[[ \t]*(\d+)\]")
 _COUNTING = ("epoch", "iter", "iteration", "step", "batch")
 _COUNTED_BEFORE = re.compile(rf"(?i:\b({'|'.join(_COUNTING)}))(?:\(\w+\))?[ \t]*$")
 _GLUED = re.compile(r"(?<![\w.\-])(\d+)(epoch|batch):")
+# clu's metric writers (Flax's examples): the step in brackets leading the message, before its
+# "key=value" pairs ("logging_writer.py:35] [1000] steps_per_second=1.76, train_loss=6.52")
+_STEP_LEADS = re.compile(r"(?:^|\] )\[(\d+)\] (?=[^\W\d][\w/.\-]*=)")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
 # up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
 _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
@@ -218,7 +221,8 @@ def named_numbers(line: str) -> list[Named]:
 
 def _counted(line: str, found: list[Named], glued: bool) -> list[Named]:
     """``found`` and the counts of ``line`` set apart from their word (``Epoch [1]``; and
-    where ``glued``, ``5epoch:``), in order."""
+    where ``glued``, ``5epoch:``) or leading its ``key=value`` pairs in brackets (``[1000]
+    steps_per_second=``: a step), in order."""
     named = {n.start for n in found}
     counts = [Named(c[1], float(number), "", at, at + len(number))
               for b in _BRACKETED.finditer(line)
@@ -227,6 +231,8 @@ def _counted(line: str, found: list[Named], glued: bool) -> list[Named]:
     if glued:
         counts += [Named(g[2], float(g[1]), "", *g.span(1)) for g in _GLUED.finditer(line)
                    if g.start(1) not in named]
+    counts += [Named("step", float(c[1]), "", *c.span(1)) for c in _STEP_LEADS.finditer(line)
+               if c.start(1) not in named]
     return sorted(found + counts, key=lambda n: n.start) if counts else found
 
 
