@@ -623,6 +623,16 @@ CASES = [
       ("eval_loss", 6.6112446784973145, "")],
      [],
      [("step", "step", 1.0), ("eval_accuracy", "accuracy", 1.0), ("eval_loss", "eval_loss", 1.0)]),
+    # https://github.com/flairNLP/flair/issues/517 (a dev set's line, led by its word after the
+    # logged date: its keys are the evaluation's; the epoch's line before it is the training's)
+    ("2019-02-19 18:37:12,571 DEV  : loss 0.03877527 - f-score 0.5586 - acc 0.5586",
+     [("DEV/loss", 0.03877527, ""), ("DEV/f-score", 0.5586, ""), ("DEV/acc", 0.5586, "")],
+     [],
+     [("DEV/loss", "eval_loss", 1.0), ("DEV/acc", "accuracy", 1.0)]),
+    ("2019-02-19 18:37:12,097 EPOCH 1 done: loss 0.0350 - lr 0.1000 - bad epochs 0",
+     [("EPOCH", 1.0, ""), ("loss", 0.035, ""), ("lr", 0.1, ""), ("bad epochs", 0.0, "")],
+     [],
+     [("EPOCH", "epoch", 1.0), ("loss", "loss", 1.0), ("lr", "lr", 1.0)]),
 ]
 
 
@@ -802,6 +812,8 @@ def test_nested_json_keys_are_flattened():
     ("iter time", "ms/it", Canon("step_time_s", 1e-3)),
     ("rate", "it/s", None),  # steps a second: no time a step, no samples
     ("loss", "s/it", Canon("loss", 1.0)),  # a unit names the figure of no key that has one
+    ("dev_loss", "", Canon("eval_loss", 1.0)),  # a dev set's loss is an evaluation's
+    ("device_loss", "", None),
 ])
 def test_canonical_scales_units(key, unit, figure):
     assert canonical(key, unit) == figure

@@ -103,10 +103,14 @@ _NAMED_BY_UNIT = re.compile(
 _UNIT_FIELD = re.compile(
     r"[,;|][ \t]+(?P<num>\d+(?:\.\d+)?)(?:(?P<rate>/s)|[ \t]?(?P<time>s|secs?|seconds)"
     r"(?:[ \t]+(?P<what>elapsed))?)(?=[ \t]*(?:[,;|(]|$))")
-# a line whose leading word says it evaluates ("Test: [  30/30]  Loss: ...", "Valid Summary |
-# ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that word's
-_EVAL_LEAD = re.compile(rf"[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
-_EVAL_INITIALS = "".join({c for word in EVALUATES for c in (word[0], word[0].upper())})
+# the date and time Python's logging puts first ("2019-02-19 18:37:12,571 DEV  : loss ...")
+_LOGGED_AT = r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?[ \t]+)?"
+# a line whose leading word (after its logged date, if any) says it evaluates ("Test: [  30/30]
+# Loss: ...", "Valid Summary | ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that
+# word's
+_EVAL_LEAD = re.compile(rf"{_LOGGED_AT}[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
+_EVAL_INITIALS = "".join({c for word in EVALUATES for c in (word[0], word[0].upper())}
+                         ) + "0123456789"  # (or a logged line's date)
 # a value's running average after it, in parentheses: "Loss:   1.462 ( 1.867)" (timm's and
 # torchvision's AverageMeter), which an evaluation's line gives as its result so far
 _AVERAGE = re.compile(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*\)")

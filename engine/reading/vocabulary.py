@@ -81,8 +81,9 @@ _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in n
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
 _TRAINING = re.compile(r"(?:train|training|trainer)_(.+)")
 EVALUATES = ("test", "testing", "val", "valid", "validation", "validating", "eval",
-             "evaluation", "evaluating")
-"""The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``."""
+             "evaluation", "evaluating", "dev")
+"""The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``, a dev
+set's ``dev_loss`` (flair's ``DEV  : loss 0.0388``)."""
 _EVALUATED = re.compile(rf"(?:{'|'.join(EVALUATES)})_(.+)")
 _OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy"}
 """The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy;
