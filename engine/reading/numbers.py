@@ -109,8 +109,7 @@ _LOGGED_AT = r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?[ \t]+)?"
 # Loss: ...", "Valid Summary | ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that
 # word's
 _EVAL_LEAD = re.compile(rf"{_LOGGED_AT}[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
-_EVAL_INITIALS = "".join({c for word in EVALUATES for c in (word[0], word[0].upper())}
-                         ) + "0123456789"  # (or a logged line's date)
+_EVAL_INITIALS = "".join({c for word in EVALUATES for c in (word[0], word[0].upper())})
 # a value's running average after it, in parentheses: "Loss:   1.462 ( 1.867)" (timm's and
 # torchvision's AverageMeter), which an evaluation's line gives as its result so far
 _AVERAGE = re.compile(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*\)")
@@ -218,7 +217,8 @@ def named_numbers(line: str) -> list[Named]:
                         *u.span("num"))
                   for u in _UNIT_FIELD.finditer(line) if u.start("num") not in named]
         found.sort(key=lambda n: n.start)
-    if found and line.lstrip(" \t|")[:1] in _EVAL_INITIALS and (lead := _EVAL_LEAD.match(line)):
+    if found and (line.lstrip(" \t|")[:1] in _EVAL_INITIALS or line[4:5] == "-" == line[7:8]) and (
+            lead := _EVAL_LEAD.match(line)):  # (a word that evaluates first, or a date)
         found = [_evaluated(line, n, lead["lead"]) for n in found]
     return found
 
