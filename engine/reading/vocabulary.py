@@ -81,8 +81,9 @@ _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in n
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
 _TRAINING = re.compile(r"(?:train|training|trainer)_(.+)")
 EVALUATES = ("test", "testing", "val", "valid", "validation", "validating", "eval",
-             "evaluation", "evaluating")
-"""The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``."""
+             "evaluation", "evaluating", "dev")
+"""The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``, a dev
+set's ``dev_loss`` (flair's ``DEV  : loss 0.0388``)."""
 _EVALUATED = re.compile(rf"(?:{'|'.join(EVALUATES)})_(.+)")
 _OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy"}
 """The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy;
@@ -101,8 +102,8 @@ NOT_FIGURES = frozenset({
 })
 """Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
 devices, versions, line numbers, exit codes; so is any name ending in ``_id``, ``_rank``,
-... (``_ID_ENDINGS``)."""
-_ID_ENDINGS = ("_id", "_ids", "_rank", "_ranks", "_pid", "_port", "_version", "_code")
+... (``_ID_ENDINGS``), or in ``rank`` glued to its word (Open MPI's ``mpirank``)."""
+_ID_ENDINGS = ("_id", "_ids", "rank", "ranks", "_pid", "_port", "_version", "_code")
 PROSE = frozenset({
     "a", "about", "above", "after", "all", "an", "and", "are", "around", "as", "at", "be",
     "been", "below", "between", "by", "each", "every", "for", "found", "from", "has", "have",
@@ -144,6 +145,8 @@ _REMARK = re.compile(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
 _PER_STEP = re.compile(r"(ms|us|s|sec)_(?:step|batch|it|iter|iteration)$")  # "ms/batch"
+# a time a step as a unit: "rate:5.5s/it" (Levanter), "(2.8448 s / it)" (detectron2)
+_PER_STEP_UNIT = re.compile(r"(ms|us|s|sec)[ \t]*/[ \t]*(?:step|batch|it|iter|iteration)")
 _NON_WORD = re.compile(r"\W+")
 
 
@@ -197,6 +200,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         unit = unit or {"pct": "%", "percent": "%"}.get(suffix[2], suffix[2])
     if name in _BY_UNIT_KEYS or figure is None:  # "throughput per GPU (TFLOP/s/GPU)",
         figure = _by_unit(unit) or figure  # "Rate=4088.28 samples/sec", "Speed: ... samples/sec"
+    if figure in (None, "step_time_s") and (per := _PER_STEP_UNIT.fullmatch(unit)):
+        figure, unit = "step_time_s", per[1]  # a time a step names the figure of any key
     if not name and unit == "/s":  # a count a second that nothing names (timm's "798.85/s")
         figure = "samples_per_s"  # is of what a step takes in: samples
     if figure is None:
