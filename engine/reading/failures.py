@@ -18,7 +18,12 @@ one ``Diagnosis`` with the figures it names and what to do.
 - ``kernel_oom``: the kernel's out-of-memory killer (``Out of memory: Killed process 1234
   (python)``, ``oom-kill:constraint=...``);
 - ``pbs_walltime`` (and ``pbs_memory``, ``pbs_killed``): ``=>> PBS: job killed: walltime
-  3630 exceeded limit 3600``;
+  3630 exceeded limit 3600``; ``moab_walltime``: Moab's (under Torque) ``MOAB_INFO:  job
+  exceeded wallclock limit``; ``lsf_walltime``: LSF's ``TERM_RUNLIMIT: job killed after
+  reaching LSF run time limit.`` (its ``Exited with exit code 140.`` is the exit code);
+- ``killed``: the shell's word for a child that died of SIGKILL, a line ``Killed`` alone or
+  bash's ``run.sh: line 66: 777016 Killed   python train.py``, where nothing was
+  diagnosed before it (the kernel's killer, a scheduler's limit say more);
 - ``python_exception``: the final ``SomeError: message`` line of a Python traceback, where
   no signature above names it and nothing was diagnosed before it (a later traceback is
   that failure's echo: other ranks, the launcher re-raising it).
@@ -82,6 +87,10 @@ _KILLED = re.compile(r"[Oo]ut of memory: Killed process (\d+) \(([^)]*)\)"
                      r"(?: total-vm:([\d,]+)kB, anon-rss:([\d,]+)kB)?")
 _OOM_KILL = re.compile(r"oom-kill:constraint=\w+,.*?task=([^,]+),pid=(\d+)")
 _PBS = re.compile(r"PBS: job killed: (\w+) (\S+) exceeded limit (\S+)")
+_MOAB = "MOAB_INFO:  job exceeded wallclock limit"
+_LSF_RUNLIMIT = "TERM_RUNLIMIT: job killed after reaching LSF run time limit"
+_LSF_EXIT = re.compile(r"Exited with exit code (\d+)\.")
+_SHELL_KILLED = re.compile(r"(?:(\S+): line (\d+): +(\d+) )?Killed(?:\s+(.*))?")
 _TRACEBACK = "Traceback (most recent call last)"
 _EXCEPTION = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|"
                         r"Failure|Warning|Iteration))(?:: ?(.*))?")
@@ -119,10 +128,11 @@ _PORT_HINT = ("another job on this node holds the port (a second torchrun, or on
               " --rdzv-endpoint=localhost:0 for a free one)")
 _KERNEL_OOM_HINT = ("the node ran out of host memory: fewer dataloader workers, less CPU"
                     " offload, smaller in-memory datasets, or ask for more memory (--mem)")
+_WALLTIME_HINT = ("ask for more walltime (#PBS -l walltime=HH:MM:SS, bsub -W), or save"
+                  " checkpoints and resume")
 _PBS_MEMORY_HINT = "ask for more memory (#PBS -l mem=...) or lower the batch size"
 _PBS_CODES = {
-    "walltime": ("pbs_walltime", ("ask for more walltime (#PBS -l walltime=HH:MM:SS), or save"
-                                  " checkpoints and resume")),
+    "walltime": ("pbs_walltime", _WALLTIME_HINT),
     "mem": ("pbs_memory", _PBS_MEMORY_HINT),
     "vmem": ("pbs_memory", _PBS_MEMORY_HINT),
 }
@@ -141,8 +151,9 @@ def _signal_name(code: int) -> str | None:
 def _shape(prefix: str) -> re.Pattern[str] | None:
     """A pattern for the text a traceback's lines start with (``[rank3]: ``, a time stamp:
     its digits may change from line to line); None where there is none, or it is the top of
-    a box (rich's tracebacks: their exception line stands outside it)."""
-    if not prefix.strip() or "╭" in prefix:
+    a box (rich's tracebacks: their exception line stands outside it). Spaces alone are a
+    prefix too (a log quoted indented): the exception line starts where ``Traceback`` does."""
+    if not prefix or "╭" in prefix:
         return None
     return re.compile("".join(r"\d+" if part.isdigit() else re.escape(part)
                               for part in re.split(r"(\d+)", prefix)))
@@ -194,11 +205,11 @@ class _ChildFailed:
 
 class Failures(Dialect):
     """Failure signatures read on every log: out of memory (CUDA, the kernel's killer), NCCL
-    errors and timeouts, torchrun's failed workers, a port in use, PBS limits, and the
-    final exception of a Python traceback."""
+    errors and timeouts, torchrun's failed workers, a port in use, a process the shell saw
+    killed, PBS, Moab and LSF limits, and the final exception of a Python traceback."""
 
     name = "failures"
-    title = "failures (CUDA, NCCL, torchrun, Python, kernel, PBS)"
+    title = "failures (CUDA, NCCL, torchrun, Python, kernel, shell, PBS, Moab, LSF)"
     always = True
     defers = frozenset({"python_exception"})  # a system's dialect says it in its own terms
     needs = (_TRACEBACK, "Error", "Exception", "Interrupt", "Exit", "CUDA out of memory",
@@ -206,7 +217,8 @@ class Failures(Dialect):
              "Watchdog caught collective operation timeout", "NCCL error", "Root Cause",
              "local_rank", "exitcode", "error_file", "traceback", "=====", " FAILED",
              "failed to bind to", "failed to listen on any local network address",
-             "Address already in use", "Killed process", "oom-kill:", "PBS: job killed:")
+             "Address already in use", "Killed", "oom-kill:", "PBS: job killed:", _MOAB,
+             _LSF_RUNLIMIT, "Exited with exit code ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -345,15 +357,35 @@ class Failures(Dialect):
         return self._say(ts, "kernel_oom", f"the kernel's out-of-memory killer killed"
                          f" process {pid} ({name}){held}", _KERNEL_OOM_HINT)
 
-    def _pbs(self, line: str, ts: float) -> list[Event] | None:
-        if not (m := _PBS.search(line)):
+    def _shell(self, line: str, ts: float) -> list[Event] | None:
+        if not (m := _SHELL_KILLED.fullmatch(line.strip())):
             return None
-        code, hint = _PBS_CODES.get(m[1], _PBS_OTHER)
-        return self._say(ts, code, f"PBS killed the job: {m[1]} {m[2]} exceeded its limit"
-                         f" {m[3]}", hint)
+        if self._said:  # the echo of a failure said before (the kernel's killer, a limit)
+            return []
+        script, at, pid, command = m.groups()
+        where = f" (pid {pid}, {script} line {at})" if pid else ""
+        return self._say(ts, "killed", f"{command or 'the process'}{where} was killed"
+                         " (SIGKILL: the shell says Killed)",
+                         _SIGKILL_HINT + "; or a limit of the scheduler, where it says so")
+
+    def _scheduler(self, line: str, ts: float) -> list[Event] | None:
+        if m := _PBS.search(line):
+            code, hint = _PBS_CODES.get(m[1], _PBS_OTHER)
+            return self._say(ts, code, f"PBS killed the job: {m[1]} {m[2]} exceeded its"
+                             f" limit {m[3]}", hint)
+        if _MOAB in line:
+            return self._say(ts, "moab_walltime", "Moab killed the job: it exceeded its"
+                             " wallclock limit", _WALLTIME_HINT)
+        if _LSF_RUNLIMIT in line:
+            return self._say(ts, "lsf_walltime", "LSF killed the job: it reached its run"
+                             " time limit (TERM_RUNLIMIT)", _WALLTIME_HINT)
+        if m := _LSF_EXIT.fullmatch(line.strip()):
+            self.exit_code = int(m[1])  # LSF's summary of the job: its exit code
+            return []
+        return None
 
     _readers: ClassVar[tuple[Callable[..., list[Event] | None], ...]] = (
-        _oom, _nccl, _torchrun_lines, _address, _kernel, _pbs)
+        _oom, _nccl, _torchrun_lines, _address, _kernel, _shell, _scheduler)
 
     def _python(self, line: str, ts: float) -> list[Event]:
         """A traceback's start, or its final exception: the root cause where nothing was
