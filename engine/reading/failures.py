@@ -47,7 +47,8 @@ _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"
 _OOM = "CUDA out of memory. Tried to allocate "
 # The figures the allocator's message names, in its wordings before and since PyTorch 2.1
 # (``(GPU 0; 15.78 GiB total capacity; ...)``, ``GPU 0 has a total capacity of ... of which
-# ... is free``), each found on its own: a message wrapped onto more lines keeps the first's.
+# ... is free``), each found on its own: a message wrapped onto more lines (rich's box) is
+# read whole, its lines joined until it ends (``_OOM_END``), two more lines at most.
 _OOM_FIGURES = (
     ("gpu", re.compile(r"\(GPU (\d+);|GPU (\d+) has a total")),
     ("total", re.compile(rf"({_SIZE}) total capacity|total capac\w* of ({_SIZE})")),
@@ -60,6 +61,12 @@ _OOM_FIGURES = (
     ("cached", re.compile(rf"({_SIZE}) cached\)")),
 )
 _TRIED = re.compile(rf"{re.escape(_OOM)}({_SIZE})")
+_OOM_END = re.compile(r"\(GPU \d+;[^)]*\)|PYTORCH_CUDA_ALLOC_CONF|Memory Management")
+_OOM_WRAPPED = 2  # lines a wrapped message may go on for
+# Words one of its lines holds: a line with none of them ends the message (it is another's).
+_OOM_PARTS = ("allocated", "free", "reserved", "capacity", "capacty", "cached",
+              "Memory Management", "PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb")
+_OOM_PART = re.compile("|".join(map(re.escape, _OOM_PARTS)))
 _OOM_OTHER = re.compile(r"(?:Error|Exception): (CUDA out of memory|CUDA error: out of memory)"
                         r"|(CUBLAS_STATUS_ALLOC_FAILED) when calling"
                         r"|failed to create cublas handle: (CUBLAS_STATUS_ALLOC_FAILED)")
@@ -218,7 +225,7 @@ class Failures(Dialect):
              "local_rank", "exitcode", "error_file", "traceback", "=====", " FAILED",
              "failed to bind to", "failed to listen on any local network address",
              "Address already in use", "Killed", "oom-kill:", "PBS: job killed:", _MOAB,
-             _LSF_RUNLIMIT, "Exited with exit code ")
+             _LSF_RUNLIMIT, "Exited with exit code ", *_OOM_PARTS)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -229,6 +236,8 @@ class Failures(Dialect):
         self._shape: re.Pattern[str] | None = None  # the prefix of the last one's lines
         self._ignored = 0  # exceptions to come that Python ignores (``_IGNORED``)
         self._oom_kill: tuple[str, str] | None = None  # (pid, name) of an oom-kill line
+        self._wrapped: list[str] = []  # a CUDA out-of-memory message read so far, cut short
+        self._tried = ""  # the size it tried to allocate
 
     def _say(self, ts: float, code: str, message: str, hint: str) -> list[Event]:
         if code in self._said:
@@ -238,35 +247,50 @@ class Failures(Dialect):
 
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.rstrip()
+        said = self._cuda_oom(ts) if self._wrapped and not _OOM_PART.search(line) else []
         for read in self._readers:
             events = read(self, line, ts)
             if events is not None:
                 if self._open and ("Error:" in line or "Exception:" in line):
                     self._open -= 1  # the exception of a traceback: it says no more
-                return events
-        return self._python(line, ts)
+                return said + events
+        return said + self._python(line, ts)
 
     def finish(self, ts: float) -> list[Event]:
-        events = self._torchrun(ts) if self._child.seen else []
+        events = self._cuda_oom(ts) if self._wrapped else []
+        events += self._torchrun(ts) if self._child.seen else []
         if self._oom_kill is not None:
             events += self._killed(ts, *self._oom_kill)
         return events
 
     def _oom(self, line: str, ts: float) -> list[Event] | None:
+        if self._wrapped:  # the next line of a message cut short
+            self._wrapped.append(line.strip())
+            text = " ".join(self._wrapped)
+            return (self._cuda_oom(ts) if _OOM_END.search(text)
+                    or len(self._wrapped) > _OOM_WRAPPED else [])
         if m := _TRIED.search(line):
-            found = {name: next(group for group in f.groups() if group)
-                     for name, pattern in _OOM_FIGURES if (f := pattern.search(line))}
-            on = f" on GPU {found.pop('gpu')}" if "gpu" in found else ""
-            message = f"CUDA out of memory{on}: tried to allocate {m[1]}" + (
-                " (" + ", ".join(f"{size} {name}" for name, size in found.items()) + ")"
-                if found else "")
-        elif m := _OOM_OTHER.search(line):
+            self._wrapped, self._tried = [line[m.start():]], m[1]
+            return self._cuda_oom(ts) if _OOM_END.search(line) else []
+        if m := _OOM_OTHER.search(line):
             what = next(group for group in m.groups() if group)
             message = ("CUDA out of memory: cuBLAS could not allocate its handle"
                        " (CUBLAS_STATUS_ALLOC_FAILED)" if what.startswith("CUBLAS") else
                        f"CUDA out of memory ({what})")
         else:
             return None
+        return self._say(ts, "cuda_oom", message, _OOM_HINT)
+
+    def _cuda_oom(self, ts: float) -> list[Event]:
+        """The diagnosis of the allocator's message read (``_wrapped``), with its figures."""
+        text = " ".join(self._wrapped)
+        self._wrapped = []
+        found = {name: next(group for group in f.groups() if group)
+                 for name, pattern in _OOM_FIGURES if (f := pattern.search(text))}
+        on = f" on GPU {found.pop('gpu')}" if "gpu" in found else ""
+        message = f"CUDA out of memory{on}: tried to allocate {self._tried}" + (
+            " (" + ", ".join(f"{size} {name}" for name, size in found.items()) + ")"
+            if found else "")
         return self._say(ts, "cuda_oom", message, _OOM_HINT)
 
     def _nccl(self, line: str, ts: float) -> list[Event] | None:
