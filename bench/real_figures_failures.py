@@ -22,6 +22,7 @@ WALLTIME = "Moab's and LSF's walltime kills (`MOAB_INFO:`, `TERM_RUNLIMIT:`)"
 SHELL = "a process the shell saw killed (`Killed`, bash's `line N: PID Killed  CMD`)"
 PYTHON = "a Python traceback's final exception"
 SLURM = "Slurm's time limit, older wording (`slurmstepd: *** JOB ... on NODE ***`)"
+SLURM_HOST = "Slurm's time limit from a slurmstepd named with its node (`slurmstepd-NODE:`)"
 
 
 def _failed(name: str, family: str, code: str, *figures) -> Fixture:
@@ -100,4 +101,6 @@ def listed() -> list[Fixture]:
                 [no_failure()]),
         _failed("slurm_time_limit_old_wording_canu_1067.log", SLURM, "slurm_timeout",
                 cause("830329"), cause("n447"), cause("2018-08-06T17:21:44")),
+        _failed("slurm_time_limit_host_suffix_erc_hpc.log", SLURM_HOST, "slurm_timeout",
+                cause("56749"), cause("erc-hpc-comp001"), cause("2022-05-09T14:41:14")),
     ]
