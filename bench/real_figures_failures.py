@@ -4,8 +4,8 @@ real_figures.py.
 Written down from each fixture's text: what failed (the diagnosis), that the run failed,
 the exit code the log reports, and the figures the failure names (the sizes a CUDA
 out-of-memory error gives, the collective and times of an NCCL timeout, the rank and signal
-of torchrun's root cause, the port, the killed process, the PBS limit), never from what
-accelbench gives.
+of torchrun's root cause, the port, the killed process, the PBS limit, the command the shell
+saw killed), never from what accelbench gives.
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ TORCHRUN = "torchrun's failed workers (ChildFailedError)"
 PORT = "rendezvous port in use (EADDRINUSE)"
 KERNEL = "the kernel's out-of-memory killer"
 PBS = "PBS limits (`=>> PBS: job killed:`)"
+WALLTIME = "Moab's and LSF's walltime kills (`MOAB_INFO:`, `TERM_RUNLIMIT:`)"
+SHELL = "a process the shell saw killed (`Killed`, bash's `line N: PID Killed  CMD`)"
 PYTHON = "a Python traceback's final exception"
 SLURM = "Slurm's time limit, older wording (`slurmstepd: *** JOB ... on NODE ***`)"
+SLURM_HOST = "Slurm's time limit from a slurmstepd named with its node (`slurmstepd-NODE:`)"
 
 
 def _failed(name: str, family: str, code: str, *figures) -> Fixture:
@@ -42,7 +45,8 @@ def listed() -> list[Fixture]:
                 cause("8.01 GiB"), cause("79.33 GiB"), cause("6.37 GiB"), cause("72.95 GiB"),
                 cause("72.18 GiB"), cause("3.01 MiB")),
         _failed("cuda_oom_wrapped_bitsandbytes_758.log", CUDA_OOM, "cuda_oom", cause("GPU 0"),
-                cause("1024.00 MiB"), cause("8.00 GiB")),
+                cause("1024.00 MiB"), cause("8.00 GiB"), cause("12.19 GiB allocated by PyTorch"),
+                cause("0 bytes free"), cause("12.68 GiB reserved by PyTorch")),
         _failed("cuda_error_oom_llmc_206.log", CUDA_OOM, "cuda_oom",
                 cause("CUDA error: out of memory")),
         _failed("cublas_alloc_failed_densematching_20.log", CUDA_OOM, "cuda_oom",
@@ -74,6 +78,17 @@ def listed() -> list[Fixture]:
                 cause("86400")),
         _failed("pbs_walltime_qiime_1048.log", PBS, "pbs_walltime", cause("259217"),
                 cause("259200")),
+        _failed("moab_walltime_magetbrain_20.log", WALLTIME, "moab_walltime",
+                cause("wallclock limit")),
+        _failed("lsf_runlimit_canu_444.log", WALLTIME, "lsf_walltime", exit_code(140),
+                cause("TERM_RUNLIMIT")),
+        _failed("killed_bare_vectornet_37.log", SHELL, "killed", cause("SIGKILL")),
+        _failed("killed_bash_line_opennmt_1824.log", SHELL, "killed", cause("SIGKILL"),
+                cause("777016"), cause("CUDA_VISIBLE_DEVICES=$gpu python train.py"),
+                cause("run.sh line 66")),
+        _failed("killed_bash_line_padded_stgan_35.log", SHELL, "killed", cause("SIGKILL"),
+                cause("7364"), cause("python3 train_Donly.py --name=D0"),
+                cause("./train.sh line 1")),
         _failed("python_exception_d2t_2.log", PYTHON, "python_exception",
                 cause("FileNotFoundError"),
                 cause("'models/output/pretrain_copy_ms5_encoder_16990'")),
@@ -86,4 +101,6 @@ def listed() -> list[Fixture]:
                 [no_failure()]),
         _failed("slurm_time_limit_old_wording_canu_1067.log", SLURM, "slurm_timeout",
                 cause("830329"), cause("n447"), cause("2018-08-06T17:21:44")),
+        _failed("slurm_time_limit_host_suffix_erc_hpc.log", SLURM_HOST, "slurm_timeout",
+                cause("56749"), cause("erc-hpc-comp001"), cause("2022-05-09T14:41:14")),
     ]

@@ -153,3 +153,18 @@ def test_accelbench_parse_prints_the_diagnosis(tmp_path):
     assert event["code"] == "cuda_oom"
     assert "tried to allocate 22.00 MiB" in event["message"]
     assert "expandable_segments:True" in event["hint"]
+
+
+def test_a_traceback_quoted_indented_is_read_where_its_lines_start(tmp_path):
+    """A log quoted with its lines indented (Megatron-DeepSpeed's README at ALCF: two ranks'
+    ``Traceback`` at six spaces, their frames deeper): the exception line that starts where
+    ``Traceback`` does is the run's failure."""
+    text = (REAL / "frameworks" / "megatron_deepspeed_alcf_checkpoint_crash.log").read_text(
+        encoding="utf-8").split("\n", 1)[1]
+    log = tmp_path / "alcf.log"
+    log.write_text(text, encoding="utf-8")
+    [section] = parse_file(log)
+    [diagnosis] = _diagnoses(section.events)
+    assert diagnosis.code == "python_exception" and section.status == "failed"
+    assert diagnosis.message == ("AttributeError: 'GPTModel' object has no attribute"
+                                 " '_get_tp_replicated_param_patterns'")

@@ -3,7 +3,8 @@
 ``srun: error: NODE: task(s) N: Exited with exit code N`` (or ``Out Of Memory``, or a
 signal such as ``Bus error``), ``slurmstepd: error: *** STEP|JOB ID ON NODE CANCELLED AT
 TIME [DUE TO TIME LIMIT|NODE FAILURE|JOB REQUEUE|PREEMPTION] ***`` (older Slurm: ``slurmstepd:
-*** JOB ID CANCELLED AT TIME DUE TO TIME LIMIT on NODE ***``), ``slurmstepd: error:
+*** JOB ID CANCELLED AT TIME DUE TO TIME LIMIT on NODE ***``; ``slurmstepd-NODE:`` where the
+node runs several slurmd), ``slurmstepd: error:
 Detected N oom-kill event(s) in step ...`` (``oom_kill event(s) in StepId=...`` since
 Slurm 21), ``sbatch: error: Batch job submission failed: ...``, ``srun: error: Unable to
 allocate resources: ...`` and ``srun: error: Node failure on NODE``. Each cause becomes
@@ -23,15 +24,17 @@ _TASKS = r"(?:srun|salloc): error: (\S+): (tasks? [\d,\-]+): "
 _EXITED = re.compile(_TASKS + r"Exited with exit code (\d+)")
 _TASK_OOM = re.compile(_TASKS + r"Out Of Memory")
 _TASK_SIGNAL = re.compile(_TASKS + r"(Segmentation fault|Bus error|Killed|Aborted)\b")
-_OOM = re.compile(r"slurmstepd: error: Detected (\d+) oom[-_]kill events?(?:\(s\))? in "
+# slurmstepd names itself with its node where slurmd runs several (``slurmstepd-NODE:``).
+_STEPD = r"slurmstepd(?:-[\w.-]+)?: "
+_OOM = re.compile(_STEPD + r"error: Detected (\d+) oom[-_]kill events?(?:\(s\))? in "
                   r"(?:step |StepId=)(\S+?)\.?(?: cgroup|\s|$)")
-_CANCELLED = re.compile(r"slurmstepd: (?:error: )?\*\*\* (JOB|STEP) (\S+) (?:ON (\S+) )?"
+_CANCELLED = re.compile(_STEPD + r"(?:error: )?\*\*\* (JOB|STEP) (\S+) (?:ON (\S+) )?"
                         r"CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)"
                         r"(?: DUE TO ([A-Z ]+?))?(?: on (\S+))? \*\*\*")
 _SUBMIT = re.compile(r"(?:sbatch|srun|salloc): error: (?:Batch job submission failed|"
                      r"Unable to allocate resources): (.+)")
 _NODE_FAIL = re.compile(r"(?:srun|salloc): error: Node failure on (\S+)")
-_SNIFF = re.compile(r"slurmstepd: error: |slurmstepd: \*\*\* |(?:srun|salloc|sbatch): error: ")
+_SNIFF = re.compile(_STEPD + r"(?:error: |\*\*\* )|(?:srun|salloc|sbatch): error: ")
 
 # Why Slurm cancelled a job (the DUE TO part; none: scancel or a failed step) → diagnosis.
 _CAUSES = {
@@ -73,8 +76,8 @@ class SlurmLog(Dialect):
 
     name = "slurm"
     title = "Slurm job output"
-    needs = ("slurmstepd: error: ", "slurmstepd: *** ", "srun: error: ", "salloc: error: ",
-             "sbatch: error: ")
+    needs = ("slurmstepd: error: ", "slurmstepd: *** ", "slurmstepd-", "srun: error: ",
+             "salloc: error: ", "sbatch: error: ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)

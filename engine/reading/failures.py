@@ -18,7 +18,12 @@ one ``Diagnosis`` with the figures it names and what to do.
 - ``kernel_oom``: the kernel's out-of-memory killer (``Out of memory: Killed process 1234
   (python)``, ``oom-kill:constraint=...``);
 - ``pbs_walltime`` (and ``pbs_memory``, ``pbs_killed``): ``=>> PBS: job killed: walltime
-  3630 exceeded limit 3600``;
+  3630 exceeded limit 3600``; ``moab_walltime``: Moab's (under Torque) ``MOAB_INFO:  job
+  exceeded wallclock limit``; ``lsf_walltime``: LSF's ``TERM_RUNLIMIT: job killed after
+  reaching LSF run time limit.`` (its ``Exited with exit code 140.`` is the exit code);
+- ``killed``: the shell's word for a child that died of SIGKILL, a line ``Killed`` alone or
+  bash's ``run.sh: line 66: 777016 Killed   python train.py``, where nothing was
+  diagnosed before it (the kernel's killer, a scheduler's limit say more);
 - ``python_exception``: the final ``SomeError: message`` line of a Python traceback, where
   no signature above names it and nothing was diagnosed before it (a later traceback is
   that failure's echo: other ranks, the launcher re-raising it).
@@ -42,7 +47,8 @@ _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"
 _OOM = "CUDA out of memory. Tried to allocate "
 # The figures the allocator's message names, in its wordings before and since PyTorch 2.1
 # (``(GPU 0; 15.78 GiB total capacity; ...)``, ``GPU 0 has a total capacity of ... of which
-# ... is free``), each found on its own: a message wrapped onto more lines keeps the first's.
+# ... is free``), each found on its own: a message wrapped onto more lines (rich's box) is
+# read whole, its lines joined until it ends (``_OOM_END``), two more lines at most.
 _OOM_FIGURES = (
     ("gpu", re.compile(r"\(GPU (\d+);|GPU (\d+) has a total")),
     ("total", re.compile(rf"({_SIZE}) total capacity|total capac\w* of ({_SIZE})")),
@@ -55,6 +61,12 @@ _OOM_FIGURES = (
     ("cached", re.compile(rf"({_SIZE}) cached\)")),
 )
 _TRIED = re.compile(rf"{re.escape(_OOM)}({_SIZE})")
+_OOM_END = re.compile(r"\(GPU \d+;[^)]*\)|PYTORCH_CUDA_ALLOC_CONF|Memory Management")
+_OOM_WRAPPED = 2  # lines a wrapped message may go on for
+# Words one of its lines holds: a line with none of them ends the message (it is another's).
+_OOM_PARTS = ("allocated", "free", "reserved", "capacity", "capacty", "cached",
+              "Memory Management", "PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb")
+_OOM_PART = re.compile("|".join(map(re.escape, _OOM_PARTS)))
 _OOM_OTHER = re.compile(r"(?:Error|Exception): (CUDA out of memory|CUDA error: out of memory)"
                         r"|(CUBLAS_STATUS_ALLOC_FAILED) when calling"
                         r"|failed to create cublas handle: (CUBLAS_STATUS_ALLOC_FAILED)")
@@ -82,6 +94,10 @@ _KILLED = re.compile(r"[Oo]ut of memory: Killed process (\d+) \(([^)]*)\)"
                      r"(?: total-vm:([\d,]+)kB, anon-rss:([\d,]+)kB)?")
 _OOM_KILL = re.compile(r"oom-kill:constraint=\w+,.*?task=([^,]+),pid=(\d+)")
 _PBS = re.compile(r"PBS: job killed: (\w+) (\S+) exceeded limit (\S+)")
+_MOAB = "MOAB_INFO:  job exceeded wallclock limit"
+_LSF_RUNLIMIT = "TERM_RUNLIMIT: job killed after reaching LSF run time limit"
+_LSF_EXIT = re.compile(r"Exited with exit code (\d+)\.")
+_SHELL_KILLED = re.compile(r"(?:(\S+): line (\d+): +(\d+) )?Killed(?:\s+(.*))?")
 _TRACEBACK = "Traceback (most recent call last)"
 _EXCEPTION = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|"
                         r"Failure|Warning|Iteration))(?:: ?(.*))?")
@@ -119,10 +135,11 @@ _PORT_HINT = ("another job on this node holds the port (a second torchrun, or on
               " --rdzv-endpoint=localhost:0 for a free one)")
 _KERNEL_OOM_HINT = ("the node ran out of host memory: fewer dataloader workers, less CPU"
                     " offload, smaller in-memory datasets, or ask for more memory (--mem)")
+_WALLTIME_HINT = ("ask for more walltime (#PBS -l walltime=HH:MM:SS, bsub -W), or save"
+                  " checkpoints and resume")
 _PBS_MEMORY_HINT = "ask for more memory (#PBS -l mem=...) or lower the batch size"
 _PBS_CODES = {
-    "walltime": ("pbs_walltime", ("ask for more walltime (#PBS -l walltime=HH:MM:SS), or save"
-                                  " checkpoints and resume")),
+    "walltime": ("pbs_walltime", _WALLTIME_HINT),
     "mem": ("pbs_memory", _PBS_MEMORY_HINT),
     "vmem": ("pbs_memory", _PBS_MEMORY_HINT),
 }
@@ -141,8 +158,9 @@ def _signal_name(code: int) -> str | None:
 def _shape(prefix: str) -> re.Pattern[str] | None:
     """A pattern for the text a traceback's lines start with (``[rank3]: ``, a time stamp:
     its digits may change from line to line); None where there is none, or it is the top of
-    a box (rich's tracebacks: their exception line stands outside it)."""
-    if not prefix.strip() or "╭" in prefix:
+    a box (rich's tracebacks: their exception line stands outside it). Spaces alone are a
+    prefix too (a log quoted indented): the exception line starts where ``Traceback`` does."""
+    if not prefix or "╭" in prefix:
         return None
     return re.compile("".join(r"\d+" if part.isdigit() else re.escape(part)
                               for part in re.split(r"(\d+)", prefix)))
@@ -194,11 +212,11 @@ class _ChildFailed:
 
 class Failures(Dialect):
     """Failure signatures read on every log: out of memory (CUDA, the kernel's killer), NCCL
-    errors and timeouts, torchrun's failed workers, a port in use, PBS limits, and the
-    final exception of a Python traceback."""
+    errors and timeouts, torchrun's failed workers, a port in use, a process the shell saw
+    killed, PBS, Moab and LSF limits, and the final exception of a Python traceback."""
 
     name = "failures"
-    title = "failures (CUDA, NCCL, torchrun, Python, kernel, PBS)"
+    title = "failures (CUDA, NCCL, torchrun, Python, kernel, shell, PBS, Moab, LSF)"
     always = True
     defers = frozenset({"python_exception"})  # a system's dialect says it in its own terms
     needs = (_TRACEBACK, "Error", "Exception", "Interrupt", "Exit", "CUDA out of memory",
@@ -206,7 +224,8 @@ class Failures(Dialect):
              "Watchdog caught collective operation timeout", "NCCL error", "Root Cause",
              "local_rank", "exitcode", "error_file", "traceback", "=====", " FAILED",
              "failed to bind to", "failed to listen on any local network address",
-             "Address already in use", "Killed process", "oom-kill:", "PBS: job killed:")
+             "Address already in use", "Killed", "oom-kill:", "PBS: job killed:", _MOAB,
+             _LSF_RUNLIMIT, "Exited with exit code ", *_OOM_PARTS)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -217,6 +236,8 @@ class Failures(Dialect):
         self._shape: re.Pattern[str] | None = None  # the prefix of the last one's lines
         self._ignored = 0  # exceptions to come that Python ignores (``_IGNORED``)
         self._oom_kill: tuple[str, str] | None = None  # (pid, name) of an oom-kill line
+        self._wrapped: list[str] = []  # a CUDA out-of-memory message read so far, cut short
+        self._tried = ""  # the size it tried to allocate
 
     def _say(self, ts: float, code: str, message: str, hint: str) -> list[Event]:
         if code in self._said:
@@ -226,35 +247,50 @@ class Failures(Dialect):
 
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.rstrip()
+        said = self._cuda_oom(ts) if self._wrapped and not _OOM_PART.search(line) else []
         for read in self._readers:
             events = read(self, line, ts)
             if events is not None:
                 if self._open and ("Error:" in line or "Exception:" in line):
                     self._open -= 1  # the exception of a traceback: it says no more
-                return events
-        return self._python(line, ts)
+                return said + events
+        return said + self._python(line, ts)
 
     def finish(self, ts: float) -> list[Event]:
-        events = self._torchrun(ts) if self._child.seen else []
+        events = self._cuda_oom(ts) if self._wrapped else []
+        events += self._torchrun(ts) if self._child.seen else []
         if self._oom_kill is not None:
             events += self._killed(ts, *self._oom_kill)
         return events
 
     def _oom(self, line: str, ts: float) -> list[Event] | None:
+        if self._wrapped:  # the next line of a message cut short
+            self._wrapped.append(line.strip())
+            text = " ".join(self._wrapped)
+            return (self._cuda_oom(ts) if _OOM_END.search(text)
+                    or len(self._wrapped) > _OOM_WRAPPED else [])
         if m := _TRIED.search(line):
-            found = {name: next(group for group in f.groups() if group)
-                     for name, pattern in _OOM_FIGURES if (f := pattern.search(line))}
-            on = f" on GPU {found.pop('gpu')}" if "gpu" in found else ""
-            message = f"CUDA out of memory{on}: tried to allocate {m[1]}" + (
-                " (" + ", ".join(f"{size} {name}" for name, size in found.items()) + ")"
-                if found else "")
-        elif m := _OOM_OTHER.search(line):
+            self._wrapped, self._tried = [line[m.start():]], m[1]
+            return self._cuda_oom(ts) if _OOM_END.search(line) else []
+        if m := _OOM_OTHER.search(line):
             what = next(group for group in m.groups() if group)
             message = ("CUDA out of memory: cuBLAS could not allocate its handle"
                        " (CUBLAS_STATUS_ALLOC_FAILED)" if what.startswith("CUBLAS") else
                        f"CUDA out of memory ({what})")
         else:
             return None
+        return self._say(ts, "cuda_oom", message, _OOM_HINT)
+
+    def _cuda_oom(self, ts: float) -> list[Event]:
+        """The diagnosis of the allocator's message read (``_wrapped``), with its figures."""
+        text = " ".join(self._wrapped)
+        self._wrapped = []
+        found = {name: next(group for group in f.groups() if group)
+                 for name, pattern in _OOM_FIGURES if (f := pattern.search(text))}
+        on = f" on GPU {found.pop('gpu')}" if "gpu" in found else ""
+        message = f"CUDA out of memory{on}: tried to allocate {self._tried}" + (
+            " (" + ", ".join(f"{size} {name}" for name, size in found.items()) + ")"
+            if found else "")
         return self._say(ts, "cuda_oom", message, _OOM_HINT)
 
     def _nccl(self, line: str, ts: float) -> list[Event] | None:
@@ -345,15 +381,35 @@ class Failures(Dialect):
         return self._say(ts, "kernel_oom", f"the kernel's out-of-memory killer killed"
                          f" process {pid} ({name}){held}", _KERNEL_OOM_HINT)
 
-    def _pbs(self, line: str, ts: float) -> list[Event] | None:
-        if not (m := _PBS.search(line)):
+    def _shell(self, line: str, ts: float) -> list[Event] | None:
+        if not (m := _SHELL_KILLED.fullmatch(line.strip())):
             return None
-        code, hint = _PBS_CODES.get(m[1], _PBS_OTHER)
-        return self._say(ts, code, f"PBS killed the job: {m[1]} {m[2]} exceeded its limit"
-                         f" {m[3]}", hint)
+        if self._said:  # the echo of a failure said before (the kernel's killer, a limit)
+            return []
+        script, at, pid, command = m.groups()
+        where = f" (pid {pid}, {script} line {at})" if pid else ""
+        return self._say(ts, "killed", f"{command or 'the process'}{where} was killed"
+                         " (SIGKILL: the shell says Killed)",
+                         _SIGKILL_HINT + "; or a limit of the scheduler, where it says so")
+
+    def _scheduler(self, line: str, ts: float) -> list[Event] | None:
+        if m := _PBS.search(line):
+            code, hint = _PBS_CODES.get(m[1], _PBS_OTHER)
+            return self._say(ts, code, f"PBS killed the job: {m[1]} {m[2]} exceeded its"
+                             f" limit {m[3]}", hint)
+        if _MOAB in line:
+            return self._say(ts, "moab_walltime", "Moab killed the job: it exceeded its"
+                             " wallclock limit", _WALLTIME_HINT)
+        if _LSF_RUNLIMIT in line:
+            return self._say(ts, "lsf_walltime", "LSF killed the job: it reached its run"
+                             " time limit (TERM_RUNLIMIT)", _WALLTIME_HINT)
+        if m := _LSF_EXIT.fullmatch(line.strip()):
+            self.exit_code = int(m[1])  # LSF's summary of the job: its exit code
+            return []
+        return None
 
     _readers: ClassVar[tuple[Callable[..., list[Event] | None], ...]] = (
-        _oom, _nccl, _torchrun_lines, _address, _kernel, _pbs)
+        _oom, _nccl, _torchrun_lines, _address, _kernel, _shell, _scheduler)
 
     def _python(self, line: str, ts: float) -> list[Event]:
         """A traceback's start, or its final exception: the root cause where nothing was
