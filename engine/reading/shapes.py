@@ -122,6 +122,7 @@ class ShapeReader(Dialect):
     name = "shapes"
     title = "step lines read by their shape"
     always = True
+    gives_way = True
     needs: ClassVar[tuple[str, ...] | None] = None
     needs_nocase: ClassVar[tuple[str, ...]] = KEYWORDS
 

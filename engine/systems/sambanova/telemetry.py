@@ -128,6 +128,7 @@ class SnTileStat(Dialect):
     """A saved ``sntilestat`` table: each RDU's mean tile ``%exec`` as the ``rdu<i>``
     engine, once its rows are read; a tile row it cannot read is reported."""
 
+    whole = True
     name = "sntilestat"
     title = "SambaNova sntilestat tables"
     needs = ("TILE",)
