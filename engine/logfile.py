@@ -420,8 +420,9 @@ class _Runs:
     gives events other than the run's closing ones (``_closing``): from the first such
     end on, a copy of the dialects goes on through the whole section (``split``) to find
     where, while each run is parsed afresh. The dialects read on every log (``always``,
-    those not detected; beside a ``whole`` one only those that do not ``give_way``) are given the text of each piece on their own, up to such an end
-    or the piece's end, after the others.
+    those not detected; beside a ``whole`` one only those that do not ``give_way``) are
+    given the text of each piece on their own, up to such an end or the piece's end, after
+    the others.
     """
 
     def __init__(self, reader: Reader, names: list[str], title: str, run_ids: Iterator[str]
