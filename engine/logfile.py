@@ -541,6 +541,7 @@ class _Runs:
                 self.diagnosed = any(type(event) is Diagnosis and event.code not in
                                      self.warnings for event in given)
             for extra in self.extras:
+                extra.among(self.parsers)
                 extra.beside(given)
                 self.batch += deferred(read_text(extra, text, 0.0, self.held), extra,
                                        self.diagnosed)

@@ -201,6 +201,7 @@ class Deriver:
         diagnosed = any(d.code not in self._own and d.code not in warnings
                         for d in self.state.diagnoses)
         for extra in extras:
+            extra.among(self.dialects)
             extra.beside(self._given)
         self._given = []
         batch = [event for extra in extras

@@ -133,6 +133,10 @@ class Dialect:
         is about to read (told before it reads it): one that reads figures they may also
         read notes which, to leave those to them."""
 
+    def among(self, dialects: list[Dialect]) -> None:
+        """The run's detected dialects, told an ``always`` dialect before it reads a piece
+        of text: one that reads lines they may read tries a line on a copy of them."""
+
     def skipped(self, ts: float) -> list[Event]:
         """Events that lines without any of ``needs`` (not fed, seen at ``ts``) complete."""
         return []

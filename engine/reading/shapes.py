@@ -35,13 +35,27 @@ lines whose shape without digits is new), and a masked shape is itself the patte
 reads its lines where they are, with their numbers' places: Drain's templates are token
 lists with ``<*>``, no pattern. So the reader masks; drain3 is no dependency.
 
-A dialect adds meaning on top and wins where it reads the same figure: ``beside`` is told
-what the detected dialects gave, and the figures they give (by canonical name; any
-``Progress``, any ``Throughput``) are left to them.
+A dialect adds meaning on top and wins where it reads the same line: when a template is
+learnt, or a one-off line met, a copy of the detected dialects (``among``) is fed its line
+(those whose ``needs`` it holds; once a template, so cheap): a line they give any event
+for is theirs, and that template's lines are read by them alone (``Template.theirs``).
+It wins too where it reads the same figure from other lines: ``beside`` is told what the
+detected dialects gave, and the figures they give (by canonical name; any ``Progress``,
+any ``Throughput``) are left to them. Beside a dialect that reads all its output means
+(``Dialect.whole``: a tool's report) the reader is silent (``gives_way``).
+
+Order: within the text it is given at once, its events are in the order of their lines
+(a template's ``Rows`` at its last line), and a one-off line is read once, wherever the
+text is cut; but they come after the detected dialects' events of the same text, and the
+lines a template covers before it is learnt (its first ``REPEAT``, read in the text that
+teaches it) come where it is learnt: so a log given in small pieces (live) and at once
+(an import, ``attach``) interleave the reader's events with the others' differently
+there. A known limit.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass, field
@@ -103,6 +117,7 @@ class Template:
     lead: str
     lowered: str  # its shape in lower case
     rows: int = 0  # lines read in the current block
+    theirs: bool = False  # a detected dialect reads its lines: no events from them here
 
 
 @dataclass
@@ -139,6 +154,18 @@ class ShapeReader(Dialect):
         self.progress_taken = self.throughput_taken = False
         self.stepped = False  # a step line was read
         self.last_step = self.total = 0
+        self.others: list[Dialect] = []  # the run's detected dialects (``among``)
+
+    def among(self, dialects: list[Dialect]) -> None:
+        self.others = dialects
+
+    def _dialects(self, line: str) -> bool:
+        """Whether a detected dialect gives an event for ``line``: a copy of those whose
+        ``needs`` it holds is fed it (they are left as they were)."""
+        lowered = line.lower()
+        fed = [d for d in self.others if d.needs is None or any(n in line for n in d.needs)
+               or any(n.lower() in lowered for n in d.needs_nocase)]
+        return bool(fed) and any(d.feed(line, 0.0) for d in copy.deepcopy(fed))
 
     def beside(self, given: Batch) -> None:
         for item in given:
@@ -188,6 +215,8 @@ class ShapeReader(Dialect):
             found = template.pattern.findall(text)
             template.rows = len(found)
             covered += len(found)
+            if template.theirs:
+                continue
             at = text.rfind(template.anchor)
             if early.get(template.shape):
                 # the lines seen before it was known; one read on its own gave some figures
@@ -255,6 +284,7 @@ class ShapeReader(Dialect):
                 else:
                     seen.count, seen.lines, seen.called = 0, [], []  # (look again later)
                 continue
+            template.theirs = self._dialects(seen.lines[-1])
             self.templates[shape] = template
             known.add(bare)
             early[shape] = [line for line, call in zip(seen.lines, seen.called, strict=True)
@@ -355,7 +385,7 @@ class ShapeReader(Dialect):
         for line in left:
             if not line or line in self.one_offs or len(line) > MAX_LINE:
                 continue
-            events = self._line(line, ts)
+            events = [] if self._dialects(line) else self._line(line, ts)
             if len(self.one_offs) < MAX_ONE_OFFS:
                 self.one_offs[line] = frozenset(
                     e.name if isinstance(e, Metric) else "samples_per_s"
