@@ -81,7 +81,7 @@ RECENT = 16  # distinct lines a block's one-off search leaves, counted in the ne
 KEYWORDS = ("loss", "acc", "perplexity", "ppl", "mfu", "tflop", "throughput", "samples",
             "persec", "per_sec", "per sec", "tokens/s", "learning rate", "lr:", "lr=", "f1",
             "bleu", "score", "top1", "top-1", "it/s", "tps", "memallocated", "memory",
-            "iteration")
+            "iteration", "step")
 """Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names."""
 DONE_KEYS = ("final", "test")  # a one-off figure after the step lines, so named: a summary
 DONE_LINES = ("exits successfully",)  # a launcher's line that the run ended well (DeepSpeed's)
@@ -401,14 +401,15 @@ class ShapeReader(Dialect):
         read), and the progress its step counter gives."""
         step: int | None = None
         metrics: list[tuple[str, float]] = []
-        done = False
+        done = named_step = False
         for named in named_numbers(line):
             if not math.isfinite(named.value):
                 continue
             name, scale = _canon(named.key, named.unit)
             value = named.value * scale
             if name == "step":
-                step = int(value) if step is None and value.is_integer() else step
+                if step is None and value.is_integer():
+                    step, named_step = int(value), _current_step(named.key)
             elif name not in ("total_steps", "epoch"):
                 if _bare(name) in self.taken:
                     return []  # (the line is a dialect's)
@@ -430,6 +431,14 @@ class ShapeReader(Dialect):
                 step = counter.n if step is None else step
                 self.last_step, self.total = counter.n, counter.total
                 events.append(Progress(self.run_id, ts, counter.n, counter.total))
+        if (named_step and not events and not self.progress_taken and step
+                and not any(slot.kind == "step" for template in self.templates.values()
+                            for slot in template.slots)):
+            # a step named on a line read on its own (where no step line gives the steps,
+            # and past 0: nanoGPT's eval at "step 0" comes before its iter 0): its progress
+            self.stepped, self.last_step = True, step
+            events.append(Progress(self.run_id, ts, step, self.total if step <= self.total
+                                   else 0))
         at = step if step is not None else (self.last_step if self.stepped else None)
         rate = next((value for name, value in metrics if name == "samples_per_s"), None)
         if rate is not None and not self.throughput_taken:
@@ -473,6 +482,17 @@ def _canon(key: str, unit: str) -> tuple[str, float]:
 def _canonical(key: str, unit: str) -> Canon | None:
     """``vocabulary.canonical``, where a rate's unit names its figure whatever the key."""
     return canonical(key, unit) or (canonical("throughput", unit) if "/" in unit else None)
+
+
+_NOT_CURRENT = frozenset({"max", "total", "warmup", "num", "n", "save", "eval", "log",
+                          "logging", "print", "decay", "last", "start", "first", "next"})
+
+
+def _current_step(key: str) -> bool:
+    """Whether a named step's key names the step the run is at (``step``, ``completed
+    step``, ``global_step``), not a setting (``max steps``, ``warmup_steps``)."""
+    words = metric_name(key).split("_")
+    return words[-1] in ("step", "iter", "iteration") and not _NOT_CURRENT & set(words)
 
 
 def _counters(line: str) -> list[Counter]:
