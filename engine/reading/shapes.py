@@ -46,7 +46,9 @@ any ``Throughput``) are left to them. Beside a dialect that reads all its output
 
 Order: within the text it is given at once, its events are in the order of their lines
 (a template's ``Rows`` at its last line), and a one-off line is read once, wherever the
-text is cut; but they come after the detected dialects' events of the same text, and the
+text is cut; but they come after the detected dialects' events of the same text (and
+before the failures dialect's: each ``always`` dialect's events of a text follow the one
+before it's, none carries its line's place), and the
 lines a template covers before it is learnt (its first ``REPEAT``, read in the text that
 teaches it) come where it is learnt: so a log given in small pieces (live) and at once
 (an import, ``attach``) interleave the reader's events with the others' differently
