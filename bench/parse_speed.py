@@ -6,9 +6,9 @@ as it is: its step lines (those the format's step pattern finds) repeated in tur
 every ``YYYY-MM-DD HH:MM:SS`` stamp in any line counting on a second per step line; between
 them, the fixture's other lines in turn (but those the format's dialect reads as its run's
 end, and the ``# source`` line), nine to a step line, so that step lines are a tenth of
-the log ("1/10"); last, the fixture's lines after its last step line (its end: what
-ends its run, what detects some dialects). A second log of each format is step lines
-only but that end ("all").
+the log ("1/10"; where the fixture has no other lines, as "all"); last, the fixture's
+lines after its last step line (its end: what ends its run, what detects some dialects).
+A second log of each format is step lines only but that end ("all").
 
 Each log is read, each in its own process and best of ``--repeat`` interleaved rounds, by:
 a bare Python loop that reads the file and searches each line with the format's step
@@ -47,12 +47,13 @@ FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 @dataclass(frozen=True)
 class Round:
-    """A format: its fixture, the dialect that reads it, its step line's pattern (group 1:
+    """A format: its fixture, the dialect that reads it (None: the generic reader), its
+    step line's pattern (group 1:
     the step, where the line has one; a bar's or an epoch's counter is left as printed)."""
 
     name: str
     fixture: str
-    dialect: str
+    dialect: str | None
     step: str
 
 
@@ -69,13 +70,13 @@ ROUNDS = [
           r"\{'loss': "),
     Round("keras", "real/generic/keras_16906.txt", "keras", r"^\d+/\d+ \[=*>?\.*\] - "),
     Round("tqdm", "real/generic/tqdm_lightning_4225.txt", "tqdm", r"\d+/\d+ \[[\d:]+<[\d:?]+, "),
-    # formats no dialect reads: the generic reader's shapes (engine/reading/shapes.py)
-    Round("nanogpt", "real/frameworks/nanogpt_shakespeare_char_v100.log", "shapes",
+    # formats no dialect reads: the generic reader's (engine/reading/shapes.py)
+    Round("nanogpt", "real/frameworks/nanogpt_shakespeare_char_v100.log", None,
           r"^iter (\d+): loss "),
-    Round("megatron_lm", "real/frameworks/megatron_llm_epfl_issue11.log", "shapes",
-          r"^ iteration +(\d+)/ +\d+ \| consumed samples:"),
-    Round("torchtitan", "real/frameworks/torchtitan_grad_norm_pr3393.log", "shapes",
-          r" - step: +(\d+) +loss: "),
+    Round("megatron_lm", "real/frameworks/megatron_llm_epfl_issue11.log", None,
+          r"^ iteration\s+(\d+)/"),
+    Round("torchtitan", "real/frameworks/torchtitan_dcp_zoc_pr1287.log", None,
+          r" - step: (\d+)  loss: "),
 ]
 
 BARE = """
@@ -93,8 +94,10 @@ _STAMP = re.compile(r"\d{4}-\d\d-\d\d([ T])\d\d:\d\d:\d\d")
 T0 = time.mktime((2024, 3, 30, 13, 0, 0, 0, 0, -1))
 
 
-def _ends_run(dialect: str, line: str) -> bool:
+def _ends_run(dialect: str | None, line: str) -> bool:
     """Whether the format's dialect reads ``line`` as (part of) its run's end."""
+    if dialect is None:
+        return False
     cls = registry.get_dialect(dialect)
     ends = cls.run_end | cls.success
     return any(type(event) is Metric and event.name in ends

@@ -599,16 +599,20 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
-    from accelbench.engine import digest, present
+    from accelbench.engine import digest, present, safefile
     from accelbench.engine import format as fmt
-    from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
+    from accelbench.engine.store import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
     from accelbench.engine.text import printable_lines
 
     handle = _runner().open(args.run)
     if args.log:
         import shutil
 
-        with open(handle.info.path(OUTPUT_FILE), "rb") as log:
+        try:
+            log = open(safefile.open_regular(handle.info.path(OUTPUT_FILE)), "rb")  # noqa: SIM115
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{handle.id}: the log cannot be read ({exc})") from None
+        with log:
             shutil.copyfileobj(log, sys.stdout.buffer)
         return 0
     # an ended run: its digest (no log read); else one streaming pass over the logs
@@ -617,13 +621,16 @@ def _cmd_show(args: argparse.Namespace) -> int:
     status = handle.info.status
     out.print(Text.assemble((handle.id, "bold"), "  ", (status, present.phase_style(status)),
                             f"  started {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
+    cwd = (read_json(handle.info.path(LAUNCH_FILE)) or {}).get("cwd")
+    if isinstance(cwd, str) and cwd != str(handle.info.dir):  # (the run's dir: an old run)
+        out.print(Text(f"ran in {printable(cwd)}"))
     if state is None:
         out.print(f"{handle.info.status}: {printable(handle.info.reason)}")
     out.rule("spec")
     try:
-        spec = handle.info.path(SPEC_FILE).read_text(errors="replace")
-    except OSError as exc:
-        spec = f"({SPEC_FILE} cannot be read: {exc.strerror})"
+        spec = safefile.read_text(handle.info.path(SPEC_FILE), errors="replace")
+    except (OSError, ValueError) as exc:
+        spec = f"({SPEC_FILE} cannot be read: {getattr(exc, 'strerror', None) or exc})"
     out.print(printable_lines(spec), highlight=False)
     if state is None:
         return 0

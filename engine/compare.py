@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accelbench.engine import registry
+from accelbench.engine import registry, safefile
 from accelbench.engine.store import SPEC_FILE, RunInfo
 from accelbench.engine.summary import FIGURES, RunSummary
 from accelbench.engine.text import printable, printable_lines
@@ -47,7 +47,7 @@ _SPEC_NOISE = {"name", "description", "telemetry_interval", "python"}
 def spec_values(info: RunInfo) -> dict[str, Any]:
     """A run's settings as flat keys: workload knobs bare, then ``env.X``, ``slurm.x``, ..."""
     try:
-        data = tomllib.loads(info.path(SPEC_FILE).read_text())
+        data = tomllib.loads(safefile.read_text(info.path(SPEC_FILE)))
     except (OSError, ValueError, RecursionError):  # damaged: the index's copy of the knobs
         data = {"params": info.params}
     out: dict[str, Any] = dict(data.get("params", {}))

@@ -99,6 +99,11 @@ def _runs(store: Store, dry_run: bool) -> list[Finding]:
     """Statuses that disagree with ``exit.json``, and runs whose processes vanished."""
     found = []
     for info in store.list():
+        try:
+            read_exit(info.path(EXIT_FILE))
+        except (OSError, ValueError) as exc:  # damaged, or not a file (``engine.safefile``)
+            found.append(Finding("damaged", f"runs/{info.id}", f"{EXIT_FILE}: {exc}"))
+            continue
         record = _exit_record(info)
         if record and record.status != info.status:
             detail = f"the index says {info.status}, {EXIT_FILE} says {record.status}"
@@ -136,7 +141,7 @@ def _bring_up_to_date(store: Store, info: RunInfo, kind: str, detail: str, dry_r
     try:
         RunHandle(store, info).replay()
         now = store.get(info.id).status
-    except (UserError, OSError) as exc:
+    except (UserError, OSError, ValueError) as exc:
         finding.detail += f"; could not be read: {exc}"
         return finding
     finding.fixed = now in expected

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from accelbench.engine import fs
+from accelbench.engine import fs, safefile
 from accelbench.engine.errors import shown
 from accelbench.engine.events import FINAL_STATUSES, build, loads
 from accelbench.engine.store import write_json
@@ -79,7 +79,7 @@ def read_exit(path: Path) -> ExitRecord | None:
     """The exit record at ``path``; None while there is none (or only the reservation).
     ``ValueError`` naming the damage if ``path`` holds something else."""
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        text = safefile.read_text(path, errors="replace")
     except FileNotFoundError:
         return None
     try:

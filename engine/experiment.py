@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from accelbench.engine import safefile
 from accelbench.engine import sweep as sweeps
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import Event
@@ -176,8 +177,8 @@ class Experiment:
 
 def _journal(path: Path) -> list[dict[str, Any]]:
     try:
-        lines = path.read_text().splitlines()
-    except FileNotFoundError:
+        lines = safefile.read_text(path, errors="replace").splitlines()
+    except (OSError, ValueError):  # missing yet, or not a journal (``engine.safefile``)
         return []
     out = []
     for line in lines:

@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from accelbench.engine import registry
+from accelbench.engine import registry, safefile
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.logclock import IMPORTED, LogClock
@@ -149,6 +149,13 @@ def import_path(store, path: str | Path, dialect: str = "auto",
         for name in sorted(files):
             file = here / name
             if not _first(file, seen):
+                continue
+            try:
+                kind = safefile.irregular(file)
+            except OSError as exc:
+                kind = f"cannot read: {exc.strerror}"
+            if kind is not None:  # (a FIFO would hang, a device never end)
+                done.skipped.append((file, f"{kind}, not a regular file"))
                 continue
             if _binary(file):
                 done.skipped.append((file, "binary, not a log"))

@@ -14,6 +14,7 @@ import fcntl
 import logging
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -121,8 +122,10 @@ def _corrupt(exc: sqlite3.DatabaseError) -> bool:
 class Index:
     """The index at ``path``: read-write when it can be, else an in-memory copy."""
 
-    def __init__(self, path: Path, sync: Sync, writable: bool = True) -> None:
+    def __init__(self, path: Path, sync: Sync, writable: bool = True,
+                 mode: int = 0o600) -> None:
         self.path = path
+        self.mode = mode  # of the index's files: the owner's only, or a team store's group's
         self._sync = sync
         self.readonly = ""  # why the index on disk is not written ("" while it is)
         self.hint = ""
@@ -170,7 +173,7 @@ class Index:
         """Raise ``_Rebuild`` if the file is missing or old, a ``DatabaseError`` if corrupt."""
         if not _size(self.path):
             raise _Rebuild("was missing")
-        _private_file(self.path)
+        _private_file(self.path, self.mode)
         with closing(self._connect()) as db:
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # set once: changing it
                 db.execute("PRAGMA journal_mode=WAL")  # takes a lock no busy timeout waits for
@@ -179,8 +182,8 @@ class Index:
 
     @contextmanager
     def _exclusive(self) -> Iterator[None]:
-        fd = os.open(self.path.with_name(f".{self.path.name}.lock"), os.O_CREAT | os.O_RDWR,
-                     0o600)
+        fd = os.open(self.path.with_name(f".{self.path.name}.lock"),
+                     os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, self.mode)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -203,7 +206,7 @@ class Index:
         if not self.path.exists():  # a WAL left beside a deleted file is not this file's
             for suffix in ("-wal", "-shm"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        _private_file(self.path)
+        _private_file(self.path, self.mode)
         with closing(self._connect()) as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("BEGIN IMMEDIATE")
@@ -417,14 +420,16 @@ def _unindexable(found: list[Finding]) -> str:
             f" ({first.target}: {first.detail}{more}; see `accelbench doctor`)")
 
 
-def _private_file(path: Path) -> None:
-    """Create ``path`` readable by its owner only; make it (and its -wal, -shm) so."""
+def _private_file(path: Path, mode: int = 0o600) -> None:
+    """Create ``path`` with ``mode`` (its owner's only, or also a team store's group's);
+    make it (and its -wal, -shm) no more open than that."""
     with suppress(FileExistsError):
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, mode))
     for name in (str(path), f"{path}-wal", f"{path}-shm"):
         try:
-            if os.stat(name).st_mode & 0o077:
-                os.chmod(name, 0o600)
+            st = os.lstat(name)
+            if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) != mode:
+                os.chmod(name, mode)  # whatever the umask
         except FileNotFoundError:
             pass
         except PermissionError:

@@ -15,6 +15,7 @@ import fcntl
 from pathlib import Path
 from typing import Any
 
+from accelbench.engine import safefile
 from accelbench.engine.events import Diagnosis, Phase, build, from_dict, loads, to_dict, to_json
 from accelbench.engine.store import STATE_FILE
 
@@ -27,10 +28,11 @@ def append(run_dir: Path, event: Entry, once: bool = False) -> None:
 
     The check and the write hold the file's lock: the wrapper's keeper and a reader may
     learn the same thing at the same moment."""
-    with contextlib.suppress(OSError), open(run_dir / STATE_FILE, "a+", errors="replace") as f:
+    with contextlib.suppress(OSError, ValueError), \
+            open(safefile.open_append(run_dir / STATE_FILE), "a+", errors="replace") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         f.seek(0)
-        entries = _events(run_dir.name, f.read())
+        entries = _events(run_dir.name, f.read(safefile.SMALL))
         if not any(_same(event, seen) for seen in (entries if once else entries[-1:])):
             f.write(to_json(event) + "\n")
 
@@ -38,8 +40,9 @@ def append(run_dir: Path, event: Entry, once: bool = False) -> None:
 def read(run_dir: Path) -> list[Entry]:
     """The journal's events, in order (damaged lines say nothing)."""
     try:
-        return _events(run_dir.name, (run_dir / STATE_FILE).read_text(errors="replace"))
-    except FileNotFoundError:
+        return _events(run_dir.name, safefile.read_text(run_dir / STATE_FILE,
+                                                        errors="replace"))
+    except (OSError, ValueError):  # missing, or not a journal (``engine.safefile``)
         return []
 
 

@@ -72,6 +72,11 @@ def stamps_seconds(stamps: list[str]) -> dict[str, float]:
         operator.mul, minutes, itertools.repeat(60)), seconds)), strict=True))
 
 
+def stamps_times(stamps: list[str]) -> list[float]:
+    """``stamp_seconds`` of each of ``stamps``, in order."""
+    return list(map(stamps_seconds(stamps).__getitem__, stamps))
+
+
 def _mktime(stamp: str, minute: int, second: int) -> float:
     """Epoch seconds of a local time: the date and hour of ``stamp``, ``minute``, ``second``
     (strptime: slow)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import gzip
 import operator
+import os
 import re
 import zlib
 from collections.abc import Callable, Iterator
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from pathlib import Path
 
-from accelbench.engine import registry
+from accelbench.engine import registry, safefile
 from accelbench.engine.errors import UserError, shown
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect, deferred
@@ -43,6 +44,7 @@ from accelbench.engine.parsers.prefilter import (
 )
 from accelbench.engine.reading import ondisk, records, tools
 from accelbench.engine.rows import Batch, Rows, expanded
+from accelbench.engine.tail import CUT_MARK, MAX_LINE
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
@@ -133,28 +135,43 @@ def _detect(texts: list[str], found: set[str] | frozenset[str] = frozenset()) ->
     return names
 
 
-def _blocks(path: Path) -> Iterator[str]:
+def _blocks(path: Path, name: Path | None = None, size: int = -1) -> Iterator[str]:
     """The text of ``path`` (decoded as ``Path.read_text`` does; a ``.gz`` file
     decompressed as it is read) in blocks of whole lines; the last one lacks its ``\\n``
-    where the file does."""
+    where the file does. A line keeps ``MAX_LINE`` characters (cut with ``CUT_MARK``).
+    A ``UserError`` (naming the file ``name``) if the file is found shorter than ``size``
+    bytes once read: it was truncated meanwhile."""
+    name = name or path
     try:
         with (gzip.open(path, "rt", encoding="utf-8", errors="replace")
               if path.suffix.lower() == ".gz"
               else open(path, encoding="utf-8", errors="replace")) as f:
-            carry = ""
+            carry, cut = "", False
             while block := f.read(BLOCK):
-                cut = block.rfind("\n") + 1
-                if cut:
-                    yield carry + block[:cut]
-                    carry = block[cut:]
+                if cut:  # the rest of a line too long to keep
+                    end = block.find("\n")
+                    if end < 0:
+                        continue
+                    block, cut = block[end:], False
+                at = block.rfind("\n") + 1
+                if at:
+                    yield carry + block[:at]
+                    carry = block[at:]
                 else:
                     carry += block  # a line longer than a block
+                    if len(carry) > MAX_LINE:
+                        carry, cut = carry[:MAX_LINE] + CUT_MARK, True
+            now = os.fstat(f.fileno()).st_size
+            if now < size:
+                raise UserError(f"{name}: truncated while read ({size} bytes, then {now}):"
+                                " not all of it was read", hint="read it again once it is"
+                                " complete (or copy it first)")
             if carry:
                 yield carry
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise UserError(f"{path}: damaged gzip file: {exc}") from None
     except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+        raise UserError(f"{name}: cannot read: {exc.strerror}") from None
 
 
 class _Sample:
@@ -648,11 +665,22 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     if dialect in ("auto", records.NAME) and (files := ondisk.run_files(path)):
         _records(path, files, reader)
         return
+    with safefile.named_log(path) as file:
+        _read_file(path, file, reader, dialect)
+
+
+def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
+    """:func:`read_file` of the log ``path`` (its name), whose text is in ``file``."""
+    size = file.stat().st_size
+
+    def blocks() -> Iterator[str]:
+        return _blocks(file, path, size)
+
     name = path.name[:-3] if path.suffix.lower() == ".gz" else path.name
     notes = Path(name).suffix.lower() in MARKDOWN_SUFFIXES
-    if not notes and _whole(path, reader, dialect):
+    if not notes and _whole(path, reader, dialect, blocks):
         return
-    spans, whole, large, held = _scan(lambda: _blocks(path), True if notes else None)
+    spans, whole, large, held = _scan(blocks, True if notes else None)
     names = [_detect(span.sample.unsniffed(), span.sample.found) if dialect == "auto"
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
@@ -660,10 +688,10 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None
-    for block, (size, known) in zip(_blocks(path), chain(held, repeat((-1, None))),
+    for block, (length, known) in zip(blocks(), chain(held, repeat((-1, None))),
                                     strict=False):
         stop = offset + len(block)
-        shapes = known if size == len(block) else None  # (else the file changed since)
+        shapes = known if length == len(block) else None  # (else the file changed since)
         while i < len(spans) and spans[i].start < stop:
             span = spans[i]
             if runs is None:
@@ -677,27 +705,25 @@ def read_file(path: str | Path, reader: Reader, dialect: str = "auto") -> None:
         offset = stop
 
 
-def _text_within(path: Path, limit: int) -> str | None:
-    """The text of ``path`` if it holds at most ``limit`` characters (a ``.gz`` file's text
-    may be larger than the file), else None."""
-    blocks, size = [], 0
-    for block in _blocks(path):
+def _text_within(blocks: Callable[[], Iterator[str]], limit: int) -> str | None:
+    """The text ``blocks`` give if it holds at most ``limit`` characters (a ``.gz`` file's
+    text may be larger than the file), else None."""
+    kept, size = [], 0
+    for block in blocks():
         size += len(block)
         if size > limit:
             return None
-        blocks.append(block)
-    return "".join(blocks)
+        kept.append(block)
+    return "".join(kept)
 
 
-def _whole(path: Path, reader: Reader, dialect: str) -> bool:
+def _whole(path: Path, reader: Reader, dialect: str, blocks: Callable[[], Iterator[str]]
+           ) -> bool:
     """Give ``reader`` each run of a file of tool output read whole (``reading.tools``:
     a job of a Slurm or PBS table), read with its kind's dialect; False if the file is of
     no such kind (nothing is given)."""
-    try:
-        found = tools.runs(next(_blocks(path), ""), lambda: _text_within(path, tools.MAX_WHOLE),
-                           dialect)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    found = tools.runs(next(blocks(), ""), lambda: _text_within(blocks, tools.MAX_WHOLE),
+                       dialect)
     if found is None:
         return False
     name, runs = found

@@ -51,6 +51,7 @@ from accelbench.engine.store import (
     STATE_FILE,
     STDERR_FILE,
     TELEMETRY_FILE,
+    WORK_DIR,
     WRAPPER_FILE,
     RunInfo,
     RunQuery,
@@ -755,13 +756,15 @@ class Runner:
         launcher = get_launcher(spec.launcher)
         info = self.store.create(spec, experiment, variant)
         try:
-            plan = self.plan(spec, info.dir)
+            work = info.path(WORK_DIR)  # the job's own files: never one of the run's
+            work.mkdir(mode=0o700)
+            plan = self.plan(spec, work)
             for name, content in plan.files.items():
-                info.path(name).write_text(content)
+                (work / name).write_text(content)
             env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
                    "ACCELBENCH_RUN_ID": info.id, **plan.env, **spec.env}
             write_json(info.path(LAUNCH_FILE), {
-                "argv": plan.argv, "env": env, "cwd": str(info.dir),
+                "argv": plan.argv, "env": env, "cwd": str(plan.cwd or work),
                 "telemetry_interval": spec.telemetry_interval,
                 "samplers": registry.sampler_refs(spec.accelerator), "dialects": plan.dialects,
                 "sniff": plan.sniff,
@@ -775,7 +778,8 @@ class Runner:
 
     @staticmethod
     def plan(spec: JobSpec, run_dir: Path) -> Plan:
-        """The job's plan (argv, environment, files, dialects) for ``spec`` in ``run_dir``."""
+        """The job's plan (argv, environment, files, dialects) for ``spec`` with its own
+        files in ``run_dir`` (the run's ``work`` directory: ``store.WORK_DIR``)."""
         system = registry.get_accelerator(spec.accelerator)
         python = spec.python or site.value(spec.accelerator, "python") or sys.executable
         ctx = Context(python, system.name, system.device, run_dir)

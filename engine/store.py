@@ -7,6 +7,7 @@ fast catalogue rebuilt from those files whenever it is missing, unreadable or ol
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import fs
+from accelbench.engine import fs, safefile
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.index import FIGURES, LIVE, SYNCED, Finding, Index, Rows
@@ -45,6 +46,7 @@ STDERR_FILE = "stderr.log"  # the job's stderr again, to tell its lines in outpu
 SUMMARY_FILE = "summary.json"  # how the run ended and its summary (what a rebuilt index reads)
 PLAN_FILE = "plan.json"  # an experiment's variants (written by engine.experiment)
 END_FILE = "end.json"  # how an experiment ended (written by engine.experiment)
+WORK_DIR = "work"  # the job's own directory (where it runs, unless it is a command)
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
 SETTLED_NS = 2_000_000_000  # a directory's mtime this old is not that of a change going on
 log = logging.getLogger(__name__)
@@ -91,20 +93,26 @@ class RunInfo:
 
     def spec(self) -> JobSpec:
         """The spec the run was started with."""
-        return spec_from_dict(tomllib.loads(self.path(SPEC_FILE).read_text()),
+        return spec_from_dict(tomllib.loads(safefile.read_text(self.path(SPEC_FILE))),
                               source=str(self.path(SPEC_FILE)))
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
     """A small JSON object file's content, or None while it is missing or half-written; a
-    damaged one (not UTF-8, or not an object) is None too, said in a notice naming it."""
+    damaged one (not UTF-8, not an object, not a regular file: ``engine.safefile``) is None
+    too, said in a notice naming it."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
+        data = json.loads(safefile.read_text(path))
+    except FileNotFoundError:
+        return None
+    except json.JSONDecodeError:
         return None
     except (UnicodeDecodeError, RecursionError) as exc:
         damaged.warning("%s: not a JSON object (%s): ignored", path,
                         "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "nested too deep")
+        return None
+    except (OSError, ValueError) as exc:  # not a regular file, or too large: never read
+        damaged.warning("%s", exc)
         return None
     if not isinstance(data, dict):
         damaged.warning("%s: a JSON %s, not an object: ignored", path, type(data).__name__)
@@ -114,10 +122,17 @@ def read_json(path: Path) -> dict[str, Any] | None:
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write a small JSON file atomically (readers never see half of it); on failure
-    (a full disk) nothing is left behind."""
+    (a full disk) nothing is left behind. A ``PermissionError`` in a directory another
+    user owns (a shared store: see ``_store_mode``)."""
+    owner = os.lstat(path.parent).st_uid
+    if owner != os.geteuid():
+        raise PermissionError(errno.EPERM, f"{path.parent} belongs to another user (uid"
+                              f" {owner}): not written", str(path))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(data, indent=1))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(data, indent=1))
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -135,9 +150,13 @@ class Store:
         self.home = Path(home) if home else default_home()
         self.runs_dir = self.home / "runs"
         self.experiments_dir = self.home / "experiments"
+        self.team = False  # a team store: see ``_store_mode``
         if writable:
-            _private_dirs(self.home, self.runs_dir)
-        self._index = Index(self.home / "index.sqlite", self._sync, writable)
+            self.team = _private_dirs(self.home, self.runs_dir)
+        elif self.home.is_dir():
+            self.team = _store_mode(self.home, self.runs_dir, self.home / "index.sqlite")
+        self._index = Index(self.home / "index.sqlite", self._sync, writable,
+                            0o660 if self.team else 0o600)
 
     @property
     def readonly(self) -> str:
@@ -158,6 +177,16 @@ class Store:
         """A number that changes whenever a run or experiment is added, updated or removed
         in the index (a reader that polls reloads only when it differs)."""
         return self._index.changes()
+
+    def _rows(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        """The index's rows ``sql`` selects, but those whose id is not one (``valid_id``):
+        an index others can write may hold ``../../x``."""
+        rows = self._index.rows(sql, params)
+        bad = [row["id"] for row in rows if not valid_id(row["id"])]
+        if bad:
+            log.warning("the index of %s holds %d row(s) whose id is not a run id (%r):"
+                        " left out", self.home, len(bad), bad[0])
+        return [row for row in rows if valid_id(row["id"])]
 
     def check_index(self) -> str:
         """What is wrong inside the index file ("" when it is sound)."""
@@ -220,7 +249,7 @@ class Store:
 
     def _make_dir(self, parent: Path, name: str, now: float, what: str) -> tuple[str, Path]:
         try:
-            parent.mkdir(mode=0o700, exist_ok=True)
+            _make_dirs(parent, 0o2770 if self.team else 0o700)
             return _new_dir(parent, name, now)
         except OSError as exc:
             raise _write_error(parent, f"cannot {what}", exc) from None
@@ -243,14 +272,14 @@ class Store:
 
     def experiments(self) -> list[ExperimentInfo]:
         """Experiments, newest first."""
-        rows = self._index.rows("SELECT * FROM experiments ORDER BY created DESC")
+        rows = self._rows("SELECT * FROM experiments ORDER BY created DESC")
         return [self._experiment(row) for row in rows]
 
     def get_experiment(self, ref: str) -> ExperimentInfo:
         """The experiment with id (or unique id prefix/suffix) ``ref``, else the newest one
         named ``ref``."""
         _require_ref(ref, "experiment")
-        rows = self._index.rows("SELECT * FROM experiments WHERE id = ? OR id LIKE ? ESCAPE"
+        rows = self._rows("SELECT * FROM experiments WHERE id = ? OR id LIKE ? ESCAPE"
                                 " '\\' OR id LIKE ? ESCAPE '\\' OR name = ? ORDER BY created"
                                 " DESC", (ref, _like(ref) + "%", "%" + _like(ref), ref))
         exact = [r for r in rows if r["id"] == ref] or [r for r in rows if r["name"] == ref]
@@ -264,13 +293,13 @@ class Store:
 
     def experiment_runs(self, exp_id: str) -> list[RunInfo]:
         """An experiment's runs, in the order they were started."""
-        rows = self._index.rows("SELECT * FROM runs WHERE experiment = ? ORDER BY created",
+        rows = self._rows("SELECT * FROM runs WHERE experiment = ? ORDER BY created",
                                 (exp_id,))
         return [self._info(row) for row in rows]
 
     def remove_experiment(self, exp_id: str) -> None:
         """Delete an experiment's record (its runs are removed one by one with ``remove``)."""
-        _delete_dir(self.experiments_dir / exp_id)
+        _delete_dir(_dir_of(self.experiments_dir, exp_id))
         self._index.write("DELETE FROM experiments WHERE id = ?", (exp_id,))
 
     def update(self, run_id: str, status: str) -> None:
@@ -281,7 +310,7 @@ class Store:
                    ended: float | None) -> None:
         """Record how a run ended: ``summary.json`` in its directory (which a rebuilt index
         reads), then its index row."""
-        path = self.runs_dir / run_id / SUMMARY_FILE
+        path = _dir_of(self.runs_dir, run_id) / SUMMARY_FILE
         data = summary.to_dict()
         try:
             write_json(path, {"status": status, "ended": ended, "summary": data})
@@ -293,7 +322,7 @@ class Store:
     def remove(self, run_id: str) -> None:
         """Delete a run: its directory, then its index row (a row that cannot be deleted
         now, on a full disk, goes when the index is next brought in line)."""
-        _delete_dir(self.runs_dir / run_id)
+        _delete_dir(_dir_of(self.runs_dir, run_id))
         self._index.write("DELETE FROM runs WHERE id = ?", (run_id,))
 
     def list(self, limit: int | None = None, query: RunQuery | None = None,
@@ -305,7 +334,7 @@ class Store:
         if limit or offset:
             sql += " LIMIT ? OFFSET ?"
             params += (limit or -1, offset)
-        return [self._info(row) for row in self._index.rows(sql, params)]
+        return [self._info(row) for row in self._rows(sql, params)]
 
     def count(self, query: RunQuery | None = None) -> int:
         """How many runs ``query`` selects (every one by default)."""
@@ -315,10 +344,10 @@ class Store:
     def get(self, ref: str) -> RunInfo:
         """The run whose id is ``ref``, or the one run whose id starts or ends with it."""
         _require_ref(ref, "run")
-        exact = self._index.rows("SELECT * FROM runs WHERE id = ?", (ref,))
+        exact = self._rows("SELECT * FROM runs WHERE id = ?", (ref,))
         if exact:  # the primary key: no scan of the index
             return self._info(exact[0])
-        rows = self._index.rows("SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\'"
+        rows = self._rows("SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\'"
                                 " OR id LIKE ? ESCAPE '\\'",
                                 (ref, _like(ref) + "%", "%" + _like(ref)))
         exact = [r for r in rows if r["id"] == ref]
@@ -331,7 +360,7 @@ class Store:
                         hint="give more of the id: " + ", ".join(r["id"] for r in rows[:3]))
 
     def _info(self, row: sqlite3.Row) -> RunInfo:
-        return RunInfo(id=row["id"], dir=self.runs_dir / row["id"], created=row["created"],
+        return RunInfo(id=row["id"], dir=_dir_of(self.runs_dir, row["id"]), created=row["created"],
                        name=row["name"], workload=row["workload"],
                        accelerator=row["accelerator"], launcher=row["launcher"],
                        status=row["status"], ended=row["ended"],
@@ -340,7 +369,7 @@ class Store:
                        experiment=row["experiment"], variant=json.loads(row["variant"]))
 
     def _experiment(self, row: sqlite3.Row) -> ExperimentInfo:
-        return ExperimentInfo(row["id"], self.experiments_dir / row["id"], row["created"],
+        return ExperimentInfo(row["id"], _dir_of(self.experiments_dir, row["id"]), row["created"],
                               row["name"], row["status"], row["total"], row["ended"])
 
 
@@ -430,9 +459,11 @@ class ExperimentInfo:
         return self.dir / name
 
 
-def _private_dirs(home: Path, runs_dir: Path) -> None:
-    """Make the store's directories, private (0700); an existing home is used as is, with
-    a warning when others can read it."""
+def _private_dirs(home: Path, runs_dir: Path) -> bool:
+    """Make the store's directories, private (0700; a team store's: its group's too), and
+    say whether it is a team store (``_store_mode``, which refuses a store others could
+    turn against its user); an existing home is used as is, with a warning when others
+    can read it."""
     try:
         made = _make_dirs(home)
     except OSError as exc:
@@ -441,27 +472,85 @@ def _private_dirs(home: Path, runs_dir: Path) -> None:
     if not home.is_dir():
         raise UserError(f"cannot use run store {home}: not a directory",
                         hint="set ACCELBENCH_HOME to a directory")
+    team = _store_mode(home, runs_dir, home / "index.sqlite")
     mode = stat.S_IMODE(home.stat().st_mode)
-    if not made and mode & 0o044:
+    if not made and not team and mode & 0o044:
         log.warning("the run store %s can be read by other users (mode %o): it is used as is;"
                     " the runs in it stay private", home, mode)
     with suppress(OSError):  # a store that cannot be written: opening its index tells why
-        _make_dirs(runs_dir)
+        _make_dirs(runs_dir, 0o2770 if team else 0o700)
+    return team
 
 
-def _make_dirs(path: Path) -> bool:
-    """Make ``path`` and its missing parents with mode 0700; True if it was missing."""
+TEAM_HINT = ("keep the store to yourself (chmod go-w DIR), or make it a team store:"
+             " chgrp TEAM HOME && chmod 2770 HOME (group-writable, setgid, nobody else)")
+
+
+def _store_mode(home: Path, runs_dir: Path, index: Path) -> bool:
+    """Whether ``home`` is a team store, shared by the Unix users of one group: writable
+    by its group, with the setgid bit (what it holds stays the group's), by no one else.
+
+    A ``UserError`` says why a store is refused: writable by every user, or by a group
+    without being a team store; its runs directory or index a symlink, or (but in a team
+    store) another user's. A team store is safe by construction against its other
+    members: ids are checked (``valid_id``), run files are read as regular files only
+    (``engine.safefile``), and no one writes in a directory another user owns."""
+    top = home.stat()
+    team = bool(top.st_mode & stat.S_ISGID and top.st_mode & 0o020)
+    me = os.geteuid()
+    for path in (home, runs_dir, index):
+        try:
+            st = top if path == home else path.lstat()
+        except FileNotFoundError:
+            continue
+        mode, why = stat.S_IMODE(st.st_mode), ""
+        if stat.S_ISLNK(st.st_mode):
+            why = "is a symlink"
+        elif mode & 0o002:
+            why = f"can be written by every user (mode {mode:o})"
+        elif mode & 0o020 and not team:
+            why = f"can be written by its group without being a team store (mode {mode:o})"
+        elif st.st_uid != me and not team:
+            why = f"belongs to another user (uid {st.st_uid})"
+        elif team and st.st_gid != top.st_gid:
+            why = f"belongs to another group (gid {st.st_gid}) than the team store's"
+        if why:
+            raise UserError(f"cannot use run store {home}: {path} {why}: refused, as others"
+                            " could turn it against you", hint=TEAM_HINT)
+    return team
+
+
+def _make_dirs(path: Path, mode: int = 0o700) -> bool:
+    """Make ``path`` and its missing parents with ``mode``; True if it was missing."""
     missing = []
     while not path.exists() and path != path.parent:
         missing.append(path)
         path = path.parent
     for new in reversed(missing):
         try:
-            new.mkdir(mode=0o700)
+            new.mkdir(mode=mode)
         except FileExistsError:
             continue  # made by another process meanwhile
-        new.chmod(0o700)  # whatever the umask
+        new.chmod(mode)  # whatever the umask
     return bool(missing)
+
+
+ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+def valid_id(text: Any) -> bool:
+    """``text`` is a run (or experiment) id: a name in its store's directory, never a path
+    out of it (what every id read from an index or a directory is checked to be)."""
+    return isinstance(text, str) and ID.fullmatch(text) is not None
+
+
+def _dir_of(parent: Path, run_id: str) -> Path:
+    """The directory of the run (or experiment) ``run_id`` under ``parent``; a
+    ``UserError`` if ``run_id`` is no id (``valid_id``)."""
+    if not valid_id(run_id):
+        raise UserError(f"{run_id!r} is not a run id: refused",
+                        hint="only letters, digits, '.', '_' and '-'; see `accelbench doctor`")
+    return parent / run_id
 
 
 def _require_ref(ref: str, what: str) -> None:
@@ -560,7 +649,7 @@ def _dir_names(parent: Path) -> set[str] | None:
     try:
         with os.scandir(parent) as entries:
             return {e.name for e in entries
-                    if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)}
+                    if valid_id(e.name) and e.is_dir(follow_symlinks=False)}
     except FileNotFoundError:
         return set()
     except OSError:
@@ -627,7 +716,7 @@ def _experiment_row(exp_dir: Path, previous: dict[str, Any] | None
 def _read(path: Path, parse: Callable[[str], Any]) -> Any:
     """A small file parsed, or None if it cannot be read or parsed."""
     try:
-        return parse(path.read_text(encoding="utf-8"))
+        return parse(safefile.read_text(path))
     except (OSError, ValueError, RecursionError):
         return None
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from accelbench.engine import safefile
+
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = 1024 * 1024  # bytes of one line kept; the rest is cut, with CUT_MARK
 CUT_MARK = f" …[line cut at {MAX_LINE // 1024} KiB]"
@@ -40,15 +42,20 @@ class FileTail:
         self._redrawn = False  # the current line has met a \r
         self._shown: str | None = None  # the state :meth:`redraw` gave last
         self._unended = b""  # the unfinished state :meth:`redraw` found last
+        self.refused = ""  # why the file is not read (not a regular file: engine.safefile)
 
     def read_lines(self, limit: int = CHUNK) -> list[str]:
         """Complete new lines (and their earlier states, see above), reading at most
         ``limit`` bytes. The file is kept open (see :meth:`close`): a file that has not
-        grown costs one ``pread``."""
+        grown costs one ``pread``. A file that is not a regular one (a FIFO, a symlink) is
+        never read: :attr:`refused` says why."""
         if self._fd is None:
             try:
-                self._fd = os.open(self._name, os.O_RDONLY)
+                self._fd = safefile.open_regular(self._name)
             except FileNotFoundError:
+                return []
+            except safefile.Unsafe as exc:
+                self.refused = str(exc)
                 return []
         data = os.pread(self._fd, limit, self.offset)
         self._full = len(data) == limit
@@ -75,7 +82,7 @@ class FileTail:
     def more(self) -> bool:
         """True when the file holds bytes not read yet."""
         try:
-            return self.path.stat().st_size > self.offset
+            return not self.refused and self.path.lstat().st_size > self.offset
         except FileNotFoundError:
             return False
 

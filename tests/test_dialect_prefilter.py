@@ -125,3 +125,21 @@ def test_line_shapes_hold_the_literals_the_lines_hold_whatever_their_digits() ->
     assert shapes.held(("Step 1 of 99", "of 10", "loss 3", "epoch", "step")) == (
         "Step 1 of 99", "of 10", "loss 3")
     assert shapes.held(("step", "loss", "epoch"), lowered=True) == ("step", "loss")
+
+
+def test_a_literal_in_any_case_is_found_in_any_text_as_a_pattern_in_any_case_finds_it() -> None:
+    """Lines holding a literal in any case, in texts of any characters (bars' glyphs, the
+    letters that an ASCII letter matches in any case, one whose lower case is longer), are
+    the lines an IGNORECASE pattern finds."""
+    import random
+    import re
+
+    chance = random.Random(21)
+    nocase = ("error", "sk", "oom-kill")
+    pattern = re.compile("|".join(map(re.escape, nocase)), re.IGNORECASE)
+    pieces = ["ERROR", "eRRor", "error", "SK", "\u017fk", "s\u212a", "OOM-KILL", "oom-k\u0131ll",
+              "\u0130", "\u2588\u2589", "x", " ", "\n", "e", "rror", "-"]
+    for _ in range(3000):
+        text = "".join(chance.choice(pieces) for _ in range(chance.randint(0, 30)))
+        expected = sorted({text.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(text)})
+        assert line_starts(text, (), nocase) == expected, repr(text)

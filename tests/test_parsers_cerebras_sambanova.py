@@ -214,21 +214,27 @@ def test_registered():
     ("<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", "2024-10-06")])  # half an hour on at 02:00
 def test_train_line_times_are_mktime_s_across_a_clock_change(monkeypatch, zone, day):
     """A stamp's seconds, taken from its hour's where the offset holds all hour, are what
-    ``mktime`` gives for the whole stamp, on the days the clock changes, by an hour or half."""
-    from accelbench.engine.systems.cerebras import dialect
+    ``mktime`` gives for the whole stamp, on the days the clock changes, by an hour or half,
+    one by one (a line's) and many at once (step lines' columns)."""
+    from accelbench.engine import logclock
 
     monkeypatch.setenv("TZ", zone)
     time.tzset()
-    dialect._seconds.cache_clear()
-    dialect._hour.cache_clear()
+    logclock.stamp_seconds.cache_clear()
+    logclock._hour.cache_clear()
     try:
+        stamps, wholes = [], []
         for second in range(0, 4 * 3600, 13):
             stamp = f"{day} {second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
             whole = time.mktime((*map(int, (day[:4], day[5:7], day[8:])), second // 3600,
                                  second // 60 % 60, second % 60, 0, 0, -1))
-            assert dialect._seconds(stamp) == whole, stamp
+            assert logclock.stamp_seconds(stamp) == whole, stamp
+            stamps.append(stamp)
+            wholes.append(whole)
+        logclock._hour.cache_clear()
+        assert list(map(logclock.stamps_seconds(stamps).__getitem__, stamps)) == wholes
     finally:
         monkeypatch.undo()
         time.tzset()
-        dialect._seconds.cache_clear()
-        dialect._hour.cache_clear()
+        logclock.stamp_seconds.cache_clear()
+        logclock._hour.cache_clear()

@@ -16,7 +16,14 @@ from accelbench.cli.main import main
 from accelbench.engine.runner import Deriver, RunHandle
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.state import SERIES
-from accelbench.engine.store import EXIT_FILE, OUTPUT_FILE, SPEC_FILE, WRAPPER_FILE, write_json
+from accelbench.engine.store import (
+    EXIT_FILE,
+    META_FILE,
+    OUTPUT_FILE,
+    SPEC_FILE,
+    WRAPPER_FILE,
+    write_json,
+)
 from tests.conftest import accelbench
 
 SPEC = spec_from_dict({"name": "r", "workload": "command", "params": {"command": "true"},
@@ -116,8 +123,8 @@ def test_a_run_whose_files_cannot_be_read_is_listed_unreadable_and_others_still_
         "exit.json: not an exit record: {'status': 'exploded'}":
             _run(store, exit_json=b'{"status": "exploded"}'),
         "unknown dialect 'nope'": _run(store, launch_json=b'{"dialects": ["nope"]}'),
-        "TypeError: list indices must be integers": _run(store, meta_json=b"[1]"),
     }
+    listless = _run(store, meta_json=b"[1]")  # its creation time is the index's then
 
     out = accelbench("runs", "--format", "json")
     assert out.returncode == 0, out.stderr
@@ -127,6 +134,8 @@ def test_a_run_whose_files_cannot_be_read_is_listed_unreadable_and_others_still_
         assert listed[info.id]["status"] == "unreadable"
         assert listed[info.id]["reason"].startswith(reason), listed[info.id]["reason"]
         assert store.get(info.id).status == "queued"  # a reader's verdict, never recorded
+    assert listed[listless.id]["status"] == "done"
+    assert f"{listless.path(META_FILE)}: a JSON list, not an object: ignored" in out.stderr
     table = accelbench("runs")
     assert table.returncode == 0 and table.stdout.count("is unreadable: ") == len(broken)
 

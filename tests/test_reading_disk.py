@@ -69,10 +69,10 @@ EXPECTED = {
     "lightning_mnist_epoch/metrics.csv": (
         "ended", 11, 0, {"acc_epoch": 0.53125, "train_loss_epoch": 1.4025089740753174}, [], None),
     "mlperf_dlrm_asus_result_1.txt": (
-        "done", None, None, {"eval_accuracy": 0.8029922246932983, "train_samples": 4195197692,
+        "done", None, None, {"accuracy": 0.8029922246932983, "train_samples": 4195197692,
                              "epoch_num": 0.7498978502418643}, [14788774.206692437], 212.733),
     "mlperf_bert_lambda_aborted.log": (
-        "failed", None, None, {"eval_accuracy": 0.6973460912704468, "train_samples": 799502},
+        "failed", None, None, {"accuracy": 0.6973460912704468, "train_samples": 799502},
         [14214.65962521748, 12792.219630021962], None),
 }
 
@@ -97,6 +97,15 @@ def test_each_fixture_gives_the_figures_a_user_reads(name, home, tmp_path):
     assert state is not None
     for key, value in metrics.items():
         assert state.metrics[key] == pytest.approx(value, rel=1e-12), key
+
+
+def test_mlperf_eval_accuracy_is_the_runs_accuracy(home, tmp_path):
+    """MLPerf's ``eval_accuracy`` is the accuracy figure (the vocabulary's), so the run's
+    summary shows the last one."""
+    from accelbench.engine.store import Store
+
+    path = materialise("mlperf_dlrm_asus_result_1.txt", tmp_path)
+    assert import_file(Store(home), path)[0].summary.accuracy == 0.8029922246932983
 
 
 def test_the_aborted_mlperf_run_fails_with_its_cause(tmp_path):

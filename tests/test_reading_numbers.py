@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from accelbench.engine.events import Throughput
 from accelbench.engine.reading.numbers import counters, named_numbers
-from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
+from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, not_a_figure
 from accelbench.engine.summary import GENERIC_ALIASES
 from tests.conftest import FIXTURES
 
@@ -584,6 +584,55 @@ CASES = [
      [],
      [("Step", "step", 1.0), ("Loss", "loss", 1.0), ("Rate", "samples_per_s", 1.0),
       ("GlobalRate", "samples_per_s", 1.0)]),
+    # github.com/pacman100/accelerate-aws-sagemaker/README.md (mpirun's prefix: a rank glued
+    # to its word is no figure)
+    ("[1,mpirank:0,algo-1]<stdout>:epoch 2: {'accuracy': 0.75, 'f1': 0.838095238095238}",
+     [("epoch", 2.0, ""), ("accuracy", 0.75, ""), ("f1", 0.838095238095238, "")],
+     [],
+     [("epoch", "epoch", 1.0), ("accuracy", "accuracy", 1.0)]),
+    # https://github.com/facebookresearch/detectron2/issues/1563 (a time a step, spaced, in
+    # parentheses: its unit names it)
+    (("[06/09 11:05:25 d2.engine.hooks]: Overall training speed: 22 iterations in 0:01:02 "
+      "(2.8448 s / it)"),
+     [("Overall training speed", 22.0, ""), ("s / it", 2.8448, "")],
+     [],
+     [("s / it", "step_time_s", 1.0)]),
+    # https://github.com/Open-Athena/MarinFold/issues/160 (Levanter: a key that is no
+    # figure's, and a time a step as its unit)
+    ("Progress on:train 586it/2.06kit rate:5.5s/it remaining:2:16:02 elapsed:55:45 loss=2.45",
+     [("rate", 5.5, "s/it"), ("loss", 2.45, "")],
+     [],
+     [("rate", "step_time_s", 1.0), ("loss", "loss", 1.0)]),
+    # https://github.com/unslothai/unsloth/issues/1140 (transformers' notebook bar: "[n/N
+    # elapsed < remaining, ...]"; detectron2's "[06/09 11:05:25" above is a date: no counter)
+    ("[ 22/290 02:50 < 38:04, 0.12 it/s, Epoch 0.36/5]",
+     [],
+     [("step", 22, 290)],
+     []),
+    # https://github.com/jiesutd/NCRFpp/issues/100 (a key's count of a total and their ratio:
+    # the ratio is the key's; the count of the total is no step counter)
+    ("     Instance: 12500; Time: 5.25s; loss: 367.3678; acc: 141830/170170=0.8335",
+     [("Instance", 12500.0, ""), ("Time", 5.25, "s"), ("loss", 367.3678, ""), ("acc", 0.8335, "")],
+     [],
+     [("Time", "step_time_s", 1.0), ("loss", "loss", 1.0), ("acc", "accuracy", 1.0)]),
+    # https://github.com/google/flax/issues/3364 (clu's logging writer: the step in brackets
+    # leads the key=value pairs)
+    (("I1002 21:43:14.805023 139917864867392 logging_writer.py:35] [936] "
+      "eval_accuracy=0.005859375, eval_loss=6.6112446784973145"),
+     [("step", 936.0, ""), ("eval_accuracy", 0.005859375, ""),
+      ("eval_loss", 6.6112446784973145, "")],
+     [],
+     [("step", "step", 1.0), ("eval_accuracy", "accuracy", 1.0), ("eval_loss", "eval_loss", 1.0)]),
+    # https://github.com/flairNLP/flair/issues/517 (a dev set's line, led by its word after the
+    # logged date: its keys are the evaluation's; the epoch's line before it is the training's)
+    ("2019-02-19 18:37:12,571 DEV  : loss 0.03877527 - f-score 0.5586 - acc 0.5586",
+     [("DEV/loss", 0.03877527, ""), ("DEV/f-score", 0.5586, ""), ("DEV/acc", 0.5586, "")],
+     [],
+     [("DEV/loss", "eval_loss", 1.0), ("DEV/acc", "accuracy", 1.0)]),
+    ("2019-02-19 18:37:12,097 EPOCH 1 done: loss 0.0350 - lr 0.1000 - bad epochs 0",
+     [("EPOCH", 1.0, ""), ("loss", 0.035, ""), ("lr", 0.1, ""), ("bad epochs", 0.0, "")],
+     [],
+     [("EPOCH", "epoch", 1.0), ("loss", "loss", 1.0), ("lr", "lr", 1.0)]),
 ]
 
 
@@ -697,6 +746,15 @@ def test_ids_versions_dates_and_bare_numbers_are_not_figures(line):
     assert counters(line) == []
 
 
+def test_a_bars_time_an_iteration_is_not_named():
+    """A tqdm bar's ``8.70s/it]`` is its bar's (tests/fixtures/real/ipu/resnet50_pod4_poprun.log,
+    line 38); detectron2's spaced ``(2.8448 s / it)`` is named by its unit (CASES)."""
+    line = (FIXTURES / "real" / "ipu/resnet50_pod4_poprun.log").read_text(
+        encoding="utf-8").splitlines()[37]
+    assert [(n.key, n.value) for n in named_numbers(line)] == [("Loss", 6.7508),
+                                                               ("Accuracy", 0.61)]
+
+
 @pytest.mark.parametrize(("path", "number"), NOT_FIGURES_IN_FIXTURES)
 def test_bar_percentages_table_columns_and_prose_are_not_named(path, number):
     line = (FIXTURES / "real" / path).read_text(encoding="utf-8").splitlines()[number - 1]
@@ -750,6 +808,12 @@ def test_nested_json_keys_are_flattened():
     ("throughput", "tokens", None),  # a count, not a rate
     ("tokens per GPU (tokens/s/GPU)", "", Canon("tokens_per_s", 1.0)),  # a Megatron fork's
     ("tflops", "FLOPS", None),  # FLOP/s with no prefix: no guess
+    ("rate", "s/it", Canon("step_time_s", 1.0)),  # Levanter's "rate:5.5s/it": a time a step
+    ("iter time", "ms/it", Canon("step_time_s", 1e-3)),
+    ("rate", "it/s", None),  # steps a second: no time a step, no samples
+    ("loss", "s/it", Canon("loss", 1.0)),  # a unit names the figure of no key that has one
+    ("dev_loss", "", Canon("eval_loss", 1.0)),  # a dev set's loss is an evaluation's
+    ("device_loss", "", None),
 ])
 def test_canonical_scales_units(key, unit, figure):
     assert canonical(key, unit) == figure
@@ -780,6 +844,19 @@ def test_canonical_names_of_the_framework_corpus(key, unit, figure):
     assert canonical(key, unit) == figure
 
 
+# the names Lightning's LearningRateMonitor logs (Lightning-AI/pytorch-lightning
+# src/lightning/pytorch/callbacks/lr_monitor.py: "lr-" + the optimizer's class, "/pg<n>" of
+# a param group, "-momentum" and "-weight_decay" beside it), as in a metrics.csv's header
+# (Casanovo's: "epoch,...,lr-Adam,lr-Adam-momentum,lr-Adam-weight_decay,step,...")
+@pytest.mark.parametrize(("key", "figure"), [
+    ("lr-Adam", Canon("lr", 1.0)), ("lr-AdamW", Canon("lr", 1.0)),
+    ("lr-SGD/pg1", Canon("lr", 1.0)), ("lr-SGD/pg2", None), ("lr-Adam-1", None),
+    ("lr-Adam-momentum", None), ("lr-Adam-weight_decay", None),
+])
+def test_canonical_names_of_lightnings_lr_monitor(key, figure):
+    assert canonical(key, "") == figure
+
+
 @pytest.mark.parametrize(("key", "name"), [
     ("lm loss", "lm_loss"), ("train/loss", "train_loss"), ("Acc@1", "acc_1"),
     ("throughput per GPU (TFLOP/s/GPU)", "throughput_per_gpu_tflop_s_gpu"),
@@ -787,6 +864,16 @@ def test_canonical_names_of_the_framework_corpus(key, unit, figure):
 ])
 def test_metric_names(key, name):
     assert metric_name(key) == name
+
+
+@pytest.mark.parametrize(("name", "never"), [
+    ("mpirank", True), ("process_id", True), ("pid", True), ("local_ranks", True),
+    ("slurm_job_id", True),
+    # figures whose names merely hold the letters: "valid" ends in "id", "ranking" has "rank"
+    ("valid", False), ("ranking_loss", False),
+])
+def test_ids_and_ranks_are_never_figures(name, never):
+    assert not_a_figure(name) is never
 
 
 def test_the_summary_and_events_know_the_canonical_names():

@@ -175,11 +175,39 @@ def test_a_log_read_from_its_text_is_the_log_read_line_by_line(monkeypatch, tmp_
         lines = (FIXTURES / name).read_text().split("\n")
         paths.append(tmp_path / Path(name).name)
         paths[-1].write_text("\n".join(lines[:1] + lines[1:-1] * 400 + lines[-1:]))
+    paths.append(tmp_path / "sambanova_steps_then_slurm.log")  # two dialects, one a block
+    paths[-1].write_text(_steps_then_end(SAMBANOVA, 4000))
     quick = {path: repr(logfile.parse_file(path)) for path in paths}  # (a NaN loss: repr)
     monkeypatch.setattr(Dialect, "feed_text", lambda *args: None)
     for path in paths:
         same = repr(logfile.parse_file(path)) == quick[path]
         assert same, path  # (a bool: no diff of long texts)
+
+
+SAMBANOVA = "real/sambanova/bert_large_min_throughput_assertion.log"
+
+
+def _steps_then_end(name: str, times: int) -> str:
+    """The fixture's step lines ``times`` over, then its other lines (a summary, a
+    traceback, ``srun: error:`` lines)."""
+    lines = (FIXTURES / name).read_text().splitlines()[1:]
+    steps = [line for line in lines if "|global_step:" in line]
+    return "\n".join(steps * times + [line for line in lines if line not in steps]) + "\n"
+
+
+def test_one_of_two_dialects_reads_a_block_holding_only_its_lines(monkeypatch, tmp_path
+                                                                  ) -> None:
+    """A log both SambaNova's and Slurm's dialects read, whose blocks but the last hold
+    SambaNova's step lines only: SambaNova's dialect reads those blocks from the text."""
+    path = tmp_path / "sambanova.log"
+    path.write_text(_steps_then_end(SAMBANOVA, 4000))
+    read = []
+    cls = registry.get_dialect("sambanova")
+    quick = cls.step_rows
+    monkeypatch.setattr(cls, "step_rows", lambda self, *args: read.append(1) or quick(self, *args))
+    (section,) = logfile.parse_file(path)
+    assert section.dialects == ["slurm", "sambanova"] and len(read) > 1
+    assert section.status == "failed"
 
 
 def test_cerebras_gives_train_lines_as_rows() -> None:

@@ -113,11 +113,12 @@ def test_missing_executable_is_start_failed(runner):
     assert events[-1].status == "failed" and events[-1].summary["exit_code"] == 127
 
 
-def test_environment_and_working_directory(runner):
+def test_environment_and_working_directory(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a command runs where it was launched (issue 22, class 3)
     code = "import os; print(os.environ['MY_KNOB'], os.environ['ACCELBENCH_RUN_ID'], os.getcwd())"
     handle = runner.start(command_spec(code, env={"MY_KNOB": "a b;$(rm -rf /)"}))
     logs = [e.text for e in follow(handle) if isinstance(e, Log)]
-    assert logs == [f"a b;$(rm -rf /) {handle.id} {handle.info.dir}"]
+    assert logs == [f"a b;$(rm -rf /) {handle.id} {tmp_path}"]
 
 
 JOB_WITH_CHILD = """

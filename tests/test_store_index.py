@@ -298,7 +298,9 @@ def test_full_disk_keeps_runs_show_attach_and_rm_working(small_fs):
 
 def test_rm_frees_the_space_a_run_filled_although_its_end_could_not_be_recorded(small_fs):
     out = accelbench("run", "cpu-mnist", "--detach", "--set", "workload=command", "--set",
-                     "command=python3 -c \"open('big', 'wb').write(b'0' * 10**8)\"")
+                     "command=python3 -c \"import os; open(os.path.join(os.environ["
+                     "'ACCELBENCH_HOME'], 'runs', os.environ['ACCELBENCH_RUN_ID'], 'big'), 'wb')"
+                     ".write(b'0' * 10**8)\"")
     run_id = out.stdout.strip()
     run_dir = small_fs / "home" / "runs" / run_id
     deadline = time.monotonic() + 60
@@ -339,14 +341,19 @@ def test_read_only_file_system_lists_and_refuses_changes_in_one_line(small_fs):
 
 # -- item 11: modes, and ids that match everything ------------------------------------------
 
-def test_an_existing_shared_home_keeps_its_mode(tmp_path, caplog):
+def test_an_existing_home_others_can_write_is_refused(tmp_path, caplog):
     shared = tmp_path / "shared"
     shared.mkdir()
-    shared.chmod(0o1777)
+    shared.chmod(0o1777)  # anyone may plant an index or a runs directory there (issue 22)
+    with pytest.raises(UserError, match=r"shared can be written by every user \(mode 1777\):"
+                                        " refused"):
+        Store(shared)
+    assert not (shared / "runs").exists() and not (shared / "index.sqlite").exists()
+    shared.chmod(0o755)  # readable by others: used as is, with a warning
     Store(shared).create(SPEC)
-    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777  # not 0700
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755
     assert stat.S_IMODE((shared / "runs").stat().st_mode) == 0o700
-    assert "can be read by other users (mode 1777): it is used as is" in caplog.text
+    assert "can be read by other users (mode 755): it is used as is" in caplog.text
     caplog.clear()
     Store(tmp_path / "new" / "home")
     assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700

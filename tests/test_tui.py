@@ -481,3 +481,72 @@ async def test_the_runs_screen_pages_and_sorts_through_the_index(runner):
         assert [cell for cell in shown if cell.startswith("● ")] == [
             f"● {i.id}" for i in by_rate[:50] if i.id in screen.marked] != []
         assert screen.marked == [newest[0].id, newest[200].id]
+
+
+async def test_the_run_view_shows_a_commands_real_step_lines_live(runner):
+    """A command printing Megatron-DeepSpeed's and nanoGPT's real lines, a few a second, with
+    no dialect for either: while it runs, the run view shows the progress of its steps, their
+    samples/s in the throughput panel and its loss, TFLOP/s and MFU in the metrics table."""
+    import shlex
+    import sys
+
+    from tests.conftest import FIXTURES
+
+    replay = FIXTURES.parent / "standins" / "replay_lines.py"
+    frameworks = FIXTURES / "real" / "frameworks"
+    logs = [frameworks / "megatron_deepspeed_alcf_checkpoint_crash.log",
+            frameworks / "nanogpt_shakespeare_char_v100.log"]
+    command = shlex.join([sys.executable, str(replay), "0.15", *map(str, logs)])
+    spec = spec_from_dict({"name": "replay", "workload": "command", "telemetry_interval": 0,
+                           "params": {"command": command}})
+    app = AccelbenchApp(runner, spec, start=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunView))
+        view = app.screen
+        metrics = view.query_one("#metrics", DataTable)
+
+        def shown(name: str) -> str | None:
+            return str(metrics.get_row(name)[1]) if name in metrics.rows else None
+
+        await wait_until(pilot, lambda: "200" in str(view.query_one("#progress-text").render())
+                         and shown("loss") is not None, timeout=60)
+        assert not view.follower.ended  # while the job still prints
+        assert "200/317,892 steps" in str(view.query_one("#progress-text").render())
+        figures = str(view.query_one("#throughput .figures").render())
+        assert "52.8" in figures or "53.8" in figures, figures  # its samples per second
+        assert shown("loss") in ("5.905", "5.897"), shown("loss")
+        assert shown("tflops") is not None
+        await wait_until(pilot, lambda: shown("mfu_percent") is not None, timeout=60)
+        assert not view.follower.ended  # nanoGPT's mfu arrives while it runs too
+        runner.open(view.follower.run_id).cancel(grace=1)
+
+
+async def test_saving_over_an_existing_preset_asks_first(runner, home):
+    """A preset of that name exists (with its comments): Save asks; No keeps it as it was,
+    Yes replaces it."""
+    from accelbench.tui.screens.confirm import Confirm
+
+    existing = user_dir() / "mine.toml"
+    existing.parent.mkdir(parents=True, exist_ok=True)
+    kept = '# tuned by hand: do not lose this\nname = "mine"\nworkload = "mnist_cnn"\n'
+    existing.write_text(kept)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = launch(app)
+        await wait_until(pilot, lambda: screen.availability and screen.base is not None)
+        for answer in ("n", "y"):
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: bool(app.screen.query("#preset-name")))
+            app.screen.query_one("#preset-name", Input).value = "mine"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, Confirm))
+            assert "mine.toml exists" in str(app.screen.question)
+            await pilot.press(answer)
+            if answer == "n":
+                await pilot.pause()
+                assert existing.read_text() == kept
+                await pilot.press("escape")  # the save dialog
+                await wait_until(pilot, lambda: app.screen is screen)
+        await wait_until(pilot, lambda: app.screen is screen and existing.read_text() != kept)
+        assert "do not lose this" not in existing.read_text()
+        assert load_preset(existing).name == "mine"

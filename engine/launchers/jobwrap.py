@@ -169,6 +169,7 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
     end; and record the end itself if the wrapper is gone without doing so."""
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, lambda *_: None)  # meant for the job; the keeper must see its end
+    _adopt_orphans()
     running, gone = threading.Event(), threading.Event()
 
     def watch() -> None:
@@ -199,12 +200,39 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
         copier.start()
         returncode = job.wait()
         running.clear()
+        if (run_dir / CANCEL_FILE).exists():
+            _stop_escaped(run_dir)
         copier.join(5)  # a child of the job may hold its stderr open: do not wait for it
         end = {"returncode": returncode, "no_space": any(no_space)}
     _send(report, end)
     gone.wait()
     if not recorded(run_dir / EXIT_FILE):  # the wrapper died before recording it
         record_end(run_dir, end, started, (run_dir / CANCEL_FILE).exists())
+
+
+def _adopt_orphans() -> None:
+    """Make this process the parent of the job's orphans (Linux's child subreaper), so a
+    child that left the job's process group (``setsid()``) stays below it, to be found
+    and stopped with the job (``launchers.local``)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def _stop_escaped(run_dir: Path) -> None:
+    """Kill what the cancelled job left running outside its process group (``setsid()``):
+    every process still below the keeper; the journal says how many survived."""
+    escaped = psutil.Process().children(recursive=True)
+    for proc in escaped:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(escaped, timeout=5)
+    if escaped:
+        journal.append(run_dir, Diagnosis(
+            run_dir.name, round(time.time(), 3), "escaped_killed",
+            f"{len(escaped)} process(es) the job had started outside its process group"
+            " (setsid) survived the cancel: killed", "nothing to do: they are stopped"))
 
 
 def _send(pipe: int, message: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ import time
 
 import psutil
 
+from accelbench.engine import safefile
 from accelbench.engine.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.slurm_commands import (
@@ -81,8 +82,8 @@ def _srun_alive(info: dict) -> bool:
 
 def _srun_log(run: RunInfo) -> str:
     try:
-        return run.path(SRUN_LOG).read_text(errors="replace")
-    except FileNotFoundError:
+        return safefile.read_text(run.path(SRUN_LOG), errors="replace")
+    except (OSError, ValueError):  # missing yet, or not a log (``engine.safefile``)
         return ""
 
 

@@ -34,21 +34,26 @@ class StepLines:
     ``feed`` reads it, for a text to be read at once. ``pattern`` reads the lines holding
     ``literal``, joined: its ``findall`` gives one tuple of groups per line, in order (it
     matches at a line's start, ``(?m)^``, and within the line: ``[^\\n]``, not ``.``);
-    ``columns`` converts each group (``int``, ``float``, :func:`optional`, ...; None: kept
-    as text; a group that took no part is ``''``); ``without``: literals a step line may
-    not hold (``feed`` reads such a line otherwise): a text where one does is not read at
-    once."""
+    ``columns`` converts each group (``int``, ``float``, :class:`optional`, :class:`whole`,
+    ...; None: kept as text; a group that took no part is ``''``); ``without``: literals a
+    step line may not hold (``feed`` reads such a line otherwise): a text where one does is
+    not read at once."""
 
     literal: str
     pattern: re.Pattern[str]
-    columns: tuple[Callable[[str], Any] | None, ...]
+    columns: tuple[Callable[[str], Any] | whole | None, ...]
     without: tuple[str, ...] = ()
+    # (optional) the same groups read from a whole text, matching only in a step line as
+    # printed, by its literal (a look-behind for what comes before it): tried first, and
+    # used where each of the literal's places is a match (no line-by-line search then)
+    text_pattern: re.Pattern[str] | None = None
 
     def read(self, rows: Sequence[tuple[str, ...]]) -> list[Column]:
         """The converted columns of ``rows`` (the groups ``findall`` gives)."""
         n = len(rows)
         return [list(column) if convert is None
-                else [None] * n if isinstance(convert, optional) and not any(column)
+                else convert.convert(list(column)) if isinstance(convert, whole)
+                else _optional(convert, column, n) if isinstance(convert, optional)
                 else list(map(convert, column))
                 for convert, column in zip(self.columns, zip(*rows, strict=True),
                                            strict=True)]
@@ -64,6 +69,20 @@ class optional:  # (lower-case: a conversion, as ``int`` and ``float`` are)
         return self.convert(text) if text else None
 
 
+def _optional(convert: optional, column: tuple[str, ...], n: int) -> list[Any]:
+    """``convert`` of each of ``column``: at once where all or none took part."""
+    if all(column):
+        return list(map(convert.convert, column))
+    return [None] * n if not any(column) else list(map(convert, column))
+
+
+class whole:  # (lower-case: a conversion, as ``int`` and ``float`` are)
+    """The conversion of a whole column at once (``convert``: its texts to its values)."""
+
+    def __init__(self, convert: Callable[[list[str]], list[Any]]) -> None:
+        self.convert = convert
+
+
 def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple[str, ...],
               ts: float) -> list[Event | Rows] | None:
     """What ``dialect.feed_text`` gives (see there) through its ``step_lines``: None where
@@ -73,19 +92,22 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     if steps is None or steps.literal not in needs:
         return None
     literal = steps.literal
-    at = line_starts(text, (literal,))
-    if not at:
-        return None
-    find = text.find
-    lines = [text[start:find("\n", start)] for start in at]
-    if find("\n", at[-1]) < 0:
-        lines[-1] = text[at[-1]:]  # the text's last line, without its \n
-    joined = "\n".join(lines)
-    if any(literal in joined for literal in steps.without):
-        return None
-    rows = steps.pattern.findall(joined)
-    if len(rows) != len(lines):
-        return None
+    rows = _text_rows(steps, text)
+    at: list[int] | None = None  # the step lines' starts (None: counted by the literal)
+    if rows is None:
+        at = line_starts(text, (literal,))
+        if not at:
+            return None
+        find = text.find
+        lines = [text[start:find("\n", start)] for start in at]
+        if find("\n", at[-1]) < 0:
+            lines[-1] = text[at[-1]:]  # the text's last line, without its \n
+        joined = "\n".join(lines)
+        if any(literal in joined for literal in steps.without):
+            return None
+        rows = steps.pattern.findall(joined)
+        if len(rows) != len(lines):
+            return None
     try:
         columns = steps.read(rows)
     except (ValueError, ArithmeticError):
@@ -96,20 +118,27 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
         return dialect.step_rows(columns, ts)
     saved = copy.deepcopy(vars(dialect))
     events: list[Event | Rows] = []
-    done, steps_at = 0, set(at)  # the rows given; the step lines' starts
+    done, pos = 0, 0  # the rows given; where the text not yet counted for them starts
+    find, count = text.find, text.count
+    steps_at = set(at or ())
     for start in other:
-        if start in steps_at:
+        end = find("\n", start)
+        if at is None and literal in (text[start:] if end < 0 else text[start:end]):
             continue  # a step line: read by the pattern
-        if (n := bisect.bisect_left(at, start, done)) > done:
+        if start in steps_at:
+            continue
+        n = (done + count(literal, pos, start) if at is None
+             else bisect.bisect_left(at, start, done))
+        pos = start
+        if n > done:
             got = dialect.step_rows([column[done:n] for column in columns], ts)
             if got is None:
                 break
             events += got
             done = n
-        end = find("\n", start)
         events += dialect.feed(text[start:] if end < 0 else text[start:end], ts)
     else:
-        if done == len(at):
+        if done == len(rows):
             return events
         got = dialect.step_rows([column[done:] for column in columns], ts)
         if got is not None:
@@ -117,6 +146,18 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     vars(dialect).clear()
     vars(dialect).update(saved)
     return None
+
+
+def _text_rows(steps: StepLines, text: str) -> list[tuple[str, ...]] | None:
+    """The groups of the step lines of ``text`` by ``text_pattern``, where each of the
+    literal's places is a match of it and no step line holds one of ``without``."""
+    if steps.text_pattern is None:
+        return None
+    rows = steps.text_pattern.findall(text)
+    if not rows or len(rows) != text.count(steps.literal) or any(
+            literal in text for literal in steps.without):
+        return None
+    return rows
 
 
 def split_rows(run_id: str, stamps: list[float], kinds_of: list[Any],

@@ -12,8 +12,10 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
+from accelbench.engine import safefile
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, canonical, lines
+from accelbench.engine.reading.records import Record, lines
+from accelbench.engine.reading.vocabulary import named
 
 NAME = "metrics.csv"
 
@@ -29,16 +31,16 @@ def csv_records(path: Path) -> Iterator[Record]:
     """The records of a Lightning ``metrics.csv``, streamed (a line read at most
     ``records.MAX_LINE`` characters)."""
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        with safefile.opened(path, "r", encoding="utf-8", errors="replace", newline="") as f:
             reader = csv.DictReader(lines(f, path))
             fields = reader.fieldnames or []
             if "step" not in fields:
                 raise UserError(f"{path}: not a Lightning {NAME}: no step column")
-            names = {key: canonical(key[:-5] if key.endswith("_step") else key)
+            names = {key: named(key[:-5] if key.endswith("_step") else key)
                      for key in fields if key not in ("step", "epoch")}
             for row in reader:
                 step, epoch = _float(row.get("step")), _float(row.get("epoch"))
-                metrics = {names[key]: value for key in names
+                metrics = {name: value * scale for key, (name, scale) in names.items()
                            if (value := _float(row.get(key))) is not None}
                 yield Record(step=None if step is None else int(step), epoch=epoch,
                              metrics=metrics)

@@ -2,11 +2,12 @@
 
 Each line is a JSON object: ``time_ms``, ``key``, ``value``, ``metadata`` (``epoch_num``,
 ``samples_count``, ``step``, ``status``...), after a rank prefix or not (`` 0: ``,
-``[1] ``). Read: ``eval_accuracy`` (and any other numeric point: ``train_samples``,
-``eval_samples``, ``global_batch_size``, ``opt_base_learning_rate``...) as a metric under
-its key, ``train_loss`` as the loss (its ``lr``), ``tracked_stats``' ``throughput`` as
-samples/s, ``epoch_num`` of an eval as a metric; ``run_stop`` ends the run: ``success`` is
-done, any other status (``aborted``) a failure; from ``run_start`` to ``run_stop`` is the
+``[1] ``). Read: each numeric point as a metric named by the vocabulary
+(``eval_accuracy`` is the accuracy, ``train_loss`` the loss, with its ``lr``; the others,
+``train_samples``, ``eval_samples``, ``global_batch_size``, ``opt_base_learning_rate``...,
+under their keys), ``tracked_stats``' ``throughput`` (MLPerf's samples/s) as samples/s,
+``epoch_num`` of an eval as a metric; ``run_stop`` ends the run: ``success`` is done, any
+other status (``aborted``) a failure; from ``run_start`` to ``run_stop`` is the
 run's time (MLPerf's time to train).
 """
 
@@ -16,7 +17,8 @@ import json
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Throughput
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.reading.records import canonical, number
+from accelbench.engine.reading.records import number
+from accelbench.engine.reading.vocabulary import named
 
 MARK = ":::MLLOG"
 
@@ -64,7 +66,8 @@ class Mllog(Dialect):
             if rate is not None:
                 events.append(Throughput(self.run_id, ts, rate))
         elif (v := number(value)) is not None:
-            events.append(Metric(self.run_id, ts, canonical(key), v))
+            name, scale = named(key)
+            events.append(Metric(self.run_id, ts, name, v * scale))
             if (lr := number(meta.get("lr"))) is not None:
                 events.append(Metric(self.run_id, ts, "lr", lr))
             if key.startswith("eval") and (epoch := number(meta.get("epoch_num"))) is not None:

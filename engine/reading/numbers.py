@@ -92,20 +92,24 @@ _VALUE = re.compile(
     r"(?(q)(?P=q))(?(lb)(?=[,\]]))")
 _CAMEL_IDS = ("Id", "Ids", "ID", "IDs")  # a key's id in camelCase (``processId``): no figure
 # a number whose unit names it, where no key does: "(57.126 sec/step)", "3599 src tok/s",
-# "7.6092 Tflops" (a tqdm bar's "it/s" names no figure: bars are their dialect's)
+# "7.6092 Tflops", detectron2's "(2.8448 s / it)" (a tqdm bar's "it/s" names no figure: bars
+# are their dialect's)
 _NAMED_BY_UNIT = re.compile(
     r"(?<![\w.:/\-])(?P<num>(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?(?:[eE][-+]?\d++)?)"
     r"[ \t]?(?P<name>(?:(?:src|tgt)[ \t])?(?:tok|tokens|samples?|seqs?|sequences?|images?|imgs?)"
-    r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step)(?![\w/])")
+    r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step|m?s / it)(?![\w/])")
 # a field that is a number and its unit only, after a delimiter: a count a second (timm's
 # "Time: 0.160s,  798.85/s  (0.148s,  863.22/s)": not the average in parentheses) or a time
 # (OpenNMT's "; 15842 sec", "; 10233 s elapsed")
 _UNIT_FIELD = re.compile(
     r"[,;|][ \t]+(?P<num>\d+(?:\.\d+)?)(?:(?P<rate>/s)|[ \t]?(?P<time>s|secs?|seconds)"
     r"(?:[ \t]+(?P<what>elapsed))?)(?=[ \t]*(?:[,;|(]|$))")
-# a line whose leading word says it evaluates ("Test: [  30/30]  Loss: ...", "Valid Summary |
-# ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that word's
-_EVAL_LEAD = re.compile(rf"[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
+# the date and time Python's logging puts first ("2019-02-19 18:37:12,571 DEV  : loss ...")
+_LOGGED_AT = r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?[ \t]+)?"
+# a line whose leading word (after its logged date, if any) says it evaluates ("Test: [  30/30]
+# Loss: ...", "Valid Summary | ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that
+# word's
+_EVAL_LEAD = re.compile(rf"{_LOGGED_AT}[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
 _EVAL_INITIALS = "".join({c for word in EVALUATES for c in (word[0], word[0].upper())})
 # a value's running average after it, in parentheses: "Loss:   1.462 ( 1.867)" (timm's and
 # torchvision's AverageMeter), which an evaluation's line gives as its result so far
@@ -118,12 +122,18 @@ _BRACKETED = re.compile(r"\[[ \t]*(\d+)\]")
 _COUNTING = ("epoch", "iter", "iteration", "step", "batch")
 _COUNTED_BEFORE = re.compile(rf"(?i:\b({'|'.join(_COUNTING)}))(?:\(\w+\))?[ \t]*$")
 _GLUED = re.compile(r"(?<![\w.\-])(\d+)(epoch|batch):")
+# clu's metric writers (Flax's examples): the step in brackets leading the message, before its
+# "key=value" pairs ("logging_writer.py:35] [1000] steps_per_second=1.76, train_loss=6.52")
+_STEP_LEADS = re.compile(r"(?:^|\] )\[(\d+)\] (?=[^\W\d][\w/.\-]*=)")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
 # up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
 _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
 _KEY_REVERSED = re.compile(
     r"(?P<q>['\"])(?P<quoted>[^'\"\n]{1,80})(?P=q)"
     rf"|(?P<paren>\)[^()\n]{{1,32}}\( ?)?(?P<words>{_WORD_REVERSED}(?: {_WORD_REVERSED}){{0,7}})")
+# (reversed) a count of a total before a ratio's "=", after its key's ":" (NCRF++'s
+# "acc: 141830/170170=0.8335")
+_RATIO_REVERSED = re.compile(r"\d+/\d+[ \t]*:[ \t]*")
 _FIELD_BREAK = frozenset("|,;:[]{}\t\r>")  # a key of several words begins after one of these
 # ... or after one of these and a blank: a ":", a "-", a ")", a number, another blank
 _FIELD_GAP = _FIELD_BREAK | frozenset(": -)0123456789")
@@ -167,7 +177,10 @@ def named_numbers(line: str) -> list[Named]:
         if table_row or not (mark == ":" or (mark == "=" and line[sep - 1:sep] not in _NOT_EQUALS)
                 or (not mark and not quote and not bracket and _FIELD_END.match(line, m.end()))):
             continue  # "==", "<=", "::", or a value set off by spaces that ends no field
-        k = _KEY_REVERSED.match(reversed_line, size - sep)
+        at = size - sep
+        if mark == "=" and (ratio := _RATIO_REVERSED.match(reversed_line, at)):
+            at = ratio.end()  # "acc: 141830/170170=0.8335": the key of the count and ratio
+        k = _KEY_REVERSED.match(reversed_line, at)
         if k is None:
             continue
         quoted, words, paren = k.group("quoted", "words", "paren")
@@ -196,7 +209,7 @@ def named_numbers(line: str) -> list[Named]:
     glued = "h:" in line and ("epoch:" in line or "batch:" in line)
     if glued or "]" in line:
         found = _counted(line, found, glued)
-    if "/s" in line or "lops" in line or "LOP" in line:
+    if "/s" in line or "lops" in line or "LOP" in line or " / it" in line:
         named = {n.start for n in found}
         found += [Named(u["name"], float(u["num"].replace(",", "")), "", u.start(), u.end("num"))
                   for u in _NAMED_BY_UNIT.finditer(line) if u.start() not in named]
@@ -207,14 +220,16 @@ def named_numbers(line: str) -> list[Named]:
                         *u.span("num"))
                   for u in _UNIT_FIELD.finditer(line) if u.start("num") not in named]
         found.sort(key=lambda n: n.start)
-    if found and line.lstrip(" \t|")[:1] in _EVAL_INITIALS and (lead := _EVAL_LEAD.match(line)):
+    if found and (line.lstrip(" \t|")[:1] in _EVAL_INITIALS or line[4:5] == "-" == line[7:8]) and (
+            lead := _EVAL_LEAD.match(line)):  # (a word that evaluates first, or a date)
         found = [_evaluated(line, n, lead["lead"]) for n in found]
     return found
 
 
 def _counted(line: str, found: list[Named], glued: bool) -> list[Named]:
     """``found`` and the counts of ``line`` set apart from their word (``Epoch [1]``; and
-    where ``glued``, ``5epoch:``), in order."""
+    where ``glued``, ``5epoch:``) or leading its ``key=value`` pairs in brackets (``[1000]
+    steps_per_second=``: a step), in order."""
     named = {n.start for n in found}
     counts = [Named(c[1], float(number), "", at, at + len(number))
               for b in _BRACKETED.finditer(line)
@@ -223,6 +238,8 @@ def _counted(line: str, found: list[Named], glued: bool) -> list[Named]:
     if glued:
         counts += [Named(g[2], float(g[1]), "", *g.span(1)) for g in _GLUED.finditer(line)
                    if g.start(1) not in named]
+    counts += [Named("step", float(c[1]), "", *c.span(1)) for c in _STEP_LEADS.finditer(line)
+               if c.start(1) not in named]
     return sorted(found + counts, key=lambda n: n.start) if counts else found
 
 
@@ -286,7 +303,8 @@ def _scopes(line: str) -> list[tuple[int, int, str]]:
 # the number after a "/", then (on the reversed line) the number before it and what precedes
 # that: a word naming what is counted ("Epoch 2/10", "[batch=16/16]", "iteration 10/ 500"),
 # an epoch and its number (the steps of that epoch: fairseq's "| epoch 001:    650 / 1891",
-# OpenNMT's "Epoch  1, 13400/37527;"), a "[" ("[10/500]", "[  0/1251 (  0%)]"), or nothing
+# OpenNMT's "Epoch  1, 13400/37527;"), a "[" ("[10/500]", "[  0/1251 (  0%)]", the notebook
+# bar's "[ 22/290 02:50 < 38:04,"), or nothing
 # (a tqdm bar's "10/500 [00:03<...")
 _TOTAL = re.compile(r"/[ \t]*(\d+)(?![\d.])")
 _COUNT_REVERSED = re.compile(
@@ -295,7 +313,9 @@ _COUNT_REVERSED = re.compile(
     r"(?P<kw>(?i:s?pets(?:[ _]labolg)?|s?(?:noita)?reti|s?hcope|hctab))(?!\w)"
     r"|(?:[ \t]*[:,|][ \t]*|[ \t]+)\d+[ \t]*(?P<epoch>(?i:hcope))(?!\w)"
     r"|[ \t]*(?P<bracket>\[)|(?![\w./]))")
-_AFTER_BRACKETED = re.compile(r"[ \t]*[\](]")
+# after a bracketed counter's total: its end, a percentage's "(", or the elapsed and
+# remaining times of transformers' notebook bar ("[ 22/290 02:50 < 38:04, 0.12 it/s, ...]")
+_AFTER_BRACKETED = re.compile(r"[ \t]*[\](]|[ \t]+[\d:]+[ \t]<[ \t][\d:]+[,\]]")
 _AFTER_BAR = re.compile(r" \[[\d:]+<")
 
 

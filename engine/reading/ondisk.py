@@ -17,10 +17,10 @@ from itertools import groupby
 from pathlib import Path
 
 from accelbench.engine.reading import metrics_csv, tfevents, trainer_files
-from accelbench.engine.reading.records import Record, canonical, metric_name, text
+from accelbench.engine.reading.records import Record, text
+from accelbench.engine.reading.vocabulary import canonical, metric_name, named
 
 _ORDER = (trainer_files.STATE, trainer_files.LOG, metrics_csv.NAME)
-_HF_SUMMARY = "train/train_"  # the Trainer's final summary in TensorBoard: kept as named
 
 
 def kind(path: Path) -> str | None:
@@ -50,26 +50,24 @@ def run_files(path: Path) -> list[Path] | None:
     return files + events or None
 
 
-def tag_name(tag: str) -> str:
-    """A TensorBoard tag as a metric name: ``train/loss`` is ``loss``, ``eval/loss``
-    ``eval_loss``, the Trainer's ``train/train_loss`` (its mean) ``train_loss``."""
-    if tag.startswith(_HF_SUMMARY):
-        return metric_name(tag.split("/", 1)[1])
+def tag_name(tag: str) -> tuple[str, float]:
+    """The name a TensorBoard tag is kept under and the factor to its unit
+    (``vocabulary.named``). The Hugging Face Trainer writes each key it logs as ``train/<key>``
+    (``eval_<key>`` as ``eval/<key>``): a training tag the vocabulary names no figure
+    (``train/total_flos``, the final summary's mean ``train/train_loss``) keeps the key's
+    name, as ``trainer_state.json`` has it."""
     head, _, tail = tag.partition("/")
-    if not tail:
-        return canonical(tag)
-    if head.lower() == "train":
-        return canonical(tail)
-    if head.lower() in ("eval", "val", "validation", "test"):
-        return canonical(f"eval_{tail}" if tail != "loss" else "eval_loss")
-    return canonical(tag)
+    if head.lower() == "train" and tail and canonical(tag, "") is None:
+        return metric_name(tail), 1.0
+    return named(tag)
 
 
 def event_records(path: Path) -> Iterator[Record]:
     """The scalars of an event file, those of one step written together as one record."""
     for step, group in groupby(tfevents.scalars(path), key=lambda s: s.step):
         scalars = list(group)
-        metrics = {tag_name(s.tag): s.value for s in scalars}
+        metrics = {name: s.value * scale for s in scalars
+                   for name, scale in [tag_name(s.tag)]}
         epoch = metrics.pop("epoch", None)
         yield Record(step=step, epoch=epoch, time=scalars[0].wall_time, metrics=metrics)
 

@@ -3,7 +3,8 @@
 Each structured file (``engine.reading.ondisk``) becomes records, one JSON object per line
 of the run's ``output.log``: ``time`` (the writer's wall time, local, where it gives
 one: the run's clock), ``step``, ``total``, ``epoch``, ``metrics`` (canonical names:
-``loss``, ``eval_loss``, ``lr``, ``samples_per_s``, ``tokens_per_s``...), and at the end
+``loss``, ``eval_loss``, ``lr``, ``samples_per_s``, ``tokens_per_s``...: each file's keys
+named by ``vocabulary.named``), and at the end
 ``status`` (``done``, or ``failed`` with ``code`` and ``detail``) and ``elapsed``
 (seconds the run took, as its file says). The ``records`` dialect reads them back.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,31 +26,6 @@ from accelbench.engine.parsers import Dialect
 NAME = "records"
 MAX_LINE = 1024 * 1024  # characters of a structured file's line read at most
 SAMPLES = "samples_per_s"  # the metric name that is a Throughput event
-
-# Keys of the files read here, mapped onto the canonical figures (VOCAB.md); any other
-# key is a metric under its own name (``metric_name``).
-_CANONICAL = {
-    "loss": "loss", "train_loss": "loss", "train_loss_step": "loss",
-    "eval_loss": "eval_loss", "val_loss": "eval_loss", "validation_loss": "eval_loss",
-    "valid_loss": "eval_loss", "test_loss": "eval_loss",
-    "learning_rate": "lr", "lr": "lr",
-    "train_samples_per_second": SAMPLES, "samples_per_second": SAMPLES,
-    "tokens_per_second": "tokens_per_s", "grad_norm": "grad_norm",
-}
-_WORDLESS = re.compile(r"\W+")
-
-
-def metric_name(key: str) -> str:
-    """A key as a metric name: lower-cased, each run of non-word characters ``_``."""
-    return _WORDLESS.sub("_", key.lower()).strip("_")
-
-
-def canonical(key: str) -> str:
-    """The canonical name of ``key`` (``lr-Adam``: Lightning's LearningRateMonitor)."""
-    name = metric_name(key)
-    if name.startswith("lr_") and key.startswith("lr-"):
-        return "lr"
-    return _CANONICAL.get(name, name)
 
 
 def lines(f: TextIO, path: Path) -> Iterator[str]:

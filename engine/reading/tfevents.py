@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from accelbench.engine import safefile
 from accelbench.engine.errors import UserError
 
 MAX_RECORD = 64 * 1024 * 1024  # bytes: an event larger than this is damage, not data
@@ -258,7 +259,7 @@ def scalars(path: Path) -> Iterator[Scalar]:
     """Every scalar of the event file at ``path``, in the order written (the checksum of
     each record that holds one checked)."""
     try:
-        with open(path, "rb") as f:
+        with safefile.opened(path, "rb") as f:
             for offset, data, crc in records(f, str(path)):
                 bad: ValueError | None = None
                 try:

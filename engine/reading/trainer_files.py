@@ -19,8 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from accelbench.engine import safefile
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, canonical, lines, number
+from accelbench.engine.reading.records import Record, lines, number
+from accelbench.engine.reading.vocabulary import named
 
 STATE = "trainer_state.json"
 LOG = "trainer_log.jsonl"
@@ -28,22 +30,30 @@ MAX_STATE = 64 * 1024 * 1024  # bytes of a trainer_state.json read at most (then
 _PLACES = {"step", "epoch", "current_steps", "total_steps", "percentage", "elapsed_time",
            "remaining_time"}
 _DURATION = re.compile(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d)$")
+_LOG_UNITS = {"throughput": "tokens/s"}  # LLaMA-Factory's throughput: tokens a second
 
 
-def _metrics(entry: dict[str, Any], keep: frozenset[str] = frozenset()) -> dict[str, float]:
+def _metrics(entry: dict[str, Any], keep: frozenset[str] = frozenset(),
+             units: dict[str, str] | None = None) -> dict[str, float]:
+    """The figures of ``entry`` by name (``vocabulary.named``; those in ``keep`` under their
+    own), each key's number in its unit in ``units`` where the file says no unit."""
     out = {}
     for key, given in entry.items():
         value = number(given)
         if key in _PLACES or value is None:
             continue
-        out[key if key in keep else canonical(key)] = value
+        if key in keep:
+            out[key] = value
+            continue
+        name, scale = named(key, (units or {}).get(key, ""))
+        out[name] = value * scale
     return out
 
 
 def state_records(path: Path) -> Iterator[Record]:
     """The records of a ``trainer_state.json``."""
     try:
-        with open(path, "rb") as f:
+        with safefile.opened(path, "rb") as f:
             data = f.read(MAX_STATE + 1)
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
@@ -89,7 +99,7 @@ def log_records(path: Path) -> Iterator[Record]:
     """The records of a ``trainer_log.jsonl``, streamed."""
     last: Record | None = None
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with safefile.opened(path, "r", encoding="utf-8", errors="replace") as f:
             for n, line in enumerate(lines(f, path), 1):
                 if not line.strip():
                     continue
@@ -100,9 +110,7 @@ def log_records(path: Path) -> Iterator[Record]:
                 if not isinstance(entry, dict):
                     raise UserError(f"{path}: line {n} is not a JSON object")
                 step, total = number(entry.get("current_steps")), number(entry.get("total_steps"))
-                metrics = _metrics(entry)
-                if "throughput" in metrics:  # LLaMA-Factory's: tokens per second
-                    metrics["tokens_per_s"] = metrics.pop("throughput")
+                metrics = _metrics(entry, units=_LOG_UNITS)
                 last = Record(step=None if step is None else int(step),
                               total=None if not total else int(total),
                               epoch=number(entry.get("epoch")), metrics=metrics,

@@ -4,7 +4,8 @@
 ``elapsed time per iteration (ms)``, ``train/loss``) and the unit printed with its number
 onto one canonical figure and the factor that brings the number into that figure's unit
 (ms -> s, MB -> GiB, an MFU fraction -> %). ``metric_name(key)`` is the name every other
-named number keeps as a metric. To teach it a name, add it to ``FIGURES``.
+named number keeps as a metric; ``named(key, unit)`` is the one or the other, with the
+factor. To teach it a name, add it to ``FIGURES``.
 
 The names the run summary picks its figures from (``summary.GENERIC_ALIASES``: ``loss``,
 ``eval_loss``, ``accuracy``) are canonical names here, so a figure read by shape reaches
@@ -80,8 +81,9 @@ _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in n
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
 _TRAINING = re.compile(r"(?:train|training|trainer)_(.+)")
 EVALUATES = ("test", "testing", "val", "valid", "validation", "validating", "eval",
-             "evaluation", "evaluating")
-"""The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``."""
+             "evaluation", "evaluating", "dev")
+"""The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``, a dev
+set's ``dev_loss`` (flair's ``DEV  : loss 0.0388``)."""
 _EVALUATED = re.compile(rf"(?:{'|'.join(EVALUATES)})_(.+)")
 _OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy"}
 """The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy;
@@ -100,8 +102,9 @@ NOT_FIGURES = frozenset({
 })
 """Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
 devices, versions, line numbers, exit codes; so is any name ending in ``_id``, ``_rank``,
-... (``_ID_ENDINGS``), and a camelCase key ending ``Id`` (``processId``: ``numbers``)."""
-_ID_ENDINGS = ("_id", "_ids", "_uuid", "_rank", "_ranks", "_pid", "_port", "_version", "_code")
+... (``_ID_ENDINGS``), or in ``rank`` glued to its word (Open MPI's ``mpirank``), and a
+camelCase key ending ``Id`` (``processId``: ``numbers``)."""
+_ID_ENDINGS = ("_id", "_ids", "_uuid", "rank", "ranks", "_pid", "_port", "_version", "_code")
 PROSE = frozenset({
     "a", "about", "above", "after", "all", "an", "and", "are", "around", "as", "at", "be",
     "been", "below", "between", "by", "each", "every", "for", "found", "from", "has", "have",
@@ -134,10 +137,17 @@ _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 _RATE_UNIT = re.compile(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
                         r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
                         r"(?:/\w+)?$")
+_LR_MONITOR = re.compile(r"lr-[A-Za-z_]\w*(?:/pg1)?")
+"""Lightning's ``LearningRateMonitor`` names an optimizer's learning rate ``lr-<its class>``
+(``lr-Adam``; of its param groups ``lr-Adam/pg1``, ``/pg2``...; a second Adam's ``lr-Adam-1``)
+and its other figures ``lr-Adam-momentum``, ``lr-Adam-weight_decay``: the first optimizer's
+first group is the lr, the rest keep their names."""
 _REMARK = re.compile(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
 _KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
 _NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
 _PER_STEP = re.compile(r"(ms|us|s|sec)_(?:step|batch|it|iter|iteration)$")  # "ms/batch"
+# a time a step as a unit: "rate:5.5s/it" (Levanter), "(2.8448 s / it)" (detectron2)
+_PER_STEP_UNIT = re.compile(r"(ms|us|s|sec)[ \t]*/[ \t]*(?:step|batch|it|iter|iteration)")
 _NON_WORD = re.compile(r"\W+")
 
 
@@ -182,6 +192,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         figure = _ALIASES.get(training[1])
         if figure in ("accuracy", "eval_loss") or name == "training_time":
             figure = None  # (the training's time is the whole run's: LitGPT's, Graphcore's)
+    if figure is None and _LR_MONITOR.fullmatch(key):
+        figure = "lr"
     if figure is None and (per := _PER_STEP.fullmatch(name)):
         figure, unit = "step_time_s", unit or per[1]
     if figure is None and (suffix := _NAME_UNIT.match(name)):
@@ -189,6 +201,8 @@ def canonical(key: str, unit: str) -> Canon | None:
         unit = unit or {"pct": "%", "percent": "%"}.get(suffix[2], suffix[2])
     if name in _BY_UNIT_KEYS or figure is None:  # "throughput per GPU (TFLOP/s/GPU)",
         figure = _by_unit(unit) or figure  # "Rate=4088.28 samples/sec", "Speed: ... samples/sec"
+    if figure in (None, "step_time_s") and (per := _PER_STEP_UNIT.fullmatch(unit)):
+        figure, unit = "step_time_s", per[1]  # a time a step names the figure of any key
     if not name and unit == "/s":  # a count a second that nothing names (timm's "798.85/s")
         figure = "samples_per_s"  # is of what a step takes in: samples
     if figure is None:
@@ -197,6 +211,13 @@ def canonical(key: str, unit: str) -> Canon | None:
         return Canon(figure, _BYTES[letter.lower() + "b"])
     scale = _scale(_KIND[figure], unit)
     return None if scale is None else Canon(figure, scale * MULTIPLES.get(letter, 1.0))
+
+
+def named(key: str, unit: str = "") -> tuple[str, float]:
+    """The name a number printed with ``key`` (in ``unit``) is kept under and the factor to
+    that name's unit: its canonical figure's, else ``key``'s metric name (factor 1)."""
+    canon = canonical(key, unit)
+    return (canon.name, canon.scale) if canon else (metric_name(key), 1.0)
 
 
 def _by_unit(unit: str) -> str | None:

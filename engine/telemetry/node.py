@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from accelbench.engine import safefile
+
 TOOL_TIMEOUT_S = 5.0  # a one-shot tool that has not answered by then is reported hung
 WAITING = "no reading yet"  # the why of a source that has not answered once
 
@@ -113,22 +115,16 @@ class NodeSampler:
             raise Absent("stopped")
         timeout = TOOL_TIMEOUT_S
         try:
-            self._child = proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                                  stdout=subprocess.PIPE,
-                                                  stderr=subprocess.PIPE, text=True,
-                                                  errors="replace")
+            code, out, err = safefile.run_bounded(argv, timeout)
         except OSError as exc:
             raise Absent(f"cannot start {argv[0]}: {exc.strerror}") from None
-        try:
-            out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
             raise Absent(f"{argv[0]} gave no answer in {timeout:g} s") from None
-        if proc.returncode != 0 and not self._stop.is_set():
+        except safefile.Overflow as exc:
+            raise Absent(f"{exc}: cut off") from None
+        if code != 0 and not self._stop.is_set():
             last = (err.strip().splitlines() or [""])[-1][:80]
-            raise Absent(f"{argv[0]} exited with code {proc.returncode}"
-                         + (f": {last}" if last else ""))
+            raise Absent(f"{argv[0]} exited with code {code}" + (f": {last}" if last else ""))
         return out
 
     def _keep(self, devices: list[Device] | None = None, why: str = "") -> None:
@@ -185,9 +181,9 @@ class StreamSampler(NodeSampler):
         if self._stop.is_set():  # closed while starting
             return self.close()
         assert proc.stdout is not None  # started with stdout=PIPE
-        for line in proc.stdout:
+        for line in safefile.lines(proc.stdout):
             try:
-                devices = self.feed(line.rstrip("\n"))
+                devices = self.feed(line)
             except (ValueError, KeyError, TypeError, IndexError):
                 continue
             if devices is not None:

@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from accelbench.engine import safefile
+
 Readings = list[dict[str, Any]]
 
 
@@ -86,9 +88,9 @@ class ToolSampler:
                 except OSError as exc:
                     return self._gone(f"cannot start {self.tool}: {exc.strerror}")
             assert self._proc.stdout is not None  # started with stdout=PIPE
-            for line in self._proc.stdout:
+            for line in safefile.lines(self._proc.stdout):
                 try:
-                    readings = self.feed(line.rstrip("\n"))
+                    readings = self.feed(line)
                 except (ValueError, KeyError, TypeError, IndexError):
                     self._unreadable(line)  # a line out of the expected form: skipped
                     continue

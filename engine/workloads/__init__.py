@@ -10,6 +10,7 @@ Python the run names; this module never imports them.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,20 +31,22 @@ class Context:
     python: str
     accelerator: str
     device: str
-    run_dir: Path
+    run_dir: Path  # the job's own directory (its files, where it runs), in the run's
 
 
 @dataclass
 class Plan:
-    """How to run a job: argv (no shell), extra environment, files to write into the run
-    directory first, the log dialects its output is read with, and those it is read with
-    once it shows them (``parsers.sniffer``)."""
+    """How to run a job: argv (no shell), extra environment, files to write into its
+    ``Context.run_dir`` first, the log dialects its output is read with, and those it is
+    read with once it shows them (``parsers.sniffer``); ``cwd``: where it runs (None: in
+    ``Context.run_dir``, its own directory inside the run's)."""
 
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     dialects: list[str] = field(default_factory=list)
     sniff: list[str] = field(default_factory=list)
+    cwd: Path | None = None
 
 
 Recipe = Callable[["Workload", dict[str, Any], Context], Plan]
@@ -128,7 +131,9 @@ class Workload:
             argv = shlex.split(params["command"])
             if not argv:
                 raise UserError("params.command: expected a command to run, got ''")
-            return Plan(argv, sniff=[dialect.name for dialect in GENERIC_DIALECTS])
+            # the user's command runs where it was launched, finding what their shell would
+            return Plan(argv, env={"PATH": os.environ.get("PATH", os.defpath)},
+                        sniff=[dialect.name for dialect in GENERIC_DIALECTS], cwd=Path.cwd())
         return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *self.flags(params)])
 
     def flags(self, params: dict[str, Any]) -> list[str]:

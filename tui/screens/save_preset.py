@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from accelbench.engine.presets import user_dir
 from accelbench.engine.spec import JobSpec, save_preset
+from accelbench.tui.screens.confirm import Confirm
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -57,6 +58,17 @@ class SavePreset(ModalScreen[str | None]):
                 "[red]a name of letters, digits, '.', '_' or '-'[/]")
             return
         description = self.query_one("#preset-description", Input).value.strip()
+        path = user_dir() / f"{name}.toml"
+        if path.exists():  # (the form's TOML would replace it: its comments are lost)
+            def answered(replace: bool | None) -> None:
+                if replace:
+                    self._keep(name, description)
+            self.app.push_screen(Confirm(f"{path} exists: replace it (its comments are"
+                                         " lost)?"), answered)
+            return
+        self._keep(name, description)
+
+    def _keep(self, name: str, description: str) -> None:
         self.spec.name, self.spec.description = name, description
         self._write(name)
 

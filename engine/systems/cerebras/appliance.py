@@ -16,6 +16,7 @@ import subprocess
 import threading
 import time
 
+from accelbench.engine import safefile
 from accelbench.engine.events import Phase
 from accelbench.engine.launchers.local import Local
 from accelbench.engine.launchers.slurm import record
@@ -73,10 +74,10 @@ def job_ids(run: RunInfo) -> list[str]:
     """The appliance jobs the run's client has started so far (read incrementally)."""
     offset, ids = _seen.get(run.id, (0, []))
     try:
-        with open(run.path(OUTPUT_FILE), "rb") as f:
+        with open(safefile.open_regular(run.path(OUTPUT_FILE)), "rb") as f:
             f.seek(offset)
-            data = f.read()
-    except FileNotFoundError:
+            data = f.read(safefile.SMALL)
+    except (OSError, ValueError):  # missing yet, or not a log (``engine.safefile``)
         return ids
     cut = data.rfind(b"\n") + 1
     for found in _JOB_ID.findall(data[:cut]):

@@ -21,9 +21,9 @@ from itertools import repeat
 from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
-from accelbench.engine.logclock import stamp_seconds, stamps_seconds
+from accelbench.engine.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.steps import StepLines, optional, split_rows
+from accelbench.engine.parsers.steps import StepLines, optional, split_rows, whole
 from accelbench.engine.rows import Rows
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
@@ -39,9 +39,16 @@ _EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
 _TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
 # Train lines, each at a line's start (their groups as findall gives them)
 _TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
+# The Train lines of a text as the appliance prints them (``YYYY-MM-DD HH:MM:SS,mmm INFO:   |
+# Train Device=...`` at a line's start), found by their literal (a quick search) with the
+# stamp behind it: what _TRAIN_ROWS reads of such a line, the same groups.
+_TRAIN_TEXT = re.compile(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
+                         r"(\d{3}) (INFO):   \| Train Device=)"
+                         + _TRAIN.pattern.removeprefix(r"\| Train Device="))
 # The Train lines as step lines (the groups of _TRAIN_LINE, converted)
 _STEPS = StepLines("Train Device=", _TRAIN_ROWS,
-                   (None, int, None, int, float, float, float, *[optional(int)] * 3))
+                   (whole(stamps_times), int, None, int, float, float, float,
+                    *[optional(int)] * 3), text_pattern=_TRAIN_TEXT)
 _AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
 _EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
@@ -131,19 +138,25 @@ class Cerebras(Dialect):
         """Checkpoints belong to loading, or to running once training has begun."""
         return "running" if self._training else "loading"
 
-    def _progress(self, ts: float, step: int, left: int | None) -> int:
-        """The total steps at a Train line (0: not known): the planned total, or the total
-        that the time remaining implies at the step rate since the first line (in whole
-        logging intervals, so that the ETA from that rate is the one printed)."""
-        first = self._first = self._first or (ts, step)
-        if self._last_step and step > self._last_step:
-            self._interval = step - self._last_step
-        self._last_step = step
-        total = self._total
-        if not total and left is not None and self._interval and ts > first[0]:
-            steps_left = left * (step - first[1]) / (ts - first[0])
-            total = step + round(steps_left / self._interval) * self._interval
-        return total
+    def _progress(self, times: list[float], steps: list[int], lefts: list[int | None]
+                  ) -> list[int]:
+        """The total steps at each of some Train lines (0: not known): the planned total, or
+        the total that the time remaining implies at the step rate since the first line (in
+        whole logging intervals, so that the ETA from that rate is the one printed)."""
+        first, last, interval, planned = self._first, self._last_step, self._interval, self._total
+        totals = []
+        for ts, step, left in zip(times, steps, lefts, strict=True):
+            first = first or (ts, step)
+            if last and step > last:
+                interval = step - last
+            last = step
+            total = planned
+            if not total and left is not None and interval and ts > first[0]:
+                steps_left = left * (step - first[1]) / (ts - first[0])
+                total = step + round(steps_left / interval) * interval
+            totals.append(total)
+        self._first, self._last_step, self._interval = first, last, interval
+        return totals
 
     def _final_loss(self, ts: float) -> list[Event]:
         loss, self._loss = self._loss, None
@@ -158,7 +171,7 @@ class Cerebras(Dialect):
         if not self._training:
             events += self._enter(ts, "running")
         left = None if hours is None else int(hours) * 3600 + int(minutes) * 60 + int(seconds)
-        if total := self._progress(ts, step, left):
+        if total := self._progress([ts], [step], [left])[0]:
             events.append(Progress(run, ts, step, total))
         events.extend((Metric(run, ts, "loss", loss, step),
                        Throughput(run, ts, float(rate), step),
@@ -191,17 +204,16 @@ class Cerebras(Dialect):
     def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows]:
         """The events ``_train`` gives of Train lines (their ``_STEPS`` columns), as
         columns: a run of lines with a total, and one of lines without, each a Rows."""
-        stamps, millis, _, steps, loss, rates, global_rates, hours, minutes, secs = columns
-        times = list(map(operator.add, map(stamps_seconds(stamps).__getitem__, stamps),
-                         map(operator.truediv, millis, repeat(1000))))
+        seconds, millis, _, steps, loss, rates, global_rates, hours, minutes, secs = columns
+        times = list(map(operator.add, seconds, map(operator.truediv, millis, repeat(1000))))
         events: list[Event | Rows] = []
         if not self._training:
             events += self._enter(times[0], "running")
         n = len(steps)
         if any(hour is not None for hour in hours):  # a total from the time left: each
-            totals = [self._progress(t, step, None if h is None else h * 3600 + m * 60 + sec)
-                      for t, step, h, m, sec in zip(times, steps, hours, minutes, secs,
-                                                    strict=True)]
+            totals = self._progress(times, steps, [
+                None if h is None else h * 3600 + m * 60 + sec
+                for h, m, sec in zip(hours, minutes, secs, strict=True)])
         else:  # what _progress keeps of each line: the first, the interval, the last step
             self._first = self._first or (times[0], steps[0])
             for step, before in zip(reversed(steps), reversed([self._last_step, *steps[:-1]]),

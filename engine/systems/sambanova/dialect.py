@@ -28,9 +28,9 @@ from itertools import repeat
 from typing import Any
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
-from accelbench.engine.logclock import stamps_seconds
+from accelbench.engine.logclock import stamps_times
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.steps import StepLines, optional
+from accelbench.engine.parsers.steps import StepLines, optional, whole
 from accelbench.engine.rows import Rows
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -53,16 +53,6 @@ _INNER = re.compile(rf"inner train loop time : ({_NUMBER}) for (\d+) epochs, num
                     rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
 _ASSERTION = re.compile(r"^AssertionError: (.*\S)")
 _STAMP = re.compile(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
-# The MLPerf step lines: a bar first (nothing before it but blanks and a pasted ``^M``,
-# no digit in its glyphs), then the first stamp, then the global step: the first of each in
-# the line, as feed finds them; none holding a summary's key or an ``Epoch [`` (feed reads
-# those otherwise)
-_STEPS = StepLines("|global_step:", re.compile(
-    r"(?m)^[^\S\n]*(?:\^M)?[^\S\n]*Iteration:[^\S\n]*\d{1,3}%\|[^|\n\d]*\|[^\S\n]*(\d+)/(\d+) \["
-    r"[^\n]*?" + _STAMP.pattern + r"[^\n]*?" + _STEP.pattern),
-    (int, int, None, optional(int), int, float),
-    without=("e2e_train_time", "training_sequences_per_second", "final_loss",
-             "training_samples_per_second", "Epoch ["))
 _SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector|"
                     r"inner train loop time : ")
 
@@ -73,10 +63,29 @@ def _seconds(stamp: str) -> float:
     return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
 
 
+def _stamps_times(stamps: list[str]) -> list[float]:
+    """``_seconds`` of each of ``stamps``, in order (zero-padded ones many at once)."""
+    if all(map((19).__eq__, map(len, stamps))):
+        return stamps_times(stamps)
+    return list(map(_seconds, stamps))
+
+
 def line_time(line: str) -> float | None:
     """The time a SambaNova log line is stamped with, if it is."""
     m = _STAMP.search(line) if "-" in line else None
     return _seconds(m[1]) + int(m[2] or 0) / 1000 if m else None
+
+
+# The MLPerf step lines: a bar first (nothing before it but blanks and a pasted ``^M``,
+# no digit in its glyphs), then the first stamp, then the global step: the first of each in
+# the line, as feed finds them; none holding a summary's key or an ``Epoch [`` (feed reads
+# those otherwise)
+_STEPS = StepLines("|global_step:", re.compile(
+    r"(?m)^[^\S\n]*(?:\^M)?[^\S\n]*Iteration:[^\S\n]*\d{1,3}%\|[^|\n\d]*\|[^\S\n]*(\d+)/(\d+) \["
+    r"[^\n]*?" + _STAMP.pattern + r"[^\n]*?" + _STEP.pattern),
+    (int, int, whole(_stamps_times), optional(int), int, float),
+    without=("e2e_train_time", "training_sequences_per_second", "final_loss",
+             "training_samples_per_second", "Epoch ["))
 
 
 class SambaNova(Dialect):
@@ -165,10 +174,8 @@ class SambaNova(Dialect):
         """What ``feed`` gives of MLPerf step lines, as columns: each a Progress of its bar
         and the loss at its global step (the first line's before it, where it starts the
         running phase)."""
-        iterations, totals, stamps, millis, steps, losses = columns
-        seconds = (stamps_seconds(stamps) if all(map((19).__eq__, map(len, stamps)))
-                   else {stamp: _seconds(stamp) for stamp in dict.fromkeys(stamps)})
-        times = list(map(operator.add, map(seconds.__getitem__, stamps),
+        iterations, totals, seconds, millis, steps, losses = columns
+        times = list(map(operator.add, seconds,
                          map(operator.truediv, [m or 0 for m in millis], repeat(1000))))
         self._stamp, run = times[-1], self.run_id
         events: list[Event | Rows] = []

@@ -25,7 +25,9 @@ _STEP = re.compile(rf"\bstep (\d+) step_time {_NUMBER}s throughput {_NUMBER} seq
                    rf"(?: current_lr: {_NUMBER})?(?: grad norm (?:None|{_NUMBER}))?")
 # The step lines of a text: the first match in each line, as feed reads it
 _STEPS = StepLines(" step_time ", re.compile(r"(?m)^[^\n]*?" + _STEP.pattern),
-                   (int, float, float, float, *[optional(float)] * 3))
+                   (int, float, float, float, *[optional(float)] * 3),
+                   # (lines printed as the examples print them: the step first)
+                   text_pattern=re.compile("(?m)^" + _STEP.pattern.removeprefix(r"\b")))
 _NAMES = ("loss", "val_loss", "learning_rate", "grad_norm")  # of the step's groups 4-7
 
 
