@@ -437,8 +437,9 @@ class _Runs:
     gives events other than the run's closing ones (``_closing``): from the first such
     end on, a copy of the dialects goes on through the whole section (``split``) to find
     where, while each run is parsed afresh. The dialects read on every log (``always``,
-    those not detected) are given the text of each piece on their own, up to such an end
-    or the piece's end, after the others.
+    those not detected; beside a ``whole`` one only those that do not ``give_way``) are
+    given the text of each piece on their own, up to such an end or the piece's end, after
+    the others.
     """
 
     def __init__(self, reader: Reader, names: list[str], title: str, run_ids: Iterator[str]
@@ -446,7 +447,9 @@ class _Runs:
         self.reader, self.names, self.title, self.run_ids = reader, names, title, run_ids
         classes = [registry.get_dialect(name) for name in names]
         self.needs, self.nocase = needs_of(classes), nocase_of(classes)
-        self.always = [cls for cls in registry.always_dialects() if cls.name not in names]
+        whole = any(cls.whole for cls in classes)
+        self.always = [cls for cls in registry.always_dialects()
+                       if cls.name not in names and not (whole and cls.gives_way)]
         self.ends = frozenset(name for cls in classes for name in cls.run_end)
         self.success = self.ends | {name for cls in classes for name in cls.success}
         self.warnings = frozenset(code for cls in [*classes, *self.always]
@@ -555,6 +558,7 @@ class _Runs:
                 self.diagnosed = any(type(event) is Diagnosis and event.code not in
                                      self.warnings for event in given)
             for extra in self.extras:
+                extra.among(self.parsers)
                 extra.beside(given)
                 self.batch += deferred(read_text(extra, text, 0.0, self.held), extra,
                                        self.diagnosed)

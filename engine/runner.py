@@ -88,7 +88,9 @@ class Deriver:
     ``latest`` (a reader that keeps the state and the log lines, not the other events) a
     progress line that a later one of the same batch overrides makes no event either:
     only its time is read (the state is the same). The dialects read on every log
-    (``Dialect.always``) are given each batch's text on their own, after the others.
+    (``Dialect.always``) are given each batch's text on their own, after the others (but
+    those that ``give_way``, from a ``whole`` dialect's detection or the first machine line
+    on).
     """
 
     def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
@@ -103,6 +105,8 @@ class Deriver:
         self.dialects: list[Dialect] = []
         self._take(classes)
         self.extras = [cls(run_id) for cls in registry.always_dialects() if cls not in classes]
+        self._whole = False  # a dialect reading all its output means was detected, or a
+        # machine line came (``Dialect.whole``): the extras that give way are left out
         self._own: set[str] = set()  # the codes of the extras' diagnoses
         self._given: list[Event | Rows] = []  # what the others gave since the extras read
         self.sniffer = _sniffer(classes, sniff)
@@ -118,6 +122,8 @@ class Deriver:
         """Read the output with ``classes`` too, from now on; their new dialects."""
         taken = [cls(self.run_id) for cls in classes]
         self.dialects += taken
+        if any(cls.whole for cls in classes):
+            self._whole = True
         classes = [type(d) for d in self.dialects]
         self.needs, self.nocase = needs_of(classes), nocase_of(classes)
         self._skips = any(cls.skipped is not Dialect.skipped for cls in classes)  # gaps count
@@ -182,15 +188,24 @@ class Deriver:
         if self.clock is not None and not self.dialects:
             self.ts = self.clock.at(lines[-1])
         text = "\n".join(lines)
+        extras = self.extras
         if PREFIX in text:  # (accelbench's own figures are its machine lines')
             text = "\n".join(line for line in lines if not line.startswith(PREFIX))
+            first = next((i for i, line in enumerate(lines) if line.startswith(PREFIX)), None)
+            if first is not None and not self._whole:  # (the lines before it: read as any)
+                events = self._always(lines[:first]) if first else []
+                self._whole = True
+                return events + self._always(lines[first:])
+        if self._whole:
+            extras = [extra for extra in extras if not extra.gives_way]
         warnings = {code for dialect in self.dialects for code in dialect.warnings}
         diagnosed = any(d.code not in self._own and d.code not in warnings
                         for d in self.state.diagnoses)
-        for extra in self.extras:
+        for extra in extras:
+            extra.among(self.dialects)
             extra.beside(self._given)
         self._given = []
-        batch = [event for extra in self.extras
+        batch = [event for extra in extras
                  for event in deferred(read_text(extra, text, self.ts), extra, diagnosed)]
         self._own.update(event.code for event in batch if type(event) is Diagnosis)
         if not batch:

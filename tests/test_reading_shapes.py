@@ -192,3 +192,19 @@ def test_a_command_run_printing_real_step_lines_is_followed_live(home):
     summary = events[finished]["summary"]
     assert summary["steps"] == 60 and summary["total_steps"] == 5000
     assert summary["metrics"]["tflops"] == 68.2 and summary["final_loss"] == 1.35
+
+
+def test_a_step_named_on_a_line_read_on_its_own_gives_progress(tmp_path):
+    """DeepSpeed's ``[Rank 0] step=20, skipped=17, lr=[5e-05]`` printed once so far (a run's
+    first report, every ``steps_per_print``): no template yet, its named step is a step."""
+    lines = (FRAMEWORKS / "deepspeed_bert_squad_cscs.log").read_text().split("\n")
+    first = tmp_path / "first.log"
+    first.write_text("\n".join(lines[1:3]) + "\n")
+    events = read(first)
+    assert [(e.step, e.total) for e in events if isinstance(e, Progress)] == [(20, 0)]
+    assert series(events, "lr") == [(20, 5e-05)]
+    # a setting named a step is no step (``max_steps``, ``warmup steps``)
+    reader = ShapeReader("r")
+    assert not [e for e in expanded(read_text(reader, "max_step: 1000, lr: 0.1\n"
+                                              "warmup_step: 50, lr: 0.1\n", 0.0))
+                if isinstance(e, Progress)]

@@ -60,6 +60,12 @@ class Dialect:
     ``defers`` (a generic cause: a Python traceback's exception) give way where a detected
     dialect diagnosed the run, before or in the same piece (``deferred``): that one says
     what failed in its own terms.
+
+    ``whole``: the dialect reads all that its output means (a tool's report read whole:
+    ``nvidia-smi``'s, ``sntilestat``'s tables, records); where it is detected for a run or a
+    section, the ``always`` dialects that ``give_way`` (the generic reader of step lines,
+    which would read a report's numbers as figures) are silent. accelbench's own machine
+    lines (``machine.py``) are read whole too: from a run's first one on, the same.
     """
 
     name: ClassVar[str] = ""
@@ -74,6 +80,8 @@ class Dialect:
     step_lines: ClassVar[StepLines | None] = None  # its step line, read at once (feed_text)
     always: ClassVar[bool] = False  # read on every log, whatever is detected
     defers: ClassVar[frozenset[str]] = frozenset()  # its diagnoses giving way to another's
+    whole: ClassVar[bool] = False  # it reads all its output means: no generic reading beside
+    gives_way: ClassVar[bool] = False  # (``always``) silent beside a ``whole`` dialect
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -124,6 +132,10 @@ class Dialect:
         """The events the run's detected dialects gave for the text an ``always`` dialect
         is about to read (told before it reads it): one that reads figures they may also
         read notes which, to leave those to them."""
+
+    def among(self, dialects: list[Dialect]) -> None:
+        """The run's detected dialects, told an ``always`` dialect before it reads a piece
+        of text: one that reads lines they may read tries a line on a copy of them."""
 
     def skipped(self, ts: float) -> list[Event]:
         """Events that lines without any of ``needs`` (not fed, seen at ``ts``) complete."""

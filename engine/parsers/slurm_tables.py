@@ -35,6 +35,7 @@ class SlurmTable(Dialect):
     elapsed time, memory, CPU time and why it failed) or of one partition (``sinfo``).
     Read at its end (a JSON record spans lines)."""
 
+    whole = True
     name = "slurm_table"
     title = "Slurm tables (sacct, squeue, sstat, sinfo)"
 

@@ -90,6 +90,7 @@ _VALUE = re.compile(
     rf"(?:[ \t]?(?P<unit>{_UNIT})|[ \t]\((?P<punit>{_UNIT})\)|(?P<si>[kKMGT])(?!\w))?"
     r"(?![\w%]|\.\d|[:\-,/]\d|[ \t]*/[ \t]*\d)"  # not a date, a time, an IP, a version, N/M
     r"(?(q)(?P=q))(?(lb)(?=[,\]]))")
+_CAMEL_IDS = ("Id", "Ids", "ID", "IDs")  # a key's id in camelCase (``processId``): no figure
 # a number whose unit names it, where no key does: "(57.126 sec/step)", "3599 src tok/s",
 # "7.6092 Tflops", detectron2's "(2.8448 s / it)" (a tqdm bar's "it/s" names no figure: bars
 # are their dialect's)
@@ -168,7 +169,8 @@ def named_numbers(line: str) -> list[Named]:
         mark = sep_text.strip()
         if mark == "│":  # a row of a rich table: "│ test_acc │ 0.797 │" (its first column)
             key = line[line.rfind("│", 0, sep) + 1:sep].strip()
-            if key[:1].isalpha() and "│" in line[:sep] and not not_a_figure(metric_name(key)):
+            if (key[:1].isalpha() and "│" in line[:sep] and not not_a_figure(metric_name(key))
+                    and not key.endswith(_CAMEL_IDS)):
                 found.append(Named(key, value, unit or si or "", start, end))
                 value_end = m.end()
             continue
@@ -197,7 +199,8 @@ def named_numbers(line: str) -> list[Named]:
                 continue  # no field's key, or file.py:123, host:port, (trainer:486)
             if key[key.rfind(" ") + 1:].lower() in PROSE:
                 continue
-        if not_a_figure(metric_name(key)) or (unit == "%" and line.startswith("|", m.end())):
+        if (not_a_figure(metric_name(key)) or key.endswith(_CAMEL_IDS)
+                or (unit == "%" and line.startswith("|", m.end()))):
             continue  # an id, a rank, ...; a tqdm bar's "45%|"
         unit = unit or punit or si or key_unit(key)[1] or (
             header[1] if header and sep > header.start() else "")

@@ -94,6 +94,7 @@ def text(records: Iterable[Record], size: int = 1 << 20) -> Iterator[str]:
 class Records(Dialect):
     """The records of a structured file (chosen by the file, never sniffed in a log)."""
 
+    whole = True
     name = NAME
     title = ("structured files: TensorBoard events, trainer_state.json, metrics.csv,"
              " trainer_log.jsonl")

@@ -35,13 +35,29 @@ lines whose shape without digits is new), and a masked shape is itself the patte
 reads its lines where they are, with their numbers' places: Drain's templates are token
 lists with ``<*>``, no pattern. So the reader masks; drain3 is no dependency.
 
-A dialect adds meaning on top and wins where it reads the same figure: ``beside`` is told
-what the detected dialects gave, and the figures they give (by canonical name; any
-``Progress``, any ``Throughput``) are left to them.
+A dialect adds meaning on top and wins where it reads the same line: when a template is
+learnt, or a one-off line met, a copy of the detected dialects (``among``) is fed its line
+(those whose ``needs`` it holds; once a template, so cheap): a line they give any event
+for is theirs, and that template's lines are read by them alone (``Template.theirs``).
+It wins too where it reads the same figure from other lines: ``beside`` is told what the
+detected dialects gave, and the figures they give (by canonical name; any ``Progress``,
+any ``Throughput``) are left to them. Beside a dialect that reads all its output means
+(``Dialect.whole``: a tool's report) the reader is silent (``gives_way``).
+
+Order: within the text it is given at once, its events are in the order of their lines
+(a template's ``Rows`` at its last line), and a one-off line is read once, wherever the
+text is cut; but they come after the detected dialects' events of the same text (and
+before the failures dialect's: each ``always`` dialect's events of a text follow the one
+before it's, none carries its line's place), and the
+lines a template covers before it is learnt (its first ``REPEAT``, read in the text that
+teaches it) come where it is learnt: so a log given in small pieces (live) and at once
+(an import, ``attach``) interleave the reader's events with the others' differently
+there. A known limit.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass, field
@@ -67,7 +83,7 @@ RECENT = 16  # distinct lines a block's one-off search leaves, counted in the ne
 KEYWORDS = ("loss", "acc", "perplexity", "ppl", "mfu", "tflop", "throughput", "samples",
             "persec", "per_sec", "per sec", "tokens/s", "learning rate", "lr:", "lr=", "f1",
             "bleu", "score", "top1", "top-1", "it/s", "tps", "memallocated", "memory",
-            "iteration")
+            "iteration", "step")
 """Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names."""
 DONE_KEYS = ("final", "test")  # a one-off figure after the step lines, so named: a summary
 DONE_LINES = ("exits successfully",)  # a launcher's line that the run ended well (DeepSpeed's)
@@ -103,6 +119,7 @@ class Template:
     lead: str
     lowered: str  # its shape in lower case
     rows: int = 0  # lines read in the current block
+    theirs: bool = False  # a detected dialect reads its lines: no events from them here
 
 
 @dataclass
@@ -122,6 +139,7 @@ class ShapeReader(Dialect):
     name = "shapes"
     title = "step lines read by their shape"
     always = True
+    gives_way = True
     needs: ClassVar[tuple[str, ...] | None] = None
     needs_nocase: ClassVar[tuple[str, ...]] = KEYWORDS
 
@@ -138,6 +156,18 @@ class ShapeReader(Dialect):
         self.progress_taken = self.throughput_taken = False
         self.stepped = False  # a step line was read
         self.last_step = self.total = 0
+        self.others: list[Dialect] = []  # the run's detected dialects (``among``)
+
+    def among(self, dialects: list[Dialect]) -> None:
+        self.others = dialects
+
+    def _dialects(self, line: str) -> bool:
+        """Whether a detected dialect gives an event for ``line``: a copy of those whose
+        ``needs`` it holds is fed it (they are left as they were)."""
+        lowered = line.lower()
+        fed = [d for d in self.others if d.needs is None or any(n in line for n in d.needs)
+               or any(n.lower() in lowered for n in d.needs_nocase)]
+        return bool(fed) and any(d.feed(line, 0.0) for d in copy.deepcopy(fed))
 
     def beside(self, given: Batch) -> None:
         for item in given:
@@ -187,6 +217,8 @@ class ShapeReader(Dialect):
             found = template.pattern.findall(text)
             template.rows = len(found)
             covered += len(found)
+            if template.theirs:
+                continue
             at = text.rfind(template.anchor)
             if early.get(template.shape):
                 # the lines seen before it was known; one read on its own gave some figures
@@ -254,6 +286,7 @@ class ShapeReader(Dialect):
                 else:
                     seen.count, seen.lines, seen.called = 0, [], []  # (look again later)
                 continue
+            template.theirs = self._dialects(seen.lines[-1])
             self.templates[shape] = template
             known.add(bare)
             early[shape] = [line for line, call in zip(seen.lines, seen.called, strict=True)
@@ -354,7 +387,7 @@ class ShapeReader(Dialect):
         for line in left:
             if not line or line in self.one_offs or len(line) > MAX_LINE:
                 continue
-            events = self._line(line, ts)
+            events = [] if self._dialects(line) else self._line(line, ts)
             if len(self.one_offs) < MAX_ONE_OFFS:
                 self.one_offs[line] = frozenset(
                     e.name if isinstance(e, Metric) else "samples_per_s"
@@ -370,14 +403,15 @@ class ShapeReader(Dialect):
         read), and the progress its step counter gives."""
         step: int | None = None
         metrics: list[tuple[str, float]] = []
-        done = False
+        done = named_step = False
         for named in named_numbers(line):
             if not math.isfinite(named.value):
                 continue
             name, scale = _canon(named.key, named.unit)
             value = named.value * scale
             if name == "step":
-                step = int(value) if step is None and value.is_integer() else step
+                if step is None and value.is_integer():
+                    step, named_step = int(value), _current_step(named.key)
             elif name not in ("total_steps", "epoch"):
                 if _bare(name) in self.taken:
                     return []  # (the line is a dialect's)
@@ -399,6 +433,14 @@ class ShapeReader(Dialect):
                 step = counter.n if step is None else step
                 self.last_step, self.total = counter.n, counter.total
                 events.append(Progress(self.run_id, ts, counter.n, counter.total))
+        if (named_step and not events and not self.progress_taken and step
+                and not any(slot.kind == "step" for template in self.templates.values()
+                            for slot in template.slots)):
+            # a step named on a line read on its own (where no step line gives the steps,
+            # and past 0: nanoGPT's eval at "step 0" comes before its iter 0): its progress
+            self.stepped, self.last_step = True, step
+            events.append(Progress(self.run_id, ts, step, self.total if step <= self.total
+                                   else 0))
         at = step if step is not None else (self.last_step if self.stepped else None)
         rate = next((value for name, value in metrics if name == "samples_per_s"), None)
         if rate is not None and not self.throughput_taken:
@@ -442,6 +484,17 @@ def _canon(key: str, unit: str) -> tuple[str, float]:
 def _canonical(key: str, unit: str) -> Canon | None:
     """``vocabulary.canonical``, where a rate's unit names its figure whatever the key."""
     return canonical(key, unit) or (canonical("throughput", unit) if "/" in unit else None)
+
+
+_NOT_CURRENT = frozenset({"max", "total", "warmup", "num", "n", "save", "eval", "log",
+                          "logging", "print", "decay", "last", "start", "first", "next"})
+
+
+def _current_step(key: str) -> bool:
+    """Whether a named step's key names the step the run is at (``step``, ``completed
+    step``, ``global_step``), not a setting (``max steps``, ``warmup_steps``)."""
+    words = metric_name(key).split("_")
+    return words[-1] in ("step", "iter", "iteration") and not _NOT_CURRENT & set(words)
 
 
 def _counters(line: str) -> list[Counter]:

@@ -98,12 +98,13 @@ NOT_FIGURES = frozenset({
     "port", "master_port", "version", "v_num", "line", "gpu", "cuda", "cudadev", "nvmldev",
     "device", "xla", "ipu", "hpu", "tpu", "npu", "xpu", "mps", "node", "job", "jobid",
     "process", "worker", "thread", "task", "tid", "uid", "gid", "id", "errno", "code",
-    "exitcode", "exit_code", "seed", "dataloader", "dp", "pp", "tp", "cp", "ep",
+    "exitcode", "exit_code", "seed", "dataloader", "dp", "pp", "tp", "cp", "ep", "uuid",
 })
 """Names (as ``metric_name`` gives them) whose number is never a figure: ids, ranks,
 devices, versions, line numbers, exit codes; so is any name ending in ``_id``, ``_rank``,
-... (``_ID_ENDINGS``), or in ``rank`` glued to its word (Open MPI's ``mpirank``)."""
-_ID_ENDINGS = ("_id", "_ids", "rank", "ranks", "_pid", "_port", "_version", "_code")
+... (``_ID_ENDINGS``), or in ``rank`` glued to its word (Open MPI's ``mpirank``), and a
+camelCase key ending ``Id`` (``processId``: ``numbers``)."""
+_ID_ENDINGS = ("_id", "_ids", "_uuid", "rank", "ranks", "_pid", "_port", "_version", "_code")
 PROSE = frozenset({
     "a", "about", "above", "after", "all", "an", "and", "are", "around", "as", "at", "be",
     "been", "below", "between", "by", "each", "every", "for", "found", "from", "has", "have",

@@ -57,6 +57,7 @@ class PbsTable(Dialect):
     """A PBS job's record (``qstat``, ``qstat -f``, ``tracejob``): its state, exit status,
     walltime, CPU time and memory used, and why it failed. Read at its end."""
 
+    whole = True
     name = "pbs_table"
     title = "PBS job records (qstat, qstat -f, tracejob)"
 

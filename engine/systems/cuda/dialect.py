@@ -94,6 +94,7 @@ class NvidiaSmi(Dialect):
     """``nvidia-smi`` in every form: ``dmon``, ``--query-gpu`` CSV, the default table,
     ``-q`` and ``topo -m``."""
 
+    whole = True
     name = "nvidia_smi"
     title = "nvidia-smi (dmon, --query-gpu CSV, table, -q, topo -m)"
     needs = ("# ", "#Date", ", ", "--query-gpu=", "    ", "|", "GPU", "NVSMI LOG", "Timestamp",

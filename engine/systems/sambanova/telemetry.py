@@ -37,16 +37,18 @@ class Rdu:
     pids: set[int] = field(default_factory=set)  # the processes on its tiles
 
 
+@dataclass
 class TileTable:
-    """Folds ``sntilestat`` lines, one at a time, into per-RDU figures."""
+    """Folds ``sntilestat`` lines, one at a time, into per-RDU figures (a dataclass: two
+    tables that read the same lines are equal, as a dialect's state is compared)."""
 
-    def __init__(self) -> None:
-        self._exec = 0  # the %exec column's index in a row's fields
-        self._idle = 0  # the %idle column's index
-        self._pid = -1  # the PID column's index (-1: none)
-        self.rdus: dict[str, Rdu] = {}
-        self._open: Rdu | None = None  # the RDU whose rows are being read
-        self.unreadable: list[str] = []  # tile rows whose figures could not be read
+    _exec: int = 0  # the %exec column's index in a row's fields
+    _idle: int = 0  # the %idle column's index
+    _pid: int = -1  # the PID column's index (-1: none)
+    rdus: dict[str, Rdu] = field(default_factory=dict)
+    _open: Rdu | None = None  # the RDU whose rows are being read
+    unreadable: list[str] = field(default_factory=list)  # tile rows whose figures could
+    # not be read
 
     def feed(self, line: str) -> Rdu | None:
         """The RDU a line closes (a header, another RDU's row), if it closes one."""
@@ -126,6 +128,7 @@ class SnTileStat(Dialect):
     """A saved ``sntilestat`` table: each RDU's mean tile ``%exec`` as the ``rdu<i>``
     engine, once its rows are read; a tile row it cannot read is reported."""
 
+    whole = True
     name = "sntilestat"
     title = "SambaNova sntilestat tables"
     needs = ("TILE",)

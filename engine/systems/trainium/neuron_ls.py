@@ -99,6 +99,7 @@ class NeuronLs(Dialect):
     """A saved ``neuron-ls`` listing (its table or ``--json-output``): each device's
     NeuronCores and memory. Read at its end (the table spans lines)."""
 
+    whole = True
     name = "neuron_ls"
     title = "AWS neuron-ls listings"
 

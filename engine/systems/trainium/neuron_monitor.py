@@ -23,6 +23,7 @@ _EXECUTIONS = ("completed", "completed_with_err", "completed_with_num_err", "tim
 class NeuronMonitor(Dialect):
     """NeuronCore utilization, device memory and execution counts of neuron-monitor reports."""
 
+    whole = True
     name = "neuron_monitor"
     title = "AWS neuron-monitor reports"
     needs = (_REPORT,)
