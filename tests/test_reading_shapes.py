@@ -208,3 +208,17 @@ def test_a_step_named_on_a_line_read_on_its_own_gives_progress(tmp_path):
     assert not [e for e in expanded(read_text(reader, "max_step: 1000, lr: 0.1\n"
                                               "warmup_step: 50, lr: 0.1\n", 0.0))
                 if isinstance(e, Progress)]
+
+
+def test_a_setting_printed_on_its_own_is_no_figure(tmp_path):
+    """A learning rate printed once on a line of its own (a config file's ``lr: 0.1``, a
+    banner's) is a setting, not a figure of the run: nothing to import; on a line that counts
+    steps, or beside a loss, it is read."""
+    from accelbench.engine.logfile import parse_file
+
+    (tmp_path / "config.yaml").write_text("lr: 0.1\n")
+    assert [e for s in parse_file(tmp_path / "config.yaml") for e in s.events] == []
+    (tmp_path / "eval.log").write_text("Epoch 3/10 lr: 0.1\neval loss: 0.5, lr: 0.1\n")
+    names = [(type(e).__name__, getattr(e, "name", None))
+             for s in parse_file(tmp_path / "eval.log") for e in s.events]
+    assert ("Metric", "lr") in names and ("Metric", "eval_loss") in names

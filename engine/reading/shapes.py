@@ -85,6 +85,7 @@ KEYWORDS = ("loss", "acc", "perplexity", "ppl", "mfu", "tflop", "throughput", "s
             "bleu", "score", "top1", "top-1", "it/s", "tps", "memallocated", "memory",
             "iteration", "step")
 """Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names."""
+SETTINGS = frozenset({"lr"})  # figures that, printed on a line on its own, are settings
 DONE_KEYS = ("final", "test")  # a one-off figure after the step lines, so named: a summary
 DONE_LINES = ("exits successfully",)  # a launcher's line that the run ended well (DeepSpeed's)
 STEP_WORDS = frozenset({"step", "steps", "iter", "iteration"})  # a key ending so: a step
@@ -423,6 +424,9 @@ class ShapeReader(Dialect):
                     continue  # (a line read on its own: only the vocabulary's figures)
                 metrics.append((name, value))
                 done = done or any(word in named.key.lower() for word in DONE_KEYS)
+        if (step is None and metrics and all(name in SETTINGS for name, _ in metrics)
+                and not _counters(line)):
+            return []  # (a setting printed once, a config file's ``lr: 0.1``: no figure)
         if done and self.stepped and self.status is None:
             self.status = "done"  # a final summary after the step lines
         events: list[Event] = []
