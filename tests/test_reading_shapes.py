@@ -6,6 +6,7 @@ that prints real nanoGPT and Megatron-LM lines followed live."""
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,49 @@ def test_a_setting_printed_on_its_own_is_no_figure(tmp_path):
     names = [(type(e).__name__, getattr(e, "name", None))
              for s in parse_file(tmp_path / "eval.log") for e in s.events]
     assert ("Metric", "lr") in names and ("Metric", "eval_loss") in names
+
+
+CEREBRAS = FIXTURES / "real" / "cerebras" / "csx_r24_vit.log"
+_SHIFTED = str.maketrans("0123456789", "1234567890")
+
+
+def _lines(path: Path) -> list[str]:
+    return [line for line in path.read_text(errors="replace").split("\n")[1:] if line]
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_a_one_off_line_read_by_its_shape_gives_what_it_gives_read_afresh(path: Path):
+    """Each line of a real log, its digits changed after a line of its shape was read
+    (timestamps, values): its numbers and figures are those read with no shape known (as
+    ``repr``: a nan is no nan's equal)."""
+    for line in _lines(path):
+        if len(line) > 4096:
+            continue
+        by_shape, afresh = ShapeReader("r"), ShapeReader("r")
+        by_shape._line(line, 0.0)
+        afresh._line(line, 0.0)
+        afresh.shapes.clear()
+        other = line.translate(_SHIFTED)
+        assert repr(by_shape._numbers(other)[0]) == repr(named_numbers(other)), other
+        assert repr(by_shape._line(other, 0.0)) == repr(afresh._line(other, 0.0)), other
+
+
+def test_lines_of_a_shape_already_read_are_not_searched_for_names_again(monkeypatch):
+    """Cerebras's set-up lines between steps differ in their timestamps only: once each
+    shape is read, a block of them again (other times, other values) finds no names anew
+    (but in learning templates: shapes seen again)."""
+    reader = ShapeReader("r")
+    text = "\n".join(_lines(CEREBRAS))
+    first = expanded(read_text(reader, text, 0.0))
+    assert any(isinstance(e, Metric) for e in first)
+    calls: list[str] = []
+
+    def counted(line: str) -> list:
+        if sys._getframe(1).f_code.co_name != "_named":  # (not a template being learnt)
+            calls.append(line)
+        return named_numbers(line)
+
+    monkeypatch.setattr("accelbench.engine.reading.shapes.named_numbers", counted)
+    again = expanded(read_text(reader, text.translate(_SHIFTED), 0.0))
+    assert calls == []
+    assert [type(e) for e in again] == [type(e) for e in first]

@@ -22,7 +22,9 @@ Speed: no Python runs per line of a block. Per block (``logfile.BLOCK``, or a li
 - one-off lines (``test accuracy: 0.98``, an eval line once an epoch) are the lines holding
   a vocabulary keyword (``KEYWORDS``, found in any case by ``prefilter.line_starts``, in C)
   that no template reads: looked for only where the block's lines are not all template
-  lines, each distinct one read once.
+  lines, each distinct one read once, and its named numbers found once per shape (its
+  digits all ``0``: every line of it has its numbers in the same places), then read from
+  those places (a shape that gives no figure: a dict lookup).
 
 Template mining: Drain (the ``drain3`` package) was measured against this masking on the 13
 real framework logs under tests/fixtures/real/frameworks (``bench/template_mining.py``,
@@ -66,7 +68,7 @@ from typing import Any, ClassVar
 from accelbench.engine.events import Event, Metric, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
-from accelbench.engine.reading.numbers import Counter, counters, named_numbers
+from accelbench.engine.reading.numbers import Counter, Named, counters, named_numbers
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
 from accelbench.engine.rows import Batch, Rows, expanded
 
@@ -97,6 +99,7 @@ _VALUE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _MASK = re.compile(f" *({_NUM})")
 _SLOT = "\x01"  # a number's place in a masked line (no log holds it)
 _DIGITS = b"0123456789"
+_ZEROS = str.maketrans("123456789", "000000000")  # a one-off line's shape: its digits all 0
 _FIELDS = ("step", "total", "epoch", "epochs")
 
 
@@ -133,6 +136,15 @@ class _Seen:
     checks: int = 0  # times its lines were found named but unchanging
 
 
+@dataclass
+class _Shape:
+    """A one-off line's shape: its named numbers (key, unit, span of the number's text), the
+    same on every line of it, and whether none is a figure a line read on its own gives."""
+
+    named: list[tuple[str, str, int, int]]
+    figureless: bool
+
+
 class ShapeReader(Dialect):
     """The generic reader, read on every log (``always``): step lines by their shape, and
     one-off lines holding a vocabulary keyword."""
@@ -152,6 +164,8 @@ class ShapeReader(Dialect):
         self.known: set[bytes] = set()  # lines' shapes without digits, looked at for good
         self.recent: list[str] = []  # the one-off lines (and others) the last block held
         self.one_offs: dict[str, frozenset[str]] = {}  # line read on its own: what it gave
+        self.shapes: dict[str, _Shape | None] = {}  # one-off lines' shapes (None: read
+        # by ``named_numbers`` every time)
         self.calls = 0
         self.taken: set[str] = set()  # figures a dialect gives (``_bare`` names): left to it
         self.progress_taken = self.throughput_taken = False
@@ -402,10 +416,13 @@ class ShapeReader(Dialect):
         """The figures of one line read on its own: its named numbers that are canonical
         figures or named with a keyword, as metrics (at the step it names, else the last step
         read), and the progress its step counter gives."""
+        found, figureless = self._numbers(line)
+        if figureless and not _counters(line):
+            return []
         step: int | None = None
         metrics: list[tuple[str, float]] = []
         done = named_step = False
-        for named in named_numbers(line):
+        for named in found:
             if not math.isfinite(named.value):
                 continue
             name, scale = _canon(named.key, named.unit)
@@ -452,6 +469,22 @@ class ShapeReader(Dialect):
         return events + [Metric(self.run_id, ts, name, value, at) for name, value in metrics
                          if name != "samples_per_s"]
 
+    def _numbers(self, line: str) -> tuple[list[Named], bool]:
+        """``named_numbers(line)`` of a one-off line, found once per shape (``_ZEROS``) and
+        then read from their places; and whether none is a figure ``_line`` gives."""
+        shape = line.translate(_ZEROS)
+        if shape in self.shapes:
+            known = self.shapes[shape]
+            if known is None:
+                return named_numbers(line), False
+            return [Named(key, float(line[start:end].replace(",", "")), unit, start, end)
+                    for key, unit, start, end in known.named], known.figureless
+        found = named_numbers(line)
+        read = _shape(line, found)
+        if len(self.shapes) < MAX_ONE_OFFS:
+            self.shapes[shape] = read
+        return found, read is not None and read.figureless
+
     def finish(self, ts: float) -> list[Event]:
         if self.total and self.last_step >= self.total and self.status is None:
             self.status = "done"  # the run reached its last step
@@ -473,6 +506,30 @@ def _sample(text: str) -> str:
     if start > 0:
         parts.append(text[start:].rstrip("\n"))
     return "\n".join(parts)
+
+
+def _shape(line: str, found: list[Named]) -> _Shape | None:
+    """What the named numbers ``found`` of ``line`` are on every line of its shape; None
+    where their keys or units hold a digit (other lines of it name theirs otherwise) or a
+    value is not its span's text (it is read by ``named_numbers`` every time)."""
+    named = []
+    for n in found:
+        if any(c.isdigit() for c in n.key + n.unit):
+            return None
+        try:
+            value = float(line[n.start:n.end].replace(",", ""))
+        except ValueError:
+            return None
+        if value != n.value and not (math.isnan(value) and math.isnan(n.value)):
+            return None
+        named.append((n.key, n.unit, n.start, n.end))
+    figureless = True  # (a named step is a figure: read on its own, it gives progress)
+    for n in found:
+        name = _canon(n.key, n.unit)[0]
+        if name not in ("total_steps", "epoch") and (
+                _canonical(n.key, n.unit) is not None or _keyword(name)):
+            figureless = False
+    return _Shape(named, figureless)
 
 
 def _canon(key: str, unit: str) -> tuple[str, float]:
