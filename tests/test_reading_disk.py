@@ -234,3 +234,23 @@ def test_the_usual_scalar_event_read_at_once_is_what_its_fields_give(tmp_path, m
     assert sum(tfevents._simple(record) is not None for record in data) == 1726
     monkeypatch.setattr(tfevents, "_simple", lambda record: None)
     assert [tfevents.event_scalars(record) for record in data] == quick
+
+
+@pytest.mark.parametrize("name, content", [
+    ("metrics.csv", "step,epoch,loss\n1e999,nan,0.5\n2,inf,0.4\n"),
+    ("trainer_state.json", ('{"log_history": [{"step": 1e999, "epoch": 1e999, "loss": 0.5},'
+                           ' {"step": NaN, "loss": 0.4}], "max_steps": 1e999}')),
+    ("trainer_log.jsonl", '{"current_steps": 1e999, "total_steps": 1e300, "loss": 0.5}\n'
+                          '{"current_steps": 1' + "0" * 400 + ', "epoch": NaN, "loss": 0.4}\n'),
+])
+def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content, tmp_path):
+    """(found by tests/test_fuzz_readers.py: ``int(inf)`` raised OverflowError, an epoch of
+    ``inf`` or a total of 1e300 made events that ``events.build`` refuses)"""
+    from accelbench.engine import events
+
+    path = tmp_path / name
+    path.write_text(content)
+    (section,) = parse_file(path)
+    assert [round(e.value, 1) for e in section.events if e.kind == "metric"] == [0.5, 0.4]
+    for event in section.events:
+        events.from_dict(events.to_dict(event))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from accelbench.engine.errors import UserError
-from accelbench.engine.events import Diagnosis, Event, Metric, Progress, Throughput
+from accelbench.engine.events import MAX_INT, Diagnosis, Event, Metric, Progress, Throughput, finite
 from accelbench.engine.parsers import Dialect
 
 NAME = "records"
@@ -40,10 +40,28 @@ def lines(f: TextIO, path: Path) -> Iterator[str]:
 
 
 def number(value: Any) -> float | None:
-    """``value`` as a float where it is a number (not a bool), else None."""
+    """``value`` as a float where it is a number (not a bool), else None (an integer too
+    large for a float: infinite, as JSON's ``1e999`` reads)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def place(value: Any) -> int | None:
+    """``value`` as a step or a total (an integer an event holds, within 64 bits), where it
+    is such a number, else None (``nan``, ``1e999``, ``1e300``)."""
+    found = number(value)
+    return int(found) if found is not None and -MAX_INT < found < MAX_INT else None
+
+
+def figure(value: Any) -> float | None:
+    """``value`` as a float where it is a number an event holds (``events.finite``), else
+    None."""
+    found = number(value)
+    return found if finite(found) else None
 
 
 @dataclass
@@ -110,11 +128,10 @@ class Records(Dialect):
         if not isinstance(obj, dict):
             return []
         events: list[Event] = []
-        raw, total = number(obj.get("step")), number(obj.get("total"))
-        step = None if raw is None else int(raw)
+        step = place(obj.get("step"))
         if step is not None:
-            events.append(Progress(self.run_id, ts, step, int(total or 0),
-                                   number(obj.get("epoch")) or 0.0))
+            events.append(Progress(self.run_id, ts, step, place(obj.get("total")) or 0,
+                                   figure(obj.get("epoch")) or 0.0))
         for name, given in (obj.get("metrics") or {}).items():
             value = number(given)
             if value is None:
@@ -127,7 +144,7 @@ class Records(Dialect):
                 continue
             events.append(Throughput(self.run_id, ts, value, step) if name == SAMPLES
                           else Metric(self.run_id, ts, name, value, step))
-        if (elapsed := number(obj.get("elapsed"))) is not None:
+        if (elapsed := figure(obj.get("elapsed"))) is not None:
             self.elapsed = elapsed
         if obj.get("status") == "done":
             self.status = "done"
