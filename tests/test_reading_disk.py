@@ -254,3 +254,20 @@ def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content
     assert [round(e.value, 1) for e in section.events if e.kind == "metric"] == [0.5, 0.4]
     for event in section.events:
         events.from_dict(events.to_dict(event))
+
+
+def test_an_mllog_figure_no_event_can_hold_is_left_out():
+    """(found by tests/test_fuzz_readers.py: NaN and ``1e999`` became a Metric and a
+    Throughput that ``events.build`` refuses, shown as ``inf`` and ``nan`` by ``parse``)"""
+    from accelbench.engine import events
+    from accelbench.engine.reading.mllog import Mllog
+
+    lines = [':::MLLOG {"key": "eval_accuracy", "value": NaN, "metadata": {"epoch_num": 1e999}}',
+             ':::MLLOG {"key": "tracked_stats", "value": {"throughput": 1e999}}',
+             ':::MLLOG {"key": "train_loss", "value": 1e300}',
+             ':::MLLOG {"key": "train_loss", "value": 0.5, "metadata": {"lr": Infinity}}']
+    dialect = Mllog("r")
+    found = [e for line in lines for e in dialect.feed(line, 1.0)]
+    assert [(e.name, e.value) for e in found] == [("loss", 0.5)]
+    for event in found:
+        events.from_dict(events.to_dict(event))
