@@ -92,3 +92,21 @@ def test_a_run_whose_loss_blew_up_keeps_all_its_metrics(home, tmp_path):
     names = {line.split()[0]: line.split()[1] for line in metrics.splitlines()[1:-1]
              if line.strip()}
     assert names.get("loss") == "inf" and names.get("global_rate") == "6.5", metrics
+
+
+def test_a_huge_figure_is_shown_with_an_exponent_not_hundreds_of_digits(tmp_path, monkeypatch):
+    """(found by tests/test_fuzz_readers.py: ``{'loss': 1e300}`` in a Trainer log made
+    ``parse``'s table a column of 400 characters, one a line)"""
+    from accelbench.engine import format as fmt
+
+    assert [fmt.number(v) for v in (1e300, -3e150, 10 ** 20, 123456789012345.0)] == [
+        "1e+300", "-3e+150", "1e+20", "123,456,789,012,345"]
+    assert fmt.fixed(1e300) == "1e+300" and fmt.fixed(97.5) == "97.50"
+    log = tmp_path / "hf.log"
+    log.write_text("{'loss': 1e300, 'learning_rate': 1e-05, 'epoch': 1.0}\n"
+                   "{'train_runtime': 10.0, 'train_samples_per_second': 1e300,"
+                   " 'train_loss': 1e300, 'epoch': 1.0}\n")
+    monkeypatch.setenv("COLUMNS", "100")
+    out = accelbench("parse", str(log))
+    assert out.returncode == 0 and "1e+300" in out.stdout, out.stdout
+    assert max(map(len, out.stdout.splitlines())) <= 100
