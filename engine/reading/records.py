@@ -80,9 +80,8 @@ class Record:
 
     def line(self) -> str:
         out: dict[str, Any] = {}
-        if self.time is not None:
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.time))
-            out["time"] = f"{stamp}.{int(self.time % 1 * 1000):03d}"
+        if self.time is not None and (stamp := _stamp(self.time)):
+            out["time"] = stamp
         for key in ("step", "total", "epoch"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
@@ -92,6 +91,16 @@ class Record:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return json.dumps(out)
+
+
+def _stamp(seconds: float) -> str | None:
+    """Epoch ``seconds`` as a local ``YYYY-MM-DD HH:MM:SS.mmm``, None where the platform's
+    clock has no such time (NaN, infinite, 1e17: a writer's damaged wall time)."""
+    try:
+        return (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+                + f".{int(seconds % 1 * 1000):03d}")
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def text(records: Iterable[Record], size: int = 1 << 20) -> Iterator[str]:
@@ -136,7 +145,7 @@ class Records(Dialect):
             value = number(given)
             if value is None:
                 continue
-            if not math.isfinite(value):
+            if not finite(value):
                 if name == "loss":
                     events.append(Diagnosis(self.run_id, ts, "loss_not_finite",
                                             f"the loss is {value} at step {step}",
