@@ -4,6 +4,8 @@ a NUL) give no events, and the log's other lines are read as before."""
 import re
 from pathlib import Path
 
+import pytest
+
 from accelbench.engine import registry
 from tests.conftest import accelbench
 
@@ -110,3 +112,20 @@ def test_a_huge_figure_is_shown_with_an_exponent_not_hundreds_of_digits(tmp_path
     out = accelbench("parse", str(log))
     assert out.returncode == 0 and "1e+300" in out.stdout, out.stdout
     assert max(map(len, out.stdout.splitlines())) <= 100
+
+
+@pytest.mark.parametrize("dialect, line", [
+    ("hf_trainer", "{'loss': 1e200, 'learning_rate': 1e200, 'epoch': 1.0}"),
+    ("shapes", "step 18446744073709551617: loss=1e200 lr 1e200 samples/s 1e200"),
+    ("shapes", "step=99999999999999999999999 loss=1.0 tokens/s=1e200"),
+])
+def test_a_figure_or_step_past_what_an_event_holds_gives_no_event(dialect, line):
+    """(found by the reader fuzz: ``1e200`` became a Metric, a 77-bit step a Metric's step,
+    that ``events.build`` refuses; 1e200 loss is one that blew up)"""
+    from accelbench.engine import events
+    from accelbench.engine.registry import get_dialect
+
+    found = get_dialect(dialect)("r").feed(line, 1.0)
+    for event in found:
+        events.from_dict(events.to_dict(event))
+    assert all(e.kind != "metric" or e.name != "loss" or e.value == 1.0 for e in found)

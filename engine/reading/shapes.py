@@ -47,7 +47,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from accelbench.engine.events import Event, Metric, Progress, Throughput
+from accelbench.engine.events import MAX_INT, Event, Metric, Progress, Throughput, finite
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
 from accelbench.engine.reading.numbers import Counter, counters, named_numbers
@@ -372,12 +372,13 @@ class ShapeReader(Dialect):
         metrics: list[tuple[str, float]] = []
         done = False
         for named in named_numbers(line):
-            if not math.isfinite(named.value):
-                continue
             name, scale = _canon(named.key, named.unit)
             value = named.value * scale
+            if not (finite(value) and finite(named.value)):  # (nan, 1e999, 1e200: no event's)
+                continue
             if name == "step":
-                step = int(value) if step is None and value.is_integer() else step
+                step = (int(value) if step is None and value.is_integer() and abs(value) < MAX_INT
+                        else step)
             elif name not in ("total_steps", "epoch"):
                 if _bare(name) in self.taken:
                     return []  # (the line is a dialect's)
