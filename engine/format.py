@@ -23,20 +23,28 @@ def duration(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+HUGE = 1e15  # from this magnitude on a figure is shown with an exponent (``1e+300``)
+
+
 def number(value: float | None, digits: int = 4) -> str:
-    """A figure with ``digits`` significant digits, without exponent for usual sizes (``nan``,
-    ``inf`` as such: a loss that blew up)."""
+    """A figure with ``digits`` significant digits, without exponent for usual sizes, below
+    ``HUGE`` (``nan``, ``inf`` as such: a loss that blew up)."""
     if value is None:
         return "-"
     if not math.isfinite(value):
         return str(value)
+    if abs(value) >= HUGE:
+        return f"{value:.{digits}g}"
     if isinstance(value, int) or (abs(value) >= 10 ** digits and value == int(value)):
         return f"{int(value):,}"
     return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:,.0f}"
 
 
 def fixed(value: float | None, decimals: int = 2) -> str:
-    """A figure with ``decimals`` decimals (an accuracy in percent); ``-`` if unknown."""
+    """A figure with ``decimals`` decimals (an accuracy in percent); ``-`` if unknown (one
+    of ``HUGE`` magnitude or more as ``number`` shows it)."""
+    if value is not None and math.isfinite(value) and abs(value) >= HUGE:
+        return number(value)
     return "-" if value is None else f"{value:.{decimals}f}"
 
 

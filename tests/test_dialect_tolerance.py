@@ -4,6 +4,8 @@ a NUL) give no events, and the log's other lines are read as before."""
 import re
 from pathlib import Path
 
+import pytest
+
 from accelbench.engine import registry
 from tests.conftest import accelbench
 
@@ -92,3 +94,38 @@ def test_a_run_whose_loss_blew_up_keeps_all_its_metrics(home, tmp_path):
     names = {line.split()[0]: line.split()[1] for line in metrics.splitlines()[1:-1]
              if line.strip()}
     assert names.get("loss") == "inf" and names.get("global_rate") == "6.5", metrics
+
+
+def test_a_huge_figure_is_shown_with_an_exponent_not_hundreds_of_digits(tmp_path, monkeypatch):
+    """(found by tests/test_fuzz_readers.py: ``{'loss': 1e300}`` in a Trainer log made
+    ``parse``'s table a column of 400 characters, one a line)"""
+    from accelbench.engine import format as fmt
+
+    assert [fmt.number(v) for v in (1e300, -3e150, 10 ** 20, 123456789012345.0)] == [
+        "1e+300", "-3e+150", "1e+20", "123,456,789,012,345"]
+    assert fmt.fixed(1e300) == "1e+300" and fmt.fixed(97.5) == "97.50"
+    log = tmp_path / "hf.log"
+    log.write_text("{'loss': 1e300, 'learning_rate': 1e-05, 'epoch': 1.0}\n"
+                   "{'train_runtime': 10.0, 'train_samples_per_second': 1e300,"
+                   " 'train_loss': 1e300, 'epoch': 1.0}\n")
+    monkeypatch.setenv("COLUMNS", "100")
+    out = accelbench("parse", str(log))
+    assert out.returncode == 0 and "1e+300" in out.stdout, out.stdout
+    assert max(map(len, out.stdout.splitlines())) <= 100
+
+
+@pytest.mark.parametrize("dialect, line", [
+    ("hf_trainer", "{'loss': 1e200, 'learning_rate': 1e200, 'epoch': 1.0}"),
+    ("shapes", "step 18446744073709551617: loss=1e200 lr 1e200 samples/s 1e200"),
+    ("shapes", "step=99999999999999999999999 loss=1.0 tokens/s=1e200"),
+])
+def test_a_figure_or_step_past_what_an_event_holds_gives_no_event(dialect, line):
+    """(found by the reader fuzz: ``1e200`` became a Metric, a 77-bit step a Metric's step,
+    that ``events.build`` refuses; 1e200 loss is one that blew up)"""
+    from accelbench.engine import events
+    from accelbench.engine.registry import get_dialect
+
+    found = get_dialect(dialect)("r").feed(line, 1.0)
+    for event in found:
+        events.from_dict(events.to_dict(event))
+    assert all(e.kind != "metric" or e.name != "loss" or e.value == 1.0 for e in found)

@@ -234,3 +234,68 @@ def test_the_usual_scalar_event_read_at_once_is_what_its_fields_give(tmp_path, m
     assert sum(tfevents._simple(record) is not None for record in data) == 1726
     monkeypatch.setattr(tfevents, "_simple", lambda record: None)
     assert [tfevents.event_scalars(record) for record in data] == quick
+
+
+@pytest.mark.parametrize("name, content", [
+    ("metrics.csv", "step,epoch,loss\n1e999,nan,0.5\n2,inf,0.4\n"),
+    ("trainer_state.json", ('{"log_history": [{"step": 1e999, "epoch": 1e999, "loss": 0.5},'
+                           ' {"step": NaN, "loss": 0.4}], "max_steps": 1e999}')),
+    ("trainer_log.jsonl", '{"current_steps": 1e999, "total_steps": 1e300, "loss": 0.5}\n'
+                          '{"current_steps": 1' + "0" * 400 + ', "epoch": NaN, "loss": 0.4}\n'),
+])
+def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content, tmp_path):
+    """(found by tests/test_fuzz_readers.py: ``int(inf)`` raised OverflowError, an epoch of
+    ``inf`` or a total of 1e300 made events that ``events.build`` refuses)"""
+    from accelbench.engine import events
+
+    path = tmp_path / name
+    path.write_text(content)
+    (section,) = parse_file(path)
+    assert [round(e.value, 1) for e in section.events
+            if e.kind == "metric" and e.name == "loss"] == [0.5, 0.4]
+    for event in section.events:
+        events.from_dict(events.to_dict(event))
+
+
+def test_an_mllog_figure_no_event_can_hold_is_left_out():
+    """(found by tests/test_fuzz_readers.py: NaN and ``1e999`` became a Metric and a
+    Throughput that ``events.build`` refuses, shown as ``inf`` and ``nan`` by ``parse``)"""
+    from accelbench.engine import events
+    from accelbench.engine.reading.mllog import Mllog
+
+    lines = [':::MLLOG {"key": "eval_accuracy", "value": NaN, "metadata": {"epoch_num": 1e999}}',
+             ':::MLLOG {"key": "tracked_stats", "value": {"throughput": 1e999}}',
+             ':::MLLOG {"key": "train_loss", "value": 1e300}',
+             ':::MLLOG {"key": "train_loss", "value": 0.5, "metadata": {"lr": Infinity}}']
+    dialect = Mllog("r")
+    found = [e for line in lines for e in dialect.feed(line, 1.0)]
+    assert [(e.name, e.value) for e in found] == [("loss", 0.5)]
+    for event in found:
+        events.from_dict(events.to_dict(event))
+
+
+@pytest.mark.parametrize("data", [  # (wall times 1.3e69 and 1.4e16, found by the reader fuzz)
+    (b"\x16\x00\x00\x00\x00\x00\x00\x00Oa\xbe(\t0\x95\x8aoU\x18nC\x10\x00*\t\n\x07\n\x00\x15"
+    b"\x00\x00\x00\x00\xb6|g\xd3"),
+    (b"\x16\x00\x00\x00\x00\x00\x00\x00Oa\xbe(\t\xb0\x7f\xd1\xb0S\x18nC\x10\x00*\t\n\x07\n\x00"
+    b"\x15\x00\x00\x00\x00\x98f\xf6\x9e")])
+def test_an_event_whose_wall_time_no_clock_has_is_read_without_it(data, tmp_path):
+    """``time.localtime`` raised OverflowError / OSError (EOVERFLOW): a traceback."""
+    path = tmp_path / "events.out.tfevents.1.host"
+    path.write_bytes(data)
+    (section,) = parse_file(path)
+    assert [(e.name, e.step, e.value) for e in section.events if e.kind == "metric"][:1] == [
+        ("", 0, 0.0)]
+
+
+def test_a_records_figure_past_what_an_event_holds_is_no_metric():
+    """``1.0000000000000002e+100`` is finite but past ``events.MAX_NUMBER``: it made a Metric
+    that ``events.build`` refuses (found by the reader fuzz); a loss that large blew up."""
+    from accelbench.engine.reading.records import Records
+
+    dialect = Records("r")
+    found = [e for line in (('{"step": 1, "metrics": {"loss": 1.0000000000000002e+100,'
+                            ' "eval_loss": 1e101}}'), '{"step": 2, "metrics": {"loss": 0.5}}')
+             for e in dialect.feed(line, 1.0)]
+    assert [(e.name, e.value) for e in found if e.kind == "metric"] == [("loss", 0.5)]
+    assert [d.code for d in found if d.kind == "diagnosis"] == ["loss_not_finite"]

@@ -11,10 +11,9 @@ lines of BERT examples, and the tqdm step bars (``100%|████| 10/10 [00:3
 from __future__ import annotations
 
 import ast
-import math
 import re
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Progress
+from accelbench.engine.events import Diagnosis, Event, Metric, Progress, finite
 from accelbench.engine.parsers import Dialect
 
 _LOG_DICT = re.compile(r"\{'[^{}]*\}")
@@ -109,7 +108,7 @@ class HFTrainer(Dialect):
             value = _number(raw)
             if key == "epoch" or value is None:
                 continue
-            if math.isfinite(value):
+            if finite(value):  # (1e200 too is a loss that blew up: no event holds it)
                 events.append(self._metric(ts, key, value))
             elif key.endswith("loss") and not self._diverged:
                 self._diverged = True

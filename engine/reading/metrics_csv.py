@@ -14,7 +14,7 @@ from pathlib import Path
 
 from accelbench.engine import safefile
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, lines
+from accelbench.engine.reading.records import Record, figure, lines, place
 from accelbench.engine.reading.vocabulary import named
 
 NAME = "metrics.csv"
@@ -39,10 +39,10 @@ def csv_records(path: Path) -> Iterator[Record]:
             names = {key: named(key[:-5] if key.endswith("_step") else key)
                      for key in fields if key not in ("step", "epoch")}
             for row in reader:
-                step, epoch = _float(row.get("step")), _float(row.get("epoch"))
                 metrics = {name: value * scale for key, (name, scale) in names.items()
                            if (value := _float(row.get(key))) is not None}
-                yield Record(step=None if step is None else int(step), epoch=epoch,
+                yield Record(step=place(_float(row.get("step"))),
+                             epoch=figure(_float(row.get("epoch"))),
                              metrics=metrics)
     except csv.Error as exc:
         raise UserError(f"{path}: damaged {NAME}: {exc}") from None

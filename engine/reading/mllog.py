@@ -8,7 +8,7 @@ Each line is a JSON object: ``time_ms``, ``key``, ``value``, ``metadata`` (``epo
 under their keys), ``tracked_stats``' ``throughput`` (MLPerf's samples/s) as samples/s,
 ``epoch_num`` of an eval as a metric; ``run_stop`` ends the run: ``success`` is done, any
 other status (``aborted``) a failure; from ``run_start`` to ``run_stop`` is the
-run's time (MLPerf's time to train).
+run's time (MLPerf's time to train). A number no event holds (NaN, ``1e999``) is left out.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json
 
 from accelbench.engine.events import Diagnosis, Event, Metric, Throughput
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.reading.records import number
+from accelbench.engine.reading.records import figure
 from accelbench.engine.reading.vocabulary import named
 
 MARK = ":::MLLOG"
@@ -46,7 +46,7 @@ class Mllog(Dialect):
         key, value = str(entry.get("key", "")), entry.get("value")
         meta = entry.get("metadata")
         meta = meta if isinstance(meta, dict) else {}
-        when = number(entry.get("time_ms"))
+        when = figure(entry.get("time_ms"))
         events: list[Event] = []
         if key == "run_start" and when:
             self._start = when
@@ -62,15 +62,15 @@ class Mllog(Dialect):
                                         "the run stopped before reaching its target"
                                         " accuracy (see the eval_accuracy figures)"))
         elif key == "tracked_stats" and isinstance(value, dict):
-            rate = number(value.get("throughput"))
+            rate = figure(value.get("throughput"))
             if rate is not None:
                 events.append(Throughput(self.run_id, ts, rate))
-        elif (v := number(value)) is not None:
+        elif (v := figure(value)) is not None:
             name, scale = named(key)
             events.append(Metric(self.run_id, ts, name, v * scale))
-            if (lr := number(meta.get("lr"))) is not None:
+            if (lr := figure(meta.get("lr"))) is not None:
                 events.append(Metric(self.run_id, ts, "lr", lr))
-            if key.startswith("eval") and (epoch := number(meta.get("epoch_num"))) is not None:
+            if key.startswith("eval") and (epoch := figure(meta.get("epoch_num"))) is not None:
                 events.append(Metric(self.run_id, ts, "epoch_num", epoch))
         return events
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from accelbench.engine.errors import UserError
-from accelbench.engine.events import Diagnosis, Event, Metric, Progress, Throughput
+from accelbench.engine.events import MAX_INT, Diagnosis, Event, Metric, Progress, Throughput, finite
 from accelbench.engine.parsers import Dialect
 
 NAME = "records"
@@ -40,10 +40,28 @@ def lines(f: TextIO, path: Path) -> Iterator[str]:
 
 
 def number(value: Any) -> float | None:
-    """``value`` as a float where it is a number (not a bool), else None."""
+    """``value`` as a float where it is a number (not a bool), else None (an integer too
+    large for a float: infinite, as JSON's ``1e999`` reads)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def place(value: Any) -> int | None:
+    """``value`` as a step or a total (an integer an event holds, within 64 bits), where it
+    is such a number, else None (``nan``, ``1e999``, ``1e300``)."""
+    found = number(value)
+    return int(found) if found is not None and -MAX_INT < found < MAX_INT else None
+
+
+def figure(value: Any) -> float | None:
+    """``value`` as a float where it is a number an event holds (``events.finite``), else
+    None."""
+    found = number(value)
+    return found if finite(found) else None
 
 
 @dataclass
@@ -62,9 +80,8 @@ class Record:
 
     def line(self) -> str:
         out: dict[str, Any] = {}
-        if self.time is not None:
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.time))
-            out["time"] = f"{stamp}.{int(self.time % 1 * 1000):03d}"
+        if self.time is not None and (stamp := _stamp(self.time)):
+            out["time"] = stamp
         for key in ("step", "total", "epoch"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
@@ -74,6 +91,16 @@ class Record:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return json.dumps(out)
+
+
+def _stamp(seconds: float) -> str | None:
+    """Epoch ``seconds`` as a local ``YYYY-MM-DD HH:MM:SS.mmm``, None where the platform's
+    clock has no such time (NaN, infinite, 1e17: a writer's damaged wall time)."""
+    try:
+        return (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+                + f".{int(seconds % 1 * 1000):03d}")
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def text(records: Iterable[Record], size: int = 1 << 20) -> Iterator[str]:
@@ -111,16 +138,15 @@ class Records(Dialect):
         if not isinstance(obj, dict):
             return []
         events: list[Event] = []
-        raw, total = number(obj.get("step")), number(obj.get("total"))
-        step = None if raw is None else int(raw)
+        step = place(obj.get("step"))
         if step is not None:
-            events.append(Progress(self.run_id, ts, step, int(total or 0),
-                                   number(obj.get("epoch")) or 0.0))
+            events.append(Progress(self.run_id, ts, step, place(obj.get("total")) or 0,
+                                   figure(obj.get("epoch")) or 0.0))
         for name, given in (obj.get("metrics") or {}).items():
             value = number(given)
             if value is None:
                 continue
-            if not math.isfinite(value):
+            if not finite(value):
                 if name == "loss":
                     events.append(Diagnosis(self.run_id, ts, "loss_not_finite",
                                             f"the loss is {value} at step {step}",
@@ -128,7 +154,7 @@ class Records(Dialect):
                 continue
             events.append(Throughput(self.run_id, ts, value, step) if name == SAMPLES
                           else Metric(self.run_id, ts, name, value, step))
-        if (elapsed := number(obj.get("elapsed"))) is not None:
+        if (elapsed := figure(obj.get("elapsed"))) is not None:
             self.elapsed = elapsed
         if obj.get("status") == "done":
             self.status = "done"

@@ -65,7 +65,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from accelbench.engine.events import Event, Metric, Progress, Throughput
+from accelbench.engine.events import MAX_INT, Event, Metric, Progress, Throughput, finite
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
 from accelbench.engine.reading.numbers import Counter, Named, counters, named_numbers
@@ -423,12 +423,12 @@ class ShapeReader(Dialect):
         metrics: list[tuple[str, float]] = []
         done = named_step = False
         for named in found:
-            if not math.isfinite(named.value):
-                continue
             name, scale = _canon(named.key, named.unit)
             value = named.value * scale
+            if not (finite(value) and finite(named.value)):  # (nan, 1e999, 1e200: no event's)
+                continue
             if name == "step":
-                if step is None and value.is_integer():
+                if step is None and value.is_integer() and abs(value) < MAX_INT:
                     step, named_step = int(value), _current_step(named.key)
             elif name not in ("total_steps", "epoch"):
                 if _bare(name) in self.taken:

@@ -21,7 +21,7 @@ from typing import Any
 
 from accelbench.engine import safefile
 from accelbench.engine.errors import UserError
-from accelbench.engine.reading.records import Record, lines, number
+from accelbench.engine.reading.records import Record, figure, lines, number, place
 from accelbench.engine.reading.vocabulary import named
 
 STATE = "trainer_state.json"
@@ -66,17 +66,15 @@ def state_records(path: Path) -> Iterator[Record]:
     history = state.get("log_history") if isinstance(state, dict) else None
     if not isinstance(history, list):
         raise UserError(f"{path}: not a {STATE}: no log_history list")
-    total = number(state.get("max_steps"))
+    total = place(state.get("max_steps"))
     elapsed = None
     for entry in history:
         if not isinstance(entry, dict):
             continue
-        step = number(entry.get("step"))
         if "train_runtime" in entry:
-            elapsed = number(entry["train_runtime"])
-        yield Record(step=None if step is None else int(step),
-                     total=None if not total else int(total),
-                     epoch=number(entry.get("epoch")),
+            elapsed = figure(entry["train_runtime"])
+        yield Record(step=place(entry.get("step")), total=total or None,
+                     epoch=figure(entry.get("epoch")),
                      metrics=_metrics(entry, frozenset({"train_loss"})))
     done_step, best = number(state.get("global_step")), number(state.get("best_metric"))
     done = bool(total) and done_step is not None and done_step >= (total or 0)
@@ -109,11 +107,10 @@ def log_records(path: Path) -> Iterator[Record]:
                     raise UserError(f"{path}: line {n} is not JSON: {exc}") from None
                 if not isinstance(entry, dict):
                     raise UserError(f"{path}: line {n} is not a JSON object")
-                step, total = number(entry.get("current_steps")), number(entry.get("total_steps"))
                 metrics = _metrics(entry, units=_LOG_UNITS)
-                last = Record(step=None if step is None else int(step),
-                              total=None if not total else int(total),
-                              epoch=number(entry.get("epoch")), metrics=metrics,
+                last = Record(step=place(entry.get("current_steps")),
+                              total=place(entry.get("total_steps")) or None,
+                              epoch=figure(entry.get("epoch")), metrics=metrics,
                               elapsed=duration(entry.get("elapsed_time")))
                 yield last
     except OSError as exc:
