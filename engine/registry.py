@@ -12,6 +12,7 @@ thread of its own: whatever it does, it answers an ``Availability``.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,7 +26,7 @@ from accelbench.engine.parsers.generic import (
     TABLE_DIALECTS,
 )
 from accelbench.engine.probe import through_gres
-from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
+from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES, Alias
 from accelbench.engine.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
@@ -150,9 +151,10 @@ def site_keys() -> dict[str, dict[str, Param]]:
 
 
 @functools.cache
-def metric_aliases() -> dict[str, str]:
-    """Raw metric name → the summary field it gives (``summary.CANONICAL``), generic names
-    first: a field takes the first of its names that a run reported."""
+def metric_aliases() -> dict[str, str | Alias]:
+    """Raw metric name → the summary field it gives (``summary.CANONICAL``; an ``Alias``
+    where it scales), generic names first: a field takes the first of its names that a run
+    reported."""
     return {**GENERIC_ALIASES,
             **{raw: field for system in systems().values()
                for raw, field in system.metric_aliases.items()}}
@@ -207,9 +209,14 @@ def _check(system: System, found: dict[str, System]) -> None:
         if not isinstance(ext, Extension) or ext.workload not in generic:
             fail(f"extends {getattr(ext, 'workload', ext)!r}, not a generic workload"
                  f" ({', '.join(sorted(generic))})")
-    for raw, field in system.metric_aliases.items():
+    for raw, alias in system.metric_aliases.items():
+        field, scale = (alias, 1.0) if isinstance(alias, str) else (
+            getattr(alias, "field", alias), getattr(alias, "scale", None))
         if field not in CANONICAL:
             fail(f"metric alias {raw!r} → {field!r}: not one of {', '.join(CANONICAL)}")
+        if not (isinstance(scale, int | float) and not isinstance(scale, bool)
+                and 0 < scale < math.inf):
+            fail(f"metric alias {raw!r}: scale {scale!r} is not a positive number")
     for column in system.columns:
         if column.better not in BETTER:
             fail(f"column {column.pattern!r}: better is {column.better!r}, not max or min")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.summary import Alias
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import Extension, Workload
@@ -50,7 +51,8 @@ class System:
     each of its jobs; ``node`` read this machine's devices for ``accelbench top``
     (whatever runs); ``dialects`` read its programs' output; ``workloads`` are its
     own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map
-    its metrics' names to the summary's (``summary.CANONICAL``); ``columns`` are its metrics
+    its metrics' names to the summary's (``summary.CANONICAL``), or to an ``Alias`` that
+    scales them; ``columns`` are its metrics
     shown in a comparison; ``order`` places it in listings (lower first, then by name;
     accelbench's own take 10 to 70).
     """
@@ -66,6 +68,6 @@ class System:
     dialects: tuple[type[Dialect], ...] = ()
     workloads: tuple[Workload, ...] = ()
     extends: tuple[Extension, ...] = ()
-    metric_aliases: Mapping[str, str] = field(default_factory=dict)
+    metric_aliases: Mapping[str, str | Alias] = field(default_factory=dict)
     columns: tuple[Column, ...] = ()
     order: int = 100

@@ -11,6 +11,7 @@ import functools
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,63 +24,17 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from tests.conftest import ROOT
 
-SYSTEM_MODULE = '''\
-"""An example system: a made-up board whose trainer prints ``example: ...`` lines."""
 
-import re
-
-from accelbench.engine import site
-from accelbench.engine.events import Metric, Phase, Throughput
-from accelbench.engine.params import Param
-from accelbench.engine.parsers import Dialect
-from accelbench.engine.system import Availability, Column, System
-from accelbench.engine.workloads import Plan, Workload
-
-_STEP = re.compile(r"^example: step (\\d+) loss ([\\d.]+) rate ([\\d.]+)$")
+def readme_example(first_line: str) -> str:
+    """The README's code block that starts with ``first_line`` (its plug-in examples are
+    what these tests install, so the docs cannot drift from what works)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```\w*\n(.*?)^```$", text, flags=re.S | re.M)
+    [block] = [b for b in blocks if b.startswith(first_line + "\n")]
+    return block
 
 
-class ExampleLog(Dialect):
-    """The trainer's lines: ``example: compiling``, ``example: step N loss X rate Y``."""
-
-    name = "example"
-    title = "Example trainer"
-
-    def feed(self, line, ts):
-        if line == "example: compiling":
-            return [Phase(self.run_id, ts, "compiling", "example graph")]
-        if m := _STEP.match(line):
-            step = int(m[1])
-            return [Metric(self.run_id, ts, "example_loss", float(m[2]), step),
-                    Throughput(self.run_id, ts, float(m[3]), step)]
-        return []
-
-    @classmethod
-    def sniff(cls, text):
-        return "example: step " in text
-
-
-def detect():
-    return Availability(True, detail="an example board")
-
-
-def train(workload, params, ctx):
-    """The site's trainer (``[example] trainer``) for ``steps`` steps."""
-    return Plan([ctx.python, "-u", site.value("example", "trainer"),
-                 f"--steps={params['steps']}"], dialects=["example"])
-
-
-TRAIN = Workload(
-    name="example_train", title="Example training", description="The example trainer.",
-    accelerators=("example",), recipe=train,
-    params=(Param("steps", int, 3, "training steps", min=1),))
-
-SYSTEM = System(
-    name="example", title="Example board", device="example", detect=detect,
-    site_keys=(Param("trainer", str, "", "the example trainer script"),),
-    dialects=(ExampleLog,), workloads=(TRAIN,),
-    metric_aliases={"example_loss": "final_loss"},
-    columns=(Column(r"^example_loss$", "min"),))
-'''
+SYSTEM_MODULE = readme_example("# accelbench_example.py")
 
 TRAINER = '''\
 import sys
@@ -202,7 +157,7 @@ ORIGIN = ("accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM
                  " named ToolSampler subclass")),
     (broken(SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), extends=(Extension("
                            "'bert_finetuning'),),").replace(
-        "Plan, Workload", "Extension, Plan, Workload"), "example",
+        "    Column,\n", "    Column,\n    Extension,\n"), "example",
      "system 'example': extends 'bert_finetuning', not a generic workload"),
     (broken(SYSTEM_MODULE, 'Param("trainer", str, "",', 'Param("trainer", list, "",'),
      "example", "system 'example': site key 'trainer': type <class 'list'> is not one of"),
