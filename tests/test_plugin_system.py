@@ -42,6 +42,7 @@ steps = int(sys.argv[1].split("=")[1])
 print("example: compiling", flush=True)
 for step in range(1, steps + 1):
     print(f"example: step {step} loss {1 / step:.3f} rate {100 * step}.0", flush=True)
+print("example: eval 0.8123 of samples right", flush=True)
 '''
 
 
@@ -106,6 +107,7 @@ def test_detected_launched_parsed(plugin, home, tmp_path):
     assert finished["status"] == "done", finished
     assert finished["summary"]["final_loss"] == 0.25  # through the system's metric alias
     assert finished["summary"]["samples_per_s"] == 250.0  # the mean of its rates
+    assert finished["summary"]["accuracy"] == 81.23  # a fraction, scaled by its Alias
 
     log = next((home / "runs").glob("*/output.log"))
     parsed = cli("parse", str(log), "--json")
@@ -113,7 +115,7 @@ def test_detected_launched_parsed(plugin, home, tmp_path):
     metrics = [json.loads(line) for line in parsed.stdout.splitlines()]
     assert [(e["name"], e["value"]) for e in metrics if e["type"] == "metric"] == [
         ("example_loss", 1.0), ("example_loss", 0.5), ("example_loss", 0.333),
-        ("example_loss", 0.25)]
+        ("example_loss", 0.25), ("example_accuracy", 0.8123)]
     assert "example" in cli("parse", "--help").stdout
 
 
@@ -163,6 +165,8 @@ ORIGIN = ("accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM
      "example", "system 'example': site key 'trainer': type <class 'list'> is not one of"),
     (broken(SYSTEM_MODULE, '"example_loss": "final_loss"', '"example_loss": "loss_final"'),
      "example", "system 'example': metric alias 'example_loss' → 'loss_final': not one of"),
+    (broken(SYSTEM_MODULE, 'scale=100', 'scale=-1'),
+     "example", "system 'example': metric alias 'example_accuracy': scale -1 is not a positive"),
 ])
 def test_a_broken_plugin_is_one_line_naming_it(tmp_path, home, module, entry, message):
     """Left out in one line; the other systems listed as ever (was: nothing but that line,
