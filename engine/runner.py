@@ -763,7 +763,7 @@ class Runner:
         """The job's plan (argv, environment, files, dialects) for ``spec`` in ``run_dir``."""
         system = registry.get_accelerator(spec.accelerator)
         python = spec.python or site.value(spec.accelerator, "python") or sys.executable
-        ctx = Context(python, system.name, system.device, run_dir)
+        ctx = Context(python, system.name, system.device, run_dir, system.device_module)
         plan = registry.get_workload(spec.workload).plan(spec.params, ctx)
         for name in plan.dialects:  # a recipe's dialect that does not resolve: now, not later
             try:

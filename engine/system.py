@@ -46,21 +46,23 @@ class Column:
 class System:
     """Everything accelbench knows about one system.
 
-    ``device`` is the device string generic workloads take; ``detect`` says whether it
-    is here; ``gres`` are its Slurm generic-resource names; ``samplers`` run beside
-    each of its jobs; ``node`` read this machine's devices for ``accelbench top``
-    (whatever runs); ``dialects`` read its programs' output; ``workloads`` are its
-    own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map
-    its metrics' names to the summary's (``summary.CANONICAL``), or to an ``Alias`` that
-    scales them; ``columns`` are its metrics
-    shown in a comparison; ``order`` places it in listings (lower first, then by name;
-    accelbench's own take 10 to 70).
+    ``device`` is the torch device string the generic workloads (``mnist_cnn``,
+    ``bert_finetune``) run on, after importing ``device_module`` where torch learns the
+    device from a package of its own (``engine/workloads/torch_device.py``); ``detect``
+    says whether it is here; ``gres`` are its Slurm generic-resource names; ``samplers``
+    run beside each of its jobs; ``node`` read this machine's devices for ``accelbench
+    top`` (whatever runs); ``dialects`` read its programs' output; ``workloads`` are its
+    own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map its
+    metrics' names to the summary's (``summary.CANONICAL``), or to an ``Alias`` that
+    scales them; ``columns`` are its metrics shown in a comparison; ``order`` places it in
+    listings (lower first, then by name; accelbench's own take 10 to 70).
     """
 
     name: str
     title: str
     device: str
     detect: Callable[[], Availability]
+    device_module: str = ""
     site_keys: tuple[Param, ...] = ()  # its [name] table in the site configuration
     gres: tuple[str, ...] = ()
     samplers: tuple[type[ToolSampler], ...] = ()

@@ -266,3 +266,53 @@ def test_a_hung_detection_delays_neither_a_run_of_another_system_nor_presets(tmp
                               env=env, check=False)
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "cpu-mnist" in done.stdout
+
+
+def on_device(device: str, module: str = "") -> str:
+    """The example system on torch device ``device`` (``module`` registering it), running
+    the generic MNIST workload there."""
+    return broken(broken(SYSTEM_MODULE, 'device="example"',
+                         f'device="{device}", device_module="{module}"'),
+                  "workloads=(TRAIN,),", "workloads=(TRAIN,), extends=(Extension('mnist_cnn'),),"
+                  ).replace("    Column,\n", "    Column,\n    Extension,\n")
+
+
+MNIST = ('name = "ex-mnist"\naccelerator = "example"\nworkload = "mnist_cnn"\n[params]\n'
+         'data = "synthetic"\nepochs = 1\ntrain_samples = 64\ntest_samples = 16\n')
+
+
+def test_the_generic_workloads_take_the_systems_own_device(plugin, home, tmp_path):
+    """``--device hpu`` reaches the script, which says torch cannot use it here (was: the
+    script's argparse refused any device but cpu and cuda)."""
+    (plugin / "accelbench_example.py").write_text(on_device("hpu"))
+    preset = tmp_path / "mnist.toml"
+    preset.write_text(MNIST)
+    run = cli("run", str(preset), "--json")
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    [diagnosis] = [e for e in events if e.get("code") == "device_unavailable"]
+    assert diagnosis["message"].startswith("--device hpu: torch cannot use it here"), diagnosis
+    assert events[-1]["status"] == "failed"
+
+
+@pytest.mark.slow
+def test_the_systems_device_module_is_imported_before_the_device_is_used(plugin, home,
+                                                                         tmp_path):
+    (plugin / "accelbench_example.py").write_text(on_device("cpu", "example_device"))
+    (plugin / "example_device.py").write_text(
+        "import pathlib\npathlib.Path('device-module-imported').write_text('yes')\n")
+    preset = tmp_path / "mnist.toml"
+    preset.write_text(MNIST)
+    run = cli("run", str(preset), "--json")
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert events[-1]["status"] == "done", run.stdout[-2000:] + run.stderr
+    assert [p.read_text() for p in (home / "runs").glob("*/device-module-imported")] == ["yes"]
+
+
+def test_a_device_module_that_does_not_import_is_a_diagnosis(plugin, home, tmp_path):
+    (plugin / "accelbench_example.py").write_text(on_device("hpu", "habana_frameworks.torch"))
+    preset = tmp_path / "mnist.toml"
+    preset.write_text(MNIST)
+    events = [json.loads(line) for line in cli("run", str(preset), "--json").stdout.splitlines()]
+    [diagnosis] = [e for e in events if e.get("code") == "device_module_missing"]
+    assert diagnosis["message"].startswith(
+        "--device hpu: cannot import habana_frameworks.torch (ModuleNotFoundError"), diagnosis

@@ -31,6 +31,7 @@ class Context:
     accelerator: str
     device: str
     run_dir: Path
+    device_module: str = ""  # the package that registers ``device`` with torch (System's)
 
 
 @dataclass
@@ -129,7 +130,9 @@ class Workload:
             if not argv:
                 raise UserError("params.command: expected a command to run, got ''")
             return Plan(argv, sniff=[dialect.name for dialect in GENERIC_DIALECTS])
-        return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *self.flags(params)])
+        module = ["--device-module", ctx.device_module] if ctx.device_module else []
+        return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *module,
+                     *self.flags(params)])
 
     def flags(self, params: dict[str, Any]) -> list[str]:
         """``--knob=value`` for every knob but the ones an extension owns, as the workload
