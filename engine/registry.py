@@ -15,6 +15,7 @@ import functools
 import math
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
@@ -167,6 +168,11 @@ def columns() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((re.compile(c.pattern), c.better) for c in declared)
 
 
+def preset_dirs() -> list[tuple[str, Path]]:
+    """(system name, folder) of the presets each system's package ships (``System.presets``)."""
+    return [(name, Path(system.presets)) for name, system in systems().items() if system.presets]
+
+
 def dialect_help() -> str:
     """The ``--dialect`` values, for a command's help."""
     return ", ".join(["auto", *dialects()])
@@ -224,6 +230,8 @@ def _check(system: System, found: dict[str, System]) -> None:
             re.compile(column.pattern)
         except re.error as exc:
             fail(f"column {column.pattern!r}: {exc}")
+    if not isinstance(system.presets, str):
+        fail(f"presets {system.presets!r} is not a folder's path (str)")
     keys = [key.name for key in system.site_keys]
     if len(set(keys)) != len(keys):
         fail("a site key is declared twice")

@@ -55,7 +55,8 @@ class System:
     own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map its
     metrics' names to the summary's (``summary.CANONICAL``), or to an ``Alias`` that
     scales them; ``columns`` are its metrics shown in a comparison; ``order`` places it in
-    listings (lower first, then by name; accelbench's own take 10 to 70).
+    listings (lower first, then by name; accelbench's own take 10 to 70); ``presets`` is
+    the folder of preset files its package ships (listed after the built-in ones).
     """
 
     name: str
@@ -73,3 +74,4 @@ class System:
     metric_aliases: Mapping[str, str | Alias] = field(default_factory=dict)
     columns: tuple[Column, ...] = ()
     order: int = 100
+    presets: str = ""

@@ -316,3 +316,29 @@ def test_a_device_module_that_does_not_import_is_a_diagnosis(plugin, home, tmp_p
     [diagnosis] = [e for e in events if e.get("code") == "device_module_missing"]
     assert diagnosis["message"].startswith(
         "--device hpu: cannot import habana_frameworks.torch (ModuleNotFoundError"), diagnosis
+
+
+def test_a_plugin_ships_presets_listed_and_run_by_name(plugin, home, tmp_path):
+    """The folder ``System.presets`` names is listed with the built-in presets and run by
+    name; a built-in preset of the same name hides the plug-in's."""
+    folder = plugin / "accelbench_example_presets"
+    folder.mkdir()
+    (folder / "example-short.toml").write_text(
+        'name = "example-short"\ndescription = "two steps of the example trainer"\n'
+        'accelerator = "example"\nworkload = "example_train"\n[params]\nsteps = 2\n')
+    (folder / "cpu-mnist.toml").write_text(
+        'name = "cpu-mnist"\ndescription = "the plug-in\'s"\naccelerator = "example"\n'
+        'workload = "example_train"\n')
+    (plugin / "accelbench_example.py").write_text(broken(
+        SYSTEM_MODULE, "workloads=(TRAIN,),",
+        "workloads=(TRAIN,), presets=str(Path(__file__).with_name('accelbench_example_presets')),"
+    ).replace("import re\n", "import re\nfrom pathlib import Path\n"))
+    listing = cli("presets")
+    assert listing.returncode == 0, listing.stderr
+    rows = {line.split()[0]: line for line in listing.stdout.splitlines() if line.strip()}
+    assert "two steps of the example trainer" in rows["example-short"]
+    assert "example" not in rows["cpu-mnist"]  # the built-in one
+    run = cli("run", "example-short", "--json")
+    assert run.returncode == 0, run.stderr
+    finished = json.loads(run.stdout.splitlines()[-1])
+    assert finished["status"] == "done" and finished["summary"]["final_loss"] == 0.5
