@@ -231,7 +231,7 @@ def _check(system: System, found: dict[str, System]) -> None:
         except re.error as exc:
             fail(f"column {column.pattern!r}: {exc}")
     if not isinstance(system.presets, str):
-        fail(f"presets {system.presets!r} is not a folder's path (str)")
+        fail(f"presets {system.presets!r} is not a folder's path (str)")  # type: ignore[unreachable]
     keys = [key.name for key in system.site_keys]
     if len(set(keys)) != len(keys):
         fail("a site key is declared twice")
