@@ -168,6 +168,12 @@ def columns() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((re.compile(c.pattern), c.better) for c in declared)
 
 
+def node_titles() -> str:
+    """The systems whose devices ``accelbench top`` reads (those with node samplers), by
+    title: what help texts list."""
+    return ", ".join(system.title for system in systems().values() if system.node)
+
+
 def preset_dirs() -> list[tuple[str, Path]]:
     """(system name, folder) of the presets each system's package ships (``System.presets``)."""
     return [(name, Path(system.presets)) for name, system in systems().items() if system.presets]

@@ -342,3 +342,15 @@ def test_a_plugin_ships_presets_listed_and_run_by_name(plugin, home, tmp_path):
     assert run.returncode == 0, run.stderr
     finished = json.loads(run.stdout.splitlines()[-1])
     assert finished["status"] == "done" and finished["summary"]["final_loss"] == 0.5
+
+
+def test_the_help_lists_a_plugins_devices_from_the_registry(plugin):
+    """``accelbench top``'s help names every system with a node sampler, the plug-in's too
+    (was: a list written by hand)."""
+    (plugin / "accelbench_example.py").write_text(broken(
+        SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), node=(Boards,),"
+    ).replace("    Column,\n", "    Column,\n    PolledSampler,\n").replace(
+        "\n\ndef detect():", "\n\nclass Boards(PolledSampler):\n    name = 'boards'\n\n"
+        "    def read(self):\n        return []\n\n\ndef detect():"))
+    top = next(line for line in cli("--help").stdout.splitlines() if line.split()[:1] == ["top"])
+    assert top.endswith("Graphcore IPU (PopTorch), SambaNova RDU, Example board"), top
