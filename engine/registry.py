@@ -236,6 +236,9 @@ def _check(system: System, found: dict[str, System]) -> None:
             re.compile(column.pattern)
         except re.error as exc:
             fail(f"column {column.pattern!r}: {exc}")
+    for check in system.doctor:
+        if not callable(check):
+            fail(f"doctor check {check!r} is not callable")  # type: ignore[unreachable]
     if not isinstance(system.presets, str):
         fail(f"presets {system.presets!r} is not a folder's path (str)")  # type: ignore[unreachable]
     keys = [key.name for key in system.site_keys]

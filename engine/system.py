@@ -56,7 +56,9 @@ class System:
     metrics' names to the summary's (``summary.CANONICAL``), or to an ``Alias`` that
     scales them; ``columns`` are its metrics shown in a comparison; ``order`` places it in
     listings (lower first, then by name; accelbench's own take 10 to 70); ``presets`` is
-    the folder of preset files its package ships (listed after the built-in ones).
+    the folder of preset files its package ships (listed after the built-in ones);
+    ``doctor`` are its checks of this machine for ``accelbench doctor``: each answers ""
+    when all is well, else the problem in one line.
     """
 
     name: str
@@ -75,3 +77,4 @@ class System:
     columns: tuple[Column, ...] = ()
     order: int = 100
     presets: str = ""
+    doctor: tuple[Callable[[], str], ...] = ()

@@ -354,3 +354,42 @@ def test_the_help_lists_a_plugins_devices_from_the_registry(plugin):
         "    def read(self):\n        return []\n\n\ndef detect():"))
     top = next(line for line in cli("--help").stdout.splitlines() if line.split()[:1] == ["top"])
     assert top.endswith("Graphcore IPU (PopTorch), SambaNova RDU, Example board"), top
+
+
+DOCTOR_CHECKS = '''
+
+def firmware():
+    return "board firmware 1.2 is older than 1.4 (flash it with example-flash)"
+
+
+def quiet():
+    return ""
+
+
+def hangs():
+    import time
+    time.sleep(30)
+
+
+def raises():
+    raise RuntimeError("no board tool")
+'''
+
+
+def test_a_plugins_doctor_checks_are_findings(plugin, home):
+    """Each check that answers a problem, fails or hangs is one finding naming the system;
+    one that answers "" is none; the store is then not healthy (exit 1)."""
+    (plugin / "accelbench_example.py").write_text(broken(
+        SYSTEM_MODULE, "workloads=(TRAIN,),",
+        "workloads=(TRAIN,), doctor=(firmware, quiet, hangs, raises),").replace(
+        "\n\ndef detect():", DOCTOR_CHECKS + "\n\ndef detect():"))
+    done = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "doctor", "--json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=25,
+                          env={**os.environ, "COLUMNS": "200"}, check=False)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(f["kind"], f["target"], f["detail"], f["fixed"]) for f in report["findings"]] == [
+        ("system", "example", "board firmware 1.2 is older than 1.4 (flash it with"
+         " example-flash)", False),
+        ("system", "example", "check gave no answer in 5 s", False),
+        ("system", "example", "check failed: RuntimeError: no board tool", False)]
