@@ -389,7 +389,7 @@ def test_a_plugins_doctor_checks_are_findings(plugin, home):
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert [(f["kind"], f["target"], f["detail"], f["fixed"]) for f in report["findings"]] == [
-        ("system", "example", "board firmware 1.2 is older than 1.4 (flash it with"
-         " example-flash)", False),
+        ("system", "example", ("board firmware 1.2 is older than 1.4 (flash it with"
+                               " example-flash)"), False),
         ("system", "example", "check gave no answer in 5 s", False),
         ("system", "example", "check failed: RuntimeError: no board tool", False)]
