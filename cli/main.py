@@ -178,7 +178,10 @@ def _parser() -> argparse.ArgumentParser:
     accelerators.set_defaults(func=_cmd_accelerators)
 
     top = sub.add_parser("top", help="this node's devices live, and the run on each (q quits):"
-                         f" {registry.node_titles()}")
+                         " %(systems)s")
+    # the systems are loaded only when the help is shown (argparse fills %(systems)s from
+    # the attributes of the command's entry in the listing, the last one added)
+    sub._choices_actions[-1].systems = _Later(registry.node_titles)  # type: ignore[attr-defined]
     top.add_argument("--once", action="store_true", help="print one sample and exit")
     top.add_argument("--json", action="store_true",
                      help="JSON lines, one per device and per source not present")
