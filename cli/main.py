@@ -177,8 +177,11 @@ def _parser() -> argparse.ArgumentParser:
     accelerators = sub.add_parser("accelerators", help="what is available here, and why not")
     accelerators.set_defaults(func=_cmd_accelerators)
 
-    top = sub.add_parser("top", help="this node's CPU, GPUs, NeuronCores, IPUs and RDUs live,"
-                         " and the run on each (q quits)")
+    top = sub.add_parser("top", help="this node's devices live, and the run on each (q quits):"
+                         " %(systems)s")
+    # the systems are loaded only when the help is shown (argparse fills %(systems)s from
+    # the attributes of the command's entry in the listing, the last one added)
+    sub._choices_actions[-1].systems = _Later(registry.node_titles)  # type: ignore[attr-defined]
     top.add_argument("--once", action="store_true", help="print one sample and exit")
     top.add_argument("--json", action="store_true",
                      help="JSON lines, one per device and per source not present")

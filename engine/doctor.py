@@ -4,7 +4,8 @@ Opening a store already brings its index in line with the directories (rebuilt w
 missing, unreadable or old; rows without a directory dropped, directories without a
 row added). The doctor reports that, and looks further: damaged pages of the index,
 statuses that disagree with ``exit.json``, runs whose processes vanished (brought up
-to date the way any reader does), and temporary files their writers left behind.
+to date the way any reader does), temporary files their writers left behind, and what
+each system's own checks (``System.doctor``) find wrong on this machine.
 A dry run writes nothing: the store is opened as a read-only copy, and only the
 local launcher (which reads and writes nothing to tell) is asked about processes.
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 import psutil
 
+from accelbench.engine import plugins, registry
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import FINAL_STATUSES
 from accelbench.engine.exitfile import ExitRecord, read_exit
@@ -27,6 +29,7 @@ from accelbench.engine.index import Finding
 from accelbench.engine.launchers import job_gone
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store, damaged
+from accelbench.engine.text import printable
 
 TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")  # what write_json leaves
 
@@ -92,7 +95,25 @@ def _examine(home: Path | str | None, dry_run: bool) -> Report:
                                        not dry_run))
     report.findings += _runs(store, dry_run)
     report.findings += _temp_files(store, dry_run)
+    report.findings += _system_checks()
     return report
+
+
+def _system_checks() -> list[Finding]:
+    """What each system's own checks find wrong here: each given ``registry.DETECT_S``, one
+    that fails, hangs or answers other than a string saying so."""
+    found = []
+    for name, system in registry.systems().items():
+        for check in system.doctor:
+            try:
+                answer = plugins.bounded(check, registry.DETECT_S, "check")
+            except plugins.Fault as fault:
+                answer = str(fault) if fault.timed_out else f"check failed: {fault}"
+            if not isinstance(answer, str):  # (a plug-in's types are not enforced)
+                answer = f"check answered a {type(answer).__name__}, not a str"  # type: ignore[unreachable]
+            if answer:
+                found.append(Finding("system", name, printable(answer)))
+    return found
 
 
 def _runs(store: Store, dry_run: bool) -> list[Finding]:

@@ -96,7 +96,7 @@ class Finding:
     """A problem found in the store, and whether it was repaired on disk."""
 
     kind: str  # index, orphan_row, missing_row, unindexable, status, vanished, temp_file,
-    # damaged (a run file left aside)
+    # damaged (a run file left aside), system (a system's own check, ``System.doctor``)
     target: str  # a run or experiment id, or a file
     detail: str
     fixed: bool = False

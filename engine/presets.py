@@ -1,4 +1,5 @@
-"""Where presets live: the built-in ``presets/`` and the user's own directory."""
+"""Where presets live: the user's own directory, the built-in ``presets/``, and the folders
+the systems' packages ship (``System.presets``), in that order: the first of a name wins."""
 
 from __future__ import annotations
 
@@ -34,10 +35,17 @@ class PresetEntry:
     error: str = ""
 
 
+def folders() -> list[tuple[str, Path]]:
+    """(origin, folder) of every place presets are found, in the order a name is looked up:
+    the user's, the built-in ones, then each system's package's (its origin the system)."""
+    return [("user", user_dir()), ("built-in", BUILTIN_DIR), *registry.preset_dirs()]
+
+
 def list_presets() -> list[PresetEntry]:
-    """Every preset, the user's first (a user preset hides a built-in one of the same name)."""
+    """Every preset, the user's first (a user preset hides a built-in one of the same name,
+    a built-in one a plug-in's)."""
     seen, entries = set(), []
-    for origin, folder in (("user", user_dir()), ("built-in", BUILTIN_DIR)):
+    for origin, folder in folders():
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
             if path.stem in seen:
                 continue
@@ -56,7 +64,7 @@ def find_preset(ref: str) -> Path:
     path = Path(ref).expanduser()
     if path.is_file():
         return path
-    for folder in (user_dir(), BUILTIN_DIR):
+    for _, folder in folders():
         candidate = folder / f"{ref.removesuffix('.toml')}.toml"
         if candidate.is_file():
             return candidate

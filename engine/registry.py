@@ -12,8 +12,10 @@ thread of its own: whatever it does, it answers an ``Availability``.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
@@ -25,7 +27,7 @@ from accelbench.engine.parsers.generic import (
     TABLE_DIALECTS,
 )
 from accelbench.engine.probe import through_gres
-from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES
+from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES, Alias
 from accelbench.engine.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
@@ -150,9 +152,10 @@ def site_keys() -> dict[str, dict[str, Param]]:
 
 
 @functools.cache
-def metric_aliases() -> dict[str, str]:
-    """Raw metric name → the summary field it gives (``summary.CANONICAL``), generic names
-    first: a field takes the first of its names that a run reported."""
+def metric_aliases() -> dict[str, str | Alias]:
+    """Raw metric name → the summary field it gives (``summary.CANONICAL``; an ``Alias``
+    where it scales), generic names first: a field takes the first of its names that a run
+    reported."""
     return {**GENERIC_ALIASES,
             **{raw: field for system in systems().values()
                for raw, field in system.metric_aliases.items()}}
@@ -163,6 +166,17 @@ def columns() -> tuple[tuple[re.Pattern[str], str], ...]:
     """(pattern, better) of the metrics a comparison shows as columns."""
     declared = (*GENERIC_COLUMNS, *(c for s in systems().values() for c in s.columns))
     return tuple((re.compile(c.pattern), c.better) for c in declared)
+
+
+def node_titles() -> str:
+    """The systems whose devices ``accelbench top`` reads (those with node samplers), by
+    title: what help texts list."""
+    return ", ".join(system.title for system in systems().values() if system.node)
+
+
+def preset_dirs() -> list[tuple[str, Path]]:
+    """(system name, folder) of the presets each system's package ships (``System.presets``)."""
+    return [(name, Path(system.presets)) for name, system in systems().items() if system.presets]
 
 
 def dialect_help() -> str:
@@ -207,9 +221,14 @@ def _check(system: System, found: dict[str, System]) -> None:
         if not isinstance(ext, Extension) or ext.workload not in generic:
             fail(f"extends {getattr(ext, 'workload', ext)!r}, not a generic workload"
                  f" ({', '.join(sorted(generic))})")
-    for raw, field in system.metric_aliases.items():
+    for raw, alias in system.metric_aliases.items():
+        field, scale = (alias, 1.0) if isinstance(alias, str) else (
+            getattr(alias, "field", alias), getattr(alias, "scale", None))
         if field not in CANONICAL:
             fail(f"metric alias {raw!r} → {field!r}: not one of {', '.join(CANONICAL)}")
+        if not (isinstance(scale, int | float) and not isinstance(scale, bool)
+                and 0 < scale < math.inf):
+            fail(f"metric alias {raw!r}: scale {scale!r} is not a positive number")
     for column in system.columns:
         if column.better not in BETTER:
             fail(f"column {column.pattern!r}: better is {column.better!r}, not max or min")
@@ -217,6 +236,11 @@ def _check(system: System, found: dict[str, System]) -> None:
             re.compile(column.pattern)
         except re.error as exc:
             fail(f"column {column.pattern!r}: {exc}")
+    for check in system.doctor:
+        if not callable(check):
+            fail(f"doctor check {check!r} is not callable")  # type: ignore[unreachable]
+    if not isinstance(system.presets, str):
+        fail(f"presets {system.presets!r} is not a folder's path (str)")  # type: ignore[unreachable]
     keys = [key.name for key in system.site_keys]
     if len(set(keys)) != len(keys):
         fail("a site key is declared twice")

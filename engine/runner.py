@@ -782,7 +782,7 @@ class Runner:
         files in ``run_dir`` (the run's ``work`` directory: ``store.WORK_DIR``)."""
         system = registry.get_accelerator(spec.accelerator)
         python = spec.python or site.value(spec.accelerator, "python") or sys.executable
-        ctx = Context(python, system.name, system.device, run_dir)
+        ctx = Context(python, system.name, system.device, run_dir, system.device_module)
         plan = registry.get_workload(spec.workload).plan(spec.params, ctx)
         for name in plan.dialects:  # a recipe's dialect that does not resolve: now, not later
             try:

@@ -71,13 +71,25 @@ GENERIC_ALIASES: dict[str, str] = {
 MEAN_THROUGHPUT = "mean of throughput samples"  # samples/s measured from Throughput events
 
 
-def canonical(metrics: Mapping[str, float | None], aliases: Mapping[str, str]
+@dataclass(frozen=True)
+class Alias:
+    """A metric alias that scales: the summary's ``field`` is the metric times ``scale``
+    (``Alias("accuracy", 100)`` shows a fraction such as ``eval_accuracy`` as the acc %
+    column). A plain alias is the field's name alone."""
+
+    field: str
+    scale: float = 1.0
+
+
+def canonical(metrics: Mapping[str, float | None], aliases: Mapping[str, str | Alias]
               ) -> dict[str, tuple[float, str]]:
-    """Canonical field → (value, the metric it was taken from), by ``aliases``."""
+    """Canonical field → (value, the metric it was taken from), by ``aliases`` (a scaled
+    one's value to 12 significant digits, free of the product's binary noise)."""
     out: dict[str, tuple[float, str]] = {}
-    for name, key in aliases.items():
+    for name, alias in aliases.items():
+        key, scale = (alias, 1.0) if isinstance(alias, str) else (alias.field, alias.scale)
         if key not in out and (value := metrics.get(name)) is not None:
-            out[key] = (value, name)
+            out[key] = (value if scale == 1 else float(f"{value * scale:.12g}"), name)
     return out
 
 
@@ -138,7 +150,7 @@ class RunSummary:
 
     @classmethod
     def from_metrics(cls, metrics: Mapping[str, float], mean_rate: float | None,
-                     aliases: Mapping[str, str], **figures: Any
+                     aliases: Mapping[str, str | Alias], **figures: Any
                      ) -> RunSummary:
         """The summary of ``metrics``: canonical figures by ``aliases``, samples/s from
         the mean of the throughput samples (``mean_rate``) when no metric reports it."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.summary import Alias
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import Extension, Workload
@@ -45,20 +46,26 @@ class Column:
 class System:
     """Everything accelbench knows about one system.
 
-    ``device`` is the device string generic workloads take; ``detect`` says whether it
-    is here; ``gres`` are its Slurm generic-resource names; ``samplers`` run beside
-    each of its jobs; ``node`` read this machine's devices for ``accelbench top``
-    (whatever runs); ``dialects`` read its programs' output; ``workloads`` are its
-    own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map
-    its metrics' names to the summary's (``summary.CANONICAL``); ``columns`` are its metrics
-    shown in a comparison; ``order`` places it in listings (lower first, then by name;
-    accelbench's own take 10 to 70).
+    ``device`` is the torch device string the generic workloads (``mnist_cnn``,
+    ``bert_finetune``) run on, after importing ``device_module`` where torch learns the
+    device from a package of its own (``engine/workloads/torch_device.py``); ``detect``
+    says whether it is here; ``gres`` are its Slurm generic-resource names; ``samplers``
+    run beside each of its jobs; ``node`` read this machine's devices for ``accelbench
+    top`` (whatever runs); ``dialects`` read its programs' output; ``workloads`` are its
+    own, ``extends`` its additions to generic ones (by name); ``metric_aliases`` map its
+    metrics' names to the summary's (``summary.CANONICAL``), or to an ``Alias`` that
+    scales them; ``columns`` are its metrics shown in a comparison; ``order`` places it in
+    listings (lower first, then by name; accelbench's own take 10 to 70); ``presets`` is
+    the folder of preset files its package ships (listed after the built-in ones);
+    ``doctor`` are its checks of this machine for ``accelbench doctor``: each answers ""
+    when all is well, else the problem in one line.
     """
 
     name: str
     title: str
     device: str
     detect: Callable[[], Availability]
+    device_module: str = ""
     site_keys: tuple[Param, ...] = ()  # its [name] table in the site configuration
     gres: tuple[str, ...] = ()
     samplers: tuple[type[ToolSampler], ...] = ()
@@ -66,6 +73,8 @@ class System:
     dialects: tuple[type[Dialect], ...] = ()
     workloads: tuple[Workload, ...] = ()
     extends: tuple[Extension, ...] = ()
-    metric_aliases: Mapping[str, str] = field(default_factory=dict)
+    metric_aliases: Mapping[str, str | Alias] = field(default_factory=dict)
     columns: tuple[Column, ...] = ()
     order: int = 100
+    presets: str = ""
+    doctor: tuple[Callable[[], str], ...] = ()

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-TOP = ("engine", "tui", "cli", "presets")
+TOP = ("engine", "tui", "cli", "presets", "api")
 
 
 @pytest.fixture(scope="module")

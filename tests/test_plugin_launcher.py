@@ -37,13 +37,18 @@ from pathlib import Path
 
 import psutil
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.exitfile import read_exit
-from accelbench.engine.launchers import jobwrap
-from accelbench.engine.launchers.base import Launcher
-from accelbench.engine.launchers.procs import alive
-from accelbench.engine.params import Param
-from accelbench.engine.store import CANCEL_FILE, EXIT_FILE, read_json, write_json
+from accelbench.api import (
+    CANCEL_FILE,
+    EXIT_FILE,
+    Launcher,
+    Param,
+    UserError,
+    process_alive,
+    read_exit,
+    read_json,
+    wrapper_command,
+    write_json,
+)
 
 RUNNER = Path(__file__).with_name("relay")
 
@@ -71,7 +76,7 @@ class Relay(Launcher):
 
     def start(self, run, spec):
         with open(run.path("relay.log"), "ab") as log:
-            proc = subprocess.Popen([str(RUNNER), *self.args(spec), *jobwrap.command(run.dir)],
+            proc = subprocess.Popen([str(RUNNER), *self.args(spec), *wrapper_command(run.dir)],
                                     cwd=run.dir, stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
         write_json(run.path("relay.json"), {"pid": proc.pid,
@@ -81,12 +86,12 @@ class Relay(Launcher):
         job = read_json(run.path("relay.json"))
         if job is None:
             return "queued"
-        return "running" if alive(job["pid"], job["started"]) else "lost"
+        return "running" if process_alive(job["pid"], job["started"]) else "lost"
 
     def cancel(self, run, grace=10.0):
         write_json(run.path(CANCEL_FILE), {"requested": time.time()})
         job = read_json(run.path("relay.json"))
-        if job is not None and alive(job["pid"], job["started"]):
+        if job is not None and process_alive(job["pid"], job["started"]):
             os.kill(job["pid"], signal.SIGTERM)  # the wrapper stops the job and records it
         deadline = time.monotonic() + grace
         while read_exit(run.path(EXIT_FILE)) is None and time.monotonic() < deadline:

@@ -11,6 +11,7 @@ import functools
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,63 +24,17 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from tests.conftest import ROOT
 
-SYSTEM_MODULE = '''\
-"""An example system: a made-up board whose trainer prints ``example: ...`` lines."""
 
-import re
-
-from accelbench.engine import site
-from accelbench.engine.events import Metric, Phase, Throughput
-from accelbench.engine.params import Param
-from accelbench.engine.parsers import Dialect
-from accelbench.engine.system import Availability, Column, System
-from accelbench.engine.workloads import Plan, Workload
-
-_STEP = re.compile(r"^example: step (\\d+) loss ([\\d.]+) rate ([\\d.]+)$")
+def readme_example(first_line: str) -> str:
+    """The README's code block that starts with ``first_line`` (its plug-in examples are
+    what these tests install, so the docs cannot drift from what works)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```\w*\n(.*?)^```$", text, flags=re.S | re.M)
+    [block] = [b for b in blocks if b.startswith(first_line + "\n")]
+    return block
 
 
-class ExampleLog(Dialect):
-    """The trainer's lines: ``example: compiling``, ``example: step N loss X rate Y``."""
-
-    name = "example"
-    title = "Example trainer"
-
-    def feed(self, line, ts):
-        if line == "example: compiling":
-            return [Phase(self.run_id, ts, "compiling", "example graph")]
-        if m := _STEP.match(line):
-            step = int(m[1])
-            return [Metric(self.run_id, ts, "example_loss", float(m[2]), step),
-                    Throughput(self.run_id, ts, float(m[3]), step)]
-        return []
-
-    @classmethod
-    def sniff(cls, text):
-        return "example: step " in text
-
-
-def detect():
-    return Availability(True, detail="an example board")
-
-
-def train(workload, params, ctx):
-    """The site's trainer (``[example] trainer``) for ``steps`` steps."""
-    return Plan([ctx.python, "-u", site.value("example", "trainer"),
-                 f"--steps={params['steps']}"], dialects=["example"])
-
-
-TRAIN = Workload(
-    name="example_train", title="Example training", description="The example trainer.",
-    accelerators=("example",), recipe=train,
-    params=(Param("steps", int, 3, "training steps", min=1),))
-
-SYSTEM = System(
-    name="example", title="Example board", device="example", detect=detect,
-    site_keys=(Param("trainer", str, "", "the example trainer script"),),
-    dialects=(ExampleLog,), workloads=(TRAIN,),
-    metric_aliases={"example_loss": "final_loss"},
-    columns=(Column(r"^example_loss$", "min"),))
-'''
+SYSTEM_MODULE = readme_example("# accelbench_example.py")
 
 TRAINER = '''\
 import sys
@@ -87,6 +42,7 @@ steps = int(sys.argv[1].split("=")[1])
 print("example: compiling", flush=True)
 for step in range(1, steps + 1):
     print(f"example: step {step} loss {1 / step:.3f} rate {100 * step}.0", flush=True)
+print("example: eval 0.8123 of samples right", flush=True)
 '''
 
 
@@ -151,6 +107,7 @@ def test_detected_launched_parsed(plugin, home, tmp_path):
     assert finished["status"] == "done", finished
     assert finished["summary"]["final_loss"] == 0.25  # through the system's metric alias
     assert finished["summary"]["samples_per_s"] == 250.0  # the mean of its rates
+    assert finished["summary"]["accuracy"] == 81.23  # a fraction, scaled by its Alias
 
     log = next((home / "runs").glob("*/output.log"))
     parsed = cli("parse", str(log), "--json")
@@ -158,7 +115,7 @@ def test_detected_launched_parsed(plugin, home, tmp_path):
     metrics = [json.loads(line) for line in parsed.stdout.splitlines()]
     assert [(e["name"], e["value"]) for e in metrics if e["type"] == "metric"] == [
         ("example_loss", 1.0), ("example_loss", 0.5), ("example_loss", 0.333),
-        ("example_loss", 0.25)]
+        ("example_loss", 0.25), ("example_accuracy", 0.8123)]
     assert "example" in cli("parse", "--help").stdout
 
 
@@ -202,12 +159,14 @@ ORIGIN = ("accelbench.systems entry point 'example' = 'accelbench_example:SYSTEM
                  " named ToolSampler subclass")),
     (broken(SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), extends=(Extension("
                            "'bert_finetuning'),),").replace(
-        "Plan, Workload", "Extension, Plan, Workload"), "example",
+        "    Column,\n", "    Column,\n    Extension,\n"), "example",
      "system 'example': extends 'bert_finetuning', not a generic workload"),
     (broken(SYSTEM_MODULE, 'Param("trainer", str, "",', 'Param("trainer", list, "",'),
      "example", "system 'example': site key 'trainer': type <class 'list'> is not one of"),
     (broken(SYSTEM_MODULE, '"example_loss": "final_loss"', '"example_loss": "loss_final"'),
      "example", "system 'example': metric alias 'example_loss' → 'loss_final': not one of"),
+    (broken(SYSTEM_MODULE, 'scale=100', 'scale=-1'),
+     "example", "system 'example': metric alias 'example_accuracy': scale -1 is not a positive"),
 ])
 def test_a_broken_plugin_is_one_line_naming_it(tmp_path, home, module, entry, message):
     """Left out in one line; the other systems listed as ever (was: nothing but that line,
@@ -307,3 +266,130 @@ def test_a_hung_detection_delays_neither_a_run_of_another_system_nor_presets(tmp
                               env=env, check=False)
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "cpu-mnist" in done.stdout
+
+
+def on_device(device: str, module: str = "") -> str:
+    """The example system on torch device ``device`` (``module`` registering it), running
+    the generic MNIST workload there."""
+    return broken(broken(SYSTEM_MODULE, 'device="example"',
+                         f'device="{device}", device_module="{module}"'),
+                  "workloads=(TRAIN,),", "workloads=(TRAIN,), extends=(Extension('mnist_cnn'),),"
+                  ).replace("    Column,\n", "    Column,\n    Extension,\n")
+
+
+MNIST = ('name = "ex-mnist"\naccelerator = "example"\nworkload = "mnist_cnn"\n[params]\n'
+         'data = "synthetic"\nepochs = 1\ntrain_samples = 64\ntest_samples = 16\n')
+
+
+def test_the_generic_workloads_take_the_systems_own_device(plugin, home, tmp_path):
+    """``--device hpu`` reaches the script, which says torch cannot use it here (was: the
+    script's argparse refused any device but cpu and cuda)."""
+    (plugin / "accelbench_example.py").write_text(on_device("hpu"))
+    preset = tmp_path / "mnist.toml"
+    preset.write_text(MNIST)
+    run = cli("run", str(preset), "--json")
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    [diagnosis] = [e for e in events if e.get("code") == "device_unavailable"]
+    assert diagnosis["message"].startswith("--device hpu: torch cannot use it here"), diagnosis
+    assert events[-1]["status"] == "failed"
+
+
+@pytest.mark.slow
+def test_the_systems_device_module_is_imported_before_the_device_is_used(plugin, home,
+                                                                         tmp_path):
+    (plugin / "accelbench_example.py").write_text(on_device("cpu", "example_device"))
+    (plugin / "example_device.py").write_text(
+        "import pathlib\npathlib.Path('device-module-imported').write_text('yes')\n")
+    preset = tmp_path / "mnist.toml"
+    preset.write_text(MNIST)
+    run = cli("run", str(preset), "--json")
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert events[-1]["status"] == "done", run.stdout[-2000:] + run.stderr
+    assert [p.read_text() for p in (home / "runs").glob("*/device-module-imported")] == ["yes"]
+
+
+def test_a_device_module_that_does_not_import_is_a_diagnosis(plugin, home, tmp_path):
+    (plugin / "accelbench_example.py").write_text(on_device("hpu", "habana_frameworks.torch"))
+    preset = tmp_path / "mnist.toml"
+    preset.write_text(MNIST)
+    events = [json.loads(line) for line in cli("run", str(preset), "--json").stdout.splitlines()]
+    [diagnosis] = [e for e in events if e.get("code") == "device_module_missing"]
+    assert diagnosis["message"].startswith(
+        "--device hpu: cannot import habana_frameworks.torch (ModuleNotFoundError"), diagnosis
+
+
+def test_a_plugin_ships_presets_listed_and_run_by_name(plugin, home, tmp_path):
+    """The folder ``System.presets`` names is listed with the built-in presets and run by
+    name; a built-in preset of the same name hides the plug-in's."""
+    folder = plugin / "accelbench_example_presets"
+    folder.mkdir()
+    (folder / "example-short.toml").write_text(
+        'name = "example-short"\ndescription = "two steps of the example trainer"\n'
+        'accelerator = "example"\nworkload = "example_train"\n[params]\nsteps = 2\n')
+    (folder / "cpu-mnist.toml").write_text(
+        'name = "cpu-mnist"\ndescription = "the plug-in\'s"\naccelerator = "example"\n'
+        'workload = "example_train"\n')
+    (plugin / "accelbench_example.py").write_text(broken(
+        SYSTEM_MODULE, "workloads=(TRAIN,),",
+        "workloads=(TRAIN,), presets=str(Path(__file__).with_name('accelbench_example_presets')),"
+    ).replace("import re\n", "import re\nfrom pathlib import Path\n"))
+    listing = cli("presets")
+    assert listing.returncode == 0, listing.stderr
+    rows = {line.split()[0]: line for line in listing.stdout.splitlines() if line.strip()}
+    assert "two steps of the example trainer" in rows["example-short"]
+    assert "example" not in rows["cpu-mnist"]  # the built-in one
+    run = cli("run", "example-short", "--json")
+    assert run.returncode == 0, run.stderr
+    finished = json.loads(run.stdout.splitlines()[-1])
+    assert finished["status"] == "done" and finished["summary"]["final_loss"] == 0.5
+
+
+def test_the_help_lists_a_plugins_devices_from_the_registry(plugin):
+    """``accelbench top``'s help names every system with a node sampler, the plug-in's too
+    (was: a list written by hand)."""
+    (plugin / "accelbench_example.py").write_text(broken(
+        SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), node=(Boards,),"
+    ).replace("    Column,\n", "    Column,\n    PolledSampler,\n").replace(
+        "\n\ndef detect():", "\n\nclass Boards(PolledSampler):\n    name = 'boards'\n\n"
+        "    def read(self):\n        return []\n\n\ndef detect():"))
+    top = next(line for line in cli("--help").stdout.splitlines() if line.split()[:1] == ["top"])
+    assert top.endswith("Graphcore IPU (PopTorch), SambaNova RDU, Example board"), top
+
+
+DOCTOR_CHECKS = '''
+
+def firmware():
+    return "board firmware 1.2 is older than 1.4 (flash it with example-flash)"
+
+
+def quiet():
+    return ""
+
+
+def hangs():
+    import time
+    time.sleep(30)
+
+
+def raises():
+    raise RuntimeError("no board tool")
+'''
+
+
+def test_a_plugins_doctor_checks_are_findings(plugin, home):
+    """Each check that answers a problem, fails or hangs is one finding naming the system;
+    one that answers "" is none; the store is then not healthy (exit 1)."""
+    (plugin / "accelbench_example.py").write_text(broken(
+        SYSTEM_MODULE, "workloads=(TRAIN,),",
+        "workloads=(TRAIN,), doctor=(firmware, quiet, hangs, raises),").replace(
+        "\n\ndef detect():", DOCTOR_CHECKS + "\n\ndef detect():"))
+    done = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "doctor", "--json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=25,
+                          env={**os.environ, "COLUMNS": "200"}, check=False)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(f["kind"], f["target"], f["detail"], f["fixed"]) for f in report["findings"]] == [
+        ("system", "example", ("board firmware 1.2 is older than 1.4 (flash it with"
+                               " example-flash)"), False),
+        ("system", "example", "check gave no answer in 5 s", False),
+        ("system", "example", "check failed: RuntimeError: no board tool", False)]

@@ -67,7 +67,7 @@ class AccelbenchApp(App):
         Binding("f3", "go('runs')", "Runs", id="app.runs",
                 tooltip="Every run: open, compare figures, cancel live ones"),
         Binding("f4", "go('top')", "Top", id="app.top",
-                tooltip="This node's CPU, GPUs, NeuronCores, IPUs and RDUs, live"),
+                tooltip="This node's devices and the run on each, live"),
         Binding("question_mark,f1", "toggle_help", "Help", id="app.help",
                 tooltip="Show or hide the keys of the current screen"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", show=False,

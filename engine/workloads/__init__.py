@@ -32,6 +32,7 @@ class Context:
     accelerator: str
     device: str
     run_dir: Path  # the job's own directory (its files, where it runs), in the run's
+    device_module: str = ""  # the package that registers ``device`` with torch (System's)
 
 
 @dataclass
@@ -134,7 +135,9 @@ class Workload:
             # the user's command runs where it was launched, finding what their shell would
             return Plan(argv, env={"PATH": os.environ.get("PATH", os.defpath)},
                         sniff=[dialect.name for dialect in GENERIC_DIALECTS], cwd=Path.cwd())
-        return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *self.flags(params)])
+        module = ["--device-module", ctx.device_module] if ctx.device_module else []
+        return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *module,
+                     *self.flags(params)])
 
     def flags(self, params: dict[str, Any]) -> list[str]:
         """``--knob=value`` for every knob but the ones an extension owns, as the workload

@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 from emit import StopFlag, emit, fail, first_line, say
+from torch_device import open_device
 from transformers import (
     AutoModelForSequenceClassification,
     AutoTokenizer,
@@ -47,8 +48,11 @@ def parse_args() -> argparse.Namespace:
     """The command line: ``--device``, the device's integration (set by a system's recipe),
     then one flag per BERT_FINETUNE parameter."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--device", choices=("cpu", "cuda", "xla"), default="cpu")
+    p.add_argument("--device", default="cpu",
+                   help="a torch device string: cpu, cuda, xla, or a system's own (hpu, ...)")
     g = p.add_argument_group("device integration", "set by the system's recipe")
+    g.add_argument("--device-module", default="",
+                   help="the package that registers --device with torch, imported first")
     g.add_argument("--device-sdk", default="",
                    help="what provides torch_xla, named when --device xla finds none")
     g.add_argument("--missing-device-hint", default="use --device cpu",
@@ -286,6 +290,8 @@ def check_device(a: argparse.Namespace) -> None:
         sdk = f" ({a.device_sdk})" if a.device_sdk else ""
         fail("torch_xla_missing", f"--device xla, but this Python has no torch_xla{sdk}",
              hint=a.missing_device_hint)
+    if a.device not in ("cpu", "cuda", "xla"):
+        open_device(a.device, a.device_module, a.missing_device_hint)
 
 
 def tracing_for(a: argparse.Namespace) -> str:

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from emit import Reporter, StopFlag, emit, fail
 from torch import nn
+from torch_device import open_device
 
 MEAN, STD = 0.1307, 0.3081
 FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
@@ -267,7 +268,10 @@ def add_mnist_flags(p: argparse.ArgumentParser, *extra: tuple[str, type, object]
 def parse_args() -> argparse.Namespace:
     """The flags of the ``mnist_cnn`` workload (its schema is in this package's catalog)."""
     p = argparse.ArgumentParser(description="Train and test the seeds' MNIST CNN.")
-    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--device", default="cpu",
+                   help="a torch device string: cpu, cuda, or a system's own (hpu, ...)")
+    p.add_argument("--device-module", default="",
+                   help="the package that registers --device with torch, imported first")
     add_mnist_flags(p, ("threads", int, 0))
     return p.parse_args()
 
@@ -282,7 +286,7 @@ def main() -> None:
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    device = torch.device(args.device)
+    device = open_device(args.device, args.device_module, "use --device cpu")
 
     (train_images, train_labels, test_images, test_labels), source = load_data(args)
     x, y = prepare(train_images, train_labels, args.train_samples, device)
