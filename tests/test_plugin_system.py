@@ -20,6 +20,7 @@ import pytest
 from textual.widgets import OptionList
 
 from accelbench.engine import plugins, registry
+from accelbench.engine.store import WORK_DIR
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from tests.conftest import ROOT
@@ -305,7 +306,9 @@ def test_the_systems_device_module_is_imported_before_the_device_is_used(plugin,
     run = cli("run", str(preset), "--json")
     events = [json.loads(line) for line in run.stdout.splitlines()]
     assert events[-1]["status"] == "done", run.stdout[-2000:] + run.stderr
-    assert [p.read_text() for p in (home / "runs").glob("*/device-module-imported")] == ["yes"]
+    # (the workload runs in its run's work directory)
+    assert [p.read_text() for p in (home / "runs").glob(f"*/{WORK_DIR}/device-module-imported")
+            ] == ["yes"]
 
 
 def test_a_device_module_that_does_not_import_is_a_diagnosis(plugin, home, tmp_path):
