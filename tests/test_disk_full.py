@@ -19,12 +19,14 @@ from tests.test_runner import command_spec, follow
 
 NO_SPACE = OSError(errno.ENOSPC, "No space left on device")
 
-# writes into its working directory (the run's) until the disk is full, then fails
+# writes into its working directory (on the 2 MiB tmpfs) until the disk is full, then fails;
+# never more than 8 MiB, wherever it runs (a command runs where it was launched: it once
+# filled the real disk from the checkout)
 FILLS_THE_DISK = """
 import sys
 print("filling", flush=True)
 with open("filler", "wb") as f:
-    while True:
+    for _ in range(128):
         f.write(b"x" * 65536)
         f.flush()
 """
@@ -46,7 +48,9 @@ def small_runs_dir(store):
 
 
 def test_job_filling_the_disk_ends_failed_with_disk_full_naming_the_mount(runner,
-                                                                          small_runs_dir):
+                                                                          small_runs_dir,
+                                                                          monkeypatch):
+    monkeypatch.chdir(small_runs_dir)  # the command runs (and writes) where it is launched
     handle = runner.start(command_spec(FILLS_THE_DISK))
     events = follow(handle)
     assert events[-1].status == "failed" and events[-1].summary["exit_code"] == 1
