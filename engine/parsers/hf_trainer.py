@@ -13,8 +13,9 @@ from __future__ import annotations
 import ast
 import re
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Progress, finite
+from accelbench.engine.events import Event, Metric, Progress, finite
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 
 _LOG_DICT = re.compile(r"\{'[^{}]*\}")
 _NOT_FINITE = re.compile(r"(:\s*)(-?(?:nan|inf))(?=\s*[,}])")
@@ -56,7 +57,7 @@ class HFTrainer(Dialect):
     name = "hf_trainer"
     title = "Hugging Face Trainer"
     success = frozenset({"train_runtime"})  # the Trainer's last figures, once training ended
-    warnings = frozenset({"loss_not_finite"})  # training went on to its end
+    warnings = frozenset({LOSS_NOT_FINITE})  # training went on to its end
     needs = ("=", "*****", "{'", "Accuracy:", "Stochastic Rounding on acc:", "s/it]", "it/s]")
 
     def __init__(self, run_id: str) -> None:
@@ -112,10 +113,7 @@ class HFTrainer(Dialect):
                 events.append(self._metric(ts, key, value))
             elif key.endswith("loss") and not self._diverged:
                 self._diverged = True
-                events.append(Diagnosis(
-                    self.run_id, ts, "loss_not_finite", f"the training's {key} is {raw}",
-                    "the run diverged: lower the learning rate, or check the data and the"
-                    " precision (bf16, loss scaling)"))
+                events.append(diverged(self.run_id, ts, key, raw))
         return events
 
     sniff_needs = ("*****", "{'")

@@ -147,6 +147,19 @@ _PBS_OTHER = ("pbs_killed", "PBS killed the job for going over what it asked for
 _MESSAGE = 300  # characters of an exception's message kept
 
 
+LOSS_NOT_FINITE = "loss_not_finite"  # a warning: a run whose loss blew up may go on to its end
+
+
+def diverged(run_id: str, ts: float, key: str, raw: object, step: int | None = None
+             ) -> Diagnosis:
+    """The diagnosis of a training loss that blew up (``key`` printed ``raw``: nan, inf, a
+    number no event holds), whatever printed it: one place for its words and its hint."""
+    at = "" if step is None else f" at step {step}"
+    return Diagnosis(run_id, ts, LOSS_NOT_FINITE, f"the training's {key} is {raw}{at}",
+                     "the run diverged: lower the learning rate, or check the data, the"
+                     " checkpoint it loaded and the precision (bf16, loss scaling)")
+
+
 def _signal_name(code: int) -> str | None:
     """The name of the signal a negative exit code (Python's convention) stands for."""
     try:

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from accelbench.engine.errors import UserError
 from accelbench.engine.events import MAX_INT, Diagnosis, Event, Metric, Progress, Throughput, finite
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 
 NAME = "records"
 MAX_LINE = 1024 * 1024  # characters of a structured file's line read at most
@@ -126,7 +127,7 @@ class Records(Dialect):
     title = ("structured files: TensorBoard events, trainer_state.json, metrics.csv,"
              " trainer_log.jsonl")
     needs = ("{",)
-    warnings = frozenset({"loss_not_finite"})
+    warnings = frozenset({LOSS_NOT_FINITE})
 
     def feed(self, line: str, ts: float) -> list[Event]:
         if not line.startswith("{"):
@@ -148,9 +149,7 @@ class Records(Dialect):
                 continue
             if not finite(value):
                 if name == "loss":
-                    events.append(Diagnosis(self.run_id, ts, "loss_not_finite",
-                                            f"the loss is {value} at step {step}",
-                                            "lower the learning rate or check the data"))
+                    events.append(diverged(self.run_id, ts, name, value, step))
                 continue
             events.append(Throughput(self.run_id, ts, value, step) if name == SAMPLES
                           else Metric(self.run_id, ts, name, value, step))

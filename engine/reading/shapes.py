@@ -65,9 +65,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from accelbench.engine.events import MAX_INT, Event, Metric, Progress, Throughput, finite
+from accelbench.engine.events import (
+    MAX_INT,
+    Diagnosis,
+    Event,
+    Metric,
+    Progress,
+    Throughput,
+    finite,
+)
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
+from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 from accelbench.engine.reading.numbers import Counter, Named, counters, named_numbers
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
 from accelbench.engine.rows import Batch, Rows, expanded
@@ -155,6 +164,7 @@ class ShapeReader(Dialect):
     gives_way = True
     needs: ClassVar[tuple[str, ...] | None] = None
     needs_nocase: ClassVar[tuple[str, ...]] = KEYWORDS
+    warnings = frozenset({LOSS_NOT_FINITE})  # a loss that blew up: the run may go on
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -172,6 +182,8 @@ class ShapeReader(Dialect):
         self.stepped = False  # a step line was read
         self.last_step = self.total = 0
         self.others: list[Dialect] = []  # the run's detected dialects (``among``)
+        self.diverged = False  # a loss that blew up was diagnosed (once a run)
+        self.blown: list[tuple[str, Diagnosis]] = []  # found while learning: (line, it)
 
     def among(self, dialects: list[Dialect]) -> None:
         self.others = dialects
@@ -222,8 +234,10 @@ class ShapeReader(Dialect):
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.calls += 1
-        early = self._learn(_sample(text))
-        out: list[tuple[int, Event | Rows]] = []
+        early = self._learn(_sample(text), ts)
+        out: list[tuple[int, Event | Rows]] = [(max(text.find(line), 0), diagnosis)
+                                               for line, diagnosis in self.blown]
+        self.blown = []
         covered = 0
         for template in self.templates.values():
             template.rows = 0
@@ -255,7 +269,7 @@ class ShapeReader(Dialect):
         out.sort(key=lambda item: item[0])
         return [item for _, item in out]
 
-    def _learn(self, sample: str) -> dict[str, list[str]]:
+    def _learn(self, sample: str, ts: float) -> dict[str, list[str]]:
         """Count the masked shapes of ``sample``'s lines; those seen ``REPEAT`` times whose
         named numbers change become templates: the lines of earlier reads they were seen on
         (by shape). Lines whose shape without digits is known (a template's, or no step
@@ -303,11 +317,25 @@ class ShapeReader(Dialect):
                 continue
             template.theirs = self._dialects(seen.lines[-1])
             self.templates[shape] = template
+            if not template.theirs and (blown := self._blew_up(seen.lines[0], ts)):
+                self.blown.append((seen.lines[0], blown))  # (its loss is no slot: no number)
             known.add(bare)
             early[shape] = [line for line, call in zip(seen.lines, seen.called, strict=True)
                             if call < self.calls]
             del self.seen[shape]
         return early
+
+    def _blew_up(self, line: str, ts: float, found: list[Named] | None = None
+                 ) -> Diagnosis | None:
+        """The diagnosis of a loss that ``line`` (its named numbers ``found``) shows blown
+        up (nan, inf, a number no event holds): once a run, where no dialect reads its loss."""
+        if self.diverged or _bare("loss") in self.taken:
+            return None
+        for named in named_numbers(line) if found is None else found:
+            if not finite(named.value) and "loss" in _canon(named.key, named.unit)[0]:
+                self.diverged = True
+                return diverged(self.run_id, ts, named.key, line[named.start:named.end])
+        return None
 
     def _rows(self, template: Template, found: list[Any], ts: float) -> list[Rows]:
         """The events of a template's lines (``found``: their captured numbers), as columns;
@@ -417,8 +445,9 @@ class ShapeReader(Dialect):
         figures or named with a keyword, as metrics (at the step it names, else the last step
         read), and the progress its step counter gives."""
         found, figureless = self._numbers(line)
+        blown = self._blew_up(line, ts, found)
         if figureless and not _counters(line):
-            return []
+            return [blown] if blown else []
         step: int | None = None
         metrics: list[tuple[str, float]] = []
         done = named_step = False
@@ -466,8 +495,9 @@ class ShapeReader(Dialect):
         rate = next((value for name, value in metrics if name == "samples_per_s"), None)
         if rate is not None and not self.throughput_taken:
             events.append(Throughput(self.run_id, ts, rate, at))
-        return events + [Metric(self.run_id, ts, name, value, at) for name, value in metrics
-                         if name != "samples_per_s"]
+        return ([blown] if blown else []) + events + [
+            Metric(self.run_id, ts, name, value, at) for name, value in metrics
+            if name != "samples_per_s"]
 
     def _numbers(self, line: str) -> tuple[list[Named], bool]:
         """``named_numbers(line)`` of a one-off line, found once per shape (``_ZEROS``) and

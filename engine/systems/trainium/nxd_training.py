@@ -14,9 +14,10 @@ import re
 from itertools import repeat
 from typing import Any
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.events import Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.steps import StepLines, optional
+from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 from accelbench.engine.rows import Rows
 
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan|-?inf)"
@@ -38,7 +39,7 @@ class NxDTraining(Dialect):
     title = "NeuronX Distributed training steps"
     needs = (" step_time ",)
     sniff_needs = (" step_time ",)  # (its sniff's pattern holds it)
-    warnings = frozenset({"loss_not_finite"})  # training went on
+    warnings = frozenset({LOSS_NOT_FINITE})  # training went on
     step_lines = _STEPS
 
     def __init__(self, run_id: str) -> None:
@@ -66,10 +67,7 @@ class NxDTraining(Dialect):
                 events.append(Metric(run, ts, name, value, step))
             elif name == "loss" and not self._diverged:
                 self._diverged = True
-                events.append(Diagnosis(
-                    run, ts, "loss_not_finite", f"the training's loss is {raw} at step {step}",
-                    "the run diverged: lower the learning rate, or check the checkpoint it"
-                    " loaded, the data and the precision"))
+                events.append(diverged(run, ts, "loss", raw, step))
         return events
 
     def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows] | None:
