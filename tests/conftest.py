@@ -8,6 +8,7 @@ top level changed while it ran."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -48,6 +49,22 @@ def runner(store):
     from accelbench.engine.runner import Runner
 
     return Runner(store)
+
+
+@pytest.fixture
+def fixed_detection(monkeypatch):
+    """Detection answers the same on any machine: the CPU (2 cores), no NVIDIA driver, no
+    other system (the app's snapshots)."""
+    from accelbench.engine import registry
+    from accelbench.engine.system import Availability
+
+    found = {"cpu": Availability(True, detail="2 cores, x86_64"),
+             "cuda": Availability(False, reason="no NVIDIA driver (NVML: NVML Shared Library"
+                                                " Not Found)")}
+    for name, acc in registry.systems().items():
+        avail = found.get(name, Availability(False, reason=f"no {name} here"))
+        monkeypatch.setitem(registry.systems(), name,
+                            dataclasses.replace(acc, detect=lambda a=avail: a))
 
 
 def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:

@@ -14,6 +14,7 @@ from accelbench.engine.experiment import Experiment, start
 from accelbench.engine.spec import load_preset, spec_from_dict
 from accelbench.engine.store import EXIT_FILE, read_json
 from tests.conftest import accelbench, json_events
+from tests.helpers import parse_markdown
 
 
 def write(tmp_path, text, name="sweep.toml"):
@@ -127,12 +128,6 @@ def test_cancel_stops_the_experiment_and_its_live_run(runner):
     assert exp.status() == "cancelled"
     assert [r.status for r in Experiment.open(runner, "long").runs()] == ["cancelled"]
     assert exp.entries()[1].note == "skipped: the experiment was cancelled"
-
-
-def parse_markdown(text):
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()]
-    head, body = rows[0], rows[2:]
-    return [dict(zip(head, row, strict=True)) for row in body]
 
 
 def number(text):

@@ -34,7 +34,7 @@ from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.engine.top import FIELDS, LiveRuns, Sample, Top
 from tests.conftest import ROOT, accelbench
-from tests.test_store_index import SPEC
+from tests.helpers import SPEC
 
 STANDINS = ROOT / "tests" / "standins"
 NULLS = {"mem_used_mib": None, "mem_total_mib": None, "power_w": None, "temp_c": None}
