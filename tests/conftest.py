@@ -8,6 +8,7 @@ top level changed while it ran."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import os
@@ -102,8 +103,79 @@ def slurm_tests_enabled() -> bool:
     return os.environ.get(SLURM_TESTS_VAR) == "1"
 
 
+# What marks a test ``slow`` or ``tui`` when it calls it (itself, through a function of its
+# module or of the tests' shared modules, or through a fixture): see ``_starts``.
+SLOW_NAMES = {"accelbench", "Popen", "Process", "openpty"}  # the CLI in a subprocess, ...
+SLOW_ATTRS = {("subprocess", "run"), ("subprocess", "Popen"), ("subprocess", "check_output"),
+              ("subprocess", "check_call"), ("subprocess", "call"),
+              ("runner", "start"), ("experiment", "start")}  # Runner.start, a sweep's runs
+TUI_ATTRS = {"run_test", "run_async"}  # App.run_test: the app started under a pilot
+TUI_FIXTURES = {"snap_compare"}  # pytest-textual-snapshot starts the app
+
+
+def _starts(path: Path) -> dict[str, set[str]]:
+    """For each function of ``path`` (module level or a class's), which of ``slow`` and
+    ``tui`` its own body calls for, and which functions it calls (resolved later)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: dict[str, set[str]] = {}
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        defs += [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for func in defs:
+        what = found.setdefault(func.name, set())
+        if TUI_FIXTURES & {a.arg for a in func.args.args}:
+            what.add("tui")
+        for node in ast.walk(func):
+            target = node.func if isinstance(node, ast.Call) else None
+            if isinstance(target, ast.Name):
+                what.add("slow" if target.id in SLOW_NAMES else f"call:{target.id}")
+            elif isinstance(target, ast.Attribute):
+                owner = target.value
+                name = owner.id if isinstance(owner, ast.Name) else (
+                    owner.attr if isinstance(owner, ast.Attribute) else "")
+                if (name, target.attr) in SLOW_ATTRS or target.attr in SLOW_NAMES:
+                    what.add("slow")
+                elif target.attr in TUI_ATTRS:
+                    what.add("tui")
+    return found
+
+
+def _marks_by_function(module: Path) -> dict[str, set[str]]:
+    """``slow``/``tui`` for every function of a test module, through what it calls: its own
+    functions and fixtures, and those of the tests' shared modules (conftest, helpers...)."""
+    shared: dict[str, set[str]] = {}
+    for path in sorted(module.parent.glob("*.py")):
+        if not path.name.startswith("test_"):
+            shared.update(_starts(path))
+    calls = {**shared, **_starts(module)}
+    marks = {name: {w for w in what if not w.startswith("call:")} for name, what in calls.items()}
+    changed = True
+    while changed:  # a caller of a function that starts something starts it too
+        changed = False
+        for name, what in calls.items():
+            for callee in (w[5:] for w in what if w.startswith("call:")):
+                if not marks.get(callee, set()) <= marks[name]:
+                    marks[name] |= marks[callee]
+                    changed = True
+    return marks
+
+
 def pytest_collection_modifyitems(config, items):
-    """Skip the ``slurm`` tests, with the reason, unless ACCELBENCH_SLURM_TESTS=1."""
+    """Mark ``slow`` the tests that start a process (the CLI, a run, a subprocess) and
+    ``tui`` those that start the app, by what they call (``_starts``); then skip the
+    ``slurm`` tests, with the reason, unless ACCELBENCH_SLURM_TESTS=1."""
+    by_module: dict[Path, dict[str, set[str]]] = {}
+    for item in items:
+        path = Path(str(item.path))
+        if path not in by_module:
+            by_module[path] = _marks_by_function(path) if path.suffix == ".py" else {}
+        marks = by_module[path]
+        name = getattr(item, "originalname", item.name)
+        found = set(marks.get(name, set()))
+        for fixture in getattr(item, "fixturenames", ()):
+            found |= marks.get(fixture, set()) | ({"tui"} if fixture in TUI_FIXTURES else set())
+        for mark in sorted(found - {m.name for m in item.iter_markers()}):
+            item.add_marker(getattr(pytest.mark, mark))
     if slurm_tests_enabled():
         return
     for item in items:

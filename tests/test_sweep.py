@@ -135,6 +135,7 @@ def number(text):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # four BERT fine-tunes, the CLI given 600 s
 def test_four_run_sweep_compares_and_exports_parse_back(home):
     out = accelbench("run", "cpu-bert-padding-sweep", "--set", "train_samples=64",
                      "--set", "eval_samples=32", "--set", "logging_steps=1", "--json",

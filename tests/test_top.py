@@ -170,7 +170,7 @@ def test_interval_is_checked():
 
 
 def test_nvml_gives_each_gpu_and_its_processes(monkeypatch, tmp_path, home):
-    from tests.test_cuda_telemetry import fake_pynvml
+    from tests.helpers import fake_pynvml
 
     module = fake_pynvml(power=False)  # a reading NVML does not support is None
     module.nvmlDeviceGetName = lambda h: b"NVIDIA H100 80GB HBM3"
