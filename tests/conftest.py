@@ -108,7 +108,7 @@ def slurm_tests_enabled() -> bool:
 SLOW_NAMES = {"accelbench", "Popen", "Process", "openpty"}  # the CLI in a subprocess, ...
 SLOW_ATTRS = {("subprocess", "run"), ("subprocess", "Popen"), ("subprocess", "check_output"),
               ("subprocess", "check_call"), ("subprocess", "call"),
-              ("runner", "start"), ("experiment", "start")}  # Runner.start, a sweep's runs
+              ("runner", "start"), ("experiment", "start")}  # Runner.start, a sweep's driver
 TUI_ATTRS = {"run_test", "run_async"}  # App.run_test: the app started under a pilot
 TUI_FIXTURES = {"snap_compare"}  # pytest-textual-snapshot starts the app
 
@@ -128,7 +128,9 @@ def _starts(path: Path) -> dict[str, set[str]]:
         for node in ast.walk(func):
             target = node.func if isinstance(node, ast.Call) else None
             if isinstance(target, ast.Name):
-                what.add("slow" if target.id in SLOW_NAMES else f"call:{target.id}")
+                runner = target.id == "start" and any(  # experiment.start(runner, spec)
+                    isinstance(arg, ast.Name) and arg.id == "runner" for arg in node.args)
+                what.add("slow" if target.id in SLOW_NAMES or runner else f"call:{target.id}")
             elif isinstance(target, ast.Attribute):
                 owner = target.value
                 name = owner.id if isinstance(owner, ast.Name) else (
