@@ -4,7 +4,12 @@ The suite is safe anywhere: for the whole session HOME, the XDG directories and 
 own (ACCELBENCH_HOME, ACCELBENCH_CONFIG) point into one temporary directory, every test gets
 a fresh empty store there (the ``home`` fixture names its own), hypothesis keeps no example
 database in the checkout, and the session fails if the real default store or the real home's
-top level changed while it ran."""
+top level changed while it ran.
+
+Markers: a test that starts a process (the CLI, a run, a subprocess) is marked ``slow`` and
+one that starts the app ``tui``, from what it calls (``pytest_collection_modifyitems``), so
+``pytest -m "not slow and not tui"`` is the quick run. Helpers several modules share live in
+``helpers.py``, never in a test module."""
 
 from __future__ import annotations
 
