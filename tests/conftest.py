@@ -4,10 +4,17 @@ The suite is safe anywhere: for the whole session HOME, the XDG directories and 
 own (ACCELBENCH_HOME, ACCELBENCH_CONFIG) point into one temporary directory, every test gets
 a fresh empty store there (the ``home`` fixture names its own), hypothesis keeps no example
 database in the checkout, and the session fails if the real default store or the real home's
-top level changed while it ran."""
+top level changed while it ran.
+
+Markers: a test that starts a process (the CLI, a run, a subprocess) is marked ``slow`` and
+one that starts the app ``tui``, from what it calls (``pytest_collection_modifyitems``), so
+``pytest -m "not slow and not tui"`` is the quick run. Helpers several modules share live in
+``helpers.py``, never in a test module."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import os
 import re
@@ -50,6 +57,22 @@ def runner(store):
     return Runner(store)
 
 
+@pytest.fixture
+def fixed_detection(monkeypatch):
+    """Detection answers the same on any machine: the CPU (2 cores), no NVIDIA driver, no
+    other system (the app's snapshots)."""
+    from accelbench.engine import registry
+    from accelbench.engine.system import Availability
+
+    found = {"cpu": Availability(True, detail="2 cores, x86_64"),
+             "cuda": Availability(False, reason="no NVIDIA driver (NVML: NVML Shared Library"
+                                                " Not Found)")}
+    for name, acc in registry.systems().items():
+        avail = found.get(name, Availability(False, reason=f"no {name} here"))
+        monkeypatch.setitem(registry.systems(), name,
+                            dataclasses.replace(acc, detect=lambda a=avail: a))
+
+
 def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
     """Run the ``accelbench`` CLI in a subprocess (environment from the test's)."""
     return subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args], capture_output=True,
@@ -85,8 +108,81 @@ def slurm_tests_enabled() -> bool:
     return os.environ.get(SLURM_TESTS_VAR) == "1"
 
 
+# What marks a test ``slow`` or ``tui`` when it calls it (itself, through a function of its
+# module or of the tests' shared modules, or through a fixture): see ``_starts``.
+SLOW_NAMES = {"accelbench", "Popen", "Process", "openpty"}  # the CLI in a subprocess, ...
+SLOW_ATTRS = {("subprocess", "run"), ("subprocess", "Popen"), ("subprocess", "check_output"),
+              ("subprocess", "check_call"), ("subprocess", "call"),
+              ("runner", "start"), ("experiment", "start")}  # Runner.start, a sweep's driver
+TUI_ATTRS = {"run_test", "run_async"}  # App.run_test: the app started under a pilot
+TUI_FIXTURES = {"snap_compare"}  # pytest-textual-snapshot starts the app
+
+
+def _starts(path: Path) -> dict[str, set[str]]:
+    """For each function of ``path`` (module level or a class's), which of ``slow`` and
+    ``tui`` its own body calls for, and which functions it calls (resolved later)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: dict[str, set[str]] = {}
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        defs += [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for func in defs:
+        what = found.setdefault(func.name, set())
+        if TUI_FIXTURES & {a.arg for a in func.args.args}:
+            what.add("tui")
+        for node in ast.walk(func):
+            target = node.func if isinstance(node, ast.Call) else None
+            if isinstance(target, ast.Name):
+                runner = target.id == "start" and any(  # experiment.start(runner, spec)
+                    isinstance(arg, ast.Name) and arg.id == "runner" for arg in node.args)
+                what.add("slow" if target.id in SLOW_NAMES or runner else f"call:{target.id}")
+            elif isinstance(target, ast.Attribute):
+                owner = target.value
+                name = owner.id if isinstance(owner, ast.Name) else (
+                    owner.attr if isinstance(owner, ast.Attribute) else "")
+                if (name, target.attr) in SLOW_ATTRS or target.attr in SLOW_NAMES:
+                    what.add("slow")
+                elif target.attr in TUI_ATTRS:
+                    what.add("tui")
+    return found
+
+
+def _marks_by_function(module: Path) -> dict[str, set[str]]:
+    """``slow``/``tui`` for every function of a test module, through what it calls: its own
+    functions and fixtures, and those of the tests' shared modules (conftest, helpers...)."""
+    shared: dict[str, set[str]] = {}
+    for path in sorted(module.parent.glob("*.py")):
+        if not path.name.startswith("test_"):
+            shared.update(_starts(path))
+    calls = {**shared, **_starts(module)}
+    marks = {name: {w for w in what if not w.startswith("call:")} for name, what in calls.items()}
+    changed = True
+    while changed:  # a caller of a function that starts something starts it too
+        changed = False
+        for name, what in calls.items():
+            for callee in (w[5:] for w in what if w.startswith("call:")):
+                if not marks.get(callee, set()) <= marks[name]:
+                    marks[name] |= marks[callee]
+                    changed = True
+    return marks
+
+
 def pytest_collection_modifyitems(config, items):
-    """Skip the ``slurm`` tests, with the reason, unless ACCELBENCH_SLURM_TESTS=1."""
+    """Mark ``slow`` the tests that start a process (the CLI, a run, a subprocess) and
+    ``tui`` those that start the app, by what they call (``_starts``); then skip the
+    ``slurm`` tests, with the reason, unless ACCELBENCH_SLURM_TESTS=1."""
+    by_module: dict[Path, dict[str, set[str]]] = {}
+    for item in items:
+        path = Path(str(item.path))
+        if path not in by_module:
+            by_module[path] = _marks_by_function(path) if path.suffix == ".py" else {}
+        marks = by_module[path]
+        name = getattr(item, "originalname", item.name)
+        found = set(marks.get(name, set()))
+        for fixture in getattr(item, "fixturenames", ()):
+            found |= marks.get(fixture, set()) | ({"tui"} if fixture in TUI_FIXTURES else set())
+        for mark in sorted(found - {m.name for m in item.iter_markers()}):
+            item.add_marker(getattr(pytest.mark, mark))
     if slurm_tests_enabled():
         return
     for item in items:

@@ -3,43 +3,11 @@
 from __future__ import annotations
 
 import sys
-import types
-from types import SimpleNamespace
 
 import pytest
 
 from accelbench.engine.systems.cuda.telemetry import NvmlSampler
-
-MIB = 1024 * 1024
-
-
-class NVMLError(Exception):
-    pass
-
-
-def fake_pynvml(power: bool = True) -> types.ModuleType:
-    """One H100-like GPU; without ``power`` its power reading is not supported."""
-    m = types.ModuleType("pynvml")
-    m.NVMLError = NVMLError
-    m.NVML_TEMPERATURE_GPU, m.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, m.NVML_CLOCK_SM = 0, 1, 1
-    m.nvmlInit = m.nvmlShutdown = lambda: None
-    m.nvmlDeviceGetCount = lambda: 1
-    m.nvmlDeviceGetHandleByIndex = lambda i: f"h{i}"
-    m.nvmlDeviceGetUtilizationRates = lambda h: SimpleNamespace(gpu=97, memory=40)
-    m.nvmlDeviceGetMemoryInfo = lambda h: SimpleNamespace(used=20480 * MIB, total=81920 * MIB)
-
-    def usage(h):
-        if not power:
-            raise NVMLError("Not Supported")
-        return 350_000  # mW
-
-    m.nvmlDeviceGetPowerUsage = usage
-    m.nvmlDeviceGetEnforcedPowerLimit = lambda h: 700_000
-    m.nvmlDeviceGetTemperature = lambda h, sensor: 62
-    m.nvmlDeviceGetTemperatureThreshold = lambda h, kind: 90
-    m.nvmlDeviceGetClockInfo = lambda h, clock: 1980
-    m.nvmlDeviceGetMaxClockInfo = lambda h, clock: 1980
-    return m
+from tests.helpers import NVMLError, fake_pynvml
 
 
 def test_nvml_gives_power_temperature_and_sm_clock(monkeypatch, tmp_path):

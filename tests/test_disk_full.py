@@ -15,7 +15,7 @@ from accelbench.engine.exitfile import RESERVED, ExitRecord, read_exit, reserve,
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.runner import Deriver
 from accelbench.engine.store import EXIT_FILE, write_json
-from tests.test_runner import command_spec, follow
+from tests.helpers import command_spec, follow
 
 NO_SPACE = OSError(errno.ENOSPC, "No space left on device")
 

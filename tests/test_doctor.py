@@ -9,7 +9,7 @@ import time
 
 from accelbench.engine.store import EXIT_FILE, WRAPPER_FILE, Store, write_json
 from tests.conftest import accelbench
-from tests.test_store_index import SPEC, real_runs
+from tests.helpers import SPEC, real_runs
 
 DEAD_PID = 4_000_000  # above pid_max: no process has it
 

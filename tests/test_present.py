@@ -18,7 +18,7 @@ from accelbench.engine.store import RunInfo
 from accelbench.engine.summary import RunSummary
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.runs import RunsScreen
-from tests.test_tui import wait_until
+from tests.helpers import wait_until
 
 
 def info(run_id: str, status: str = "done", summary=None, **fields) -> RunInfo:

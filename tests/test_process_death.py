@@ -21,7 +21,7 @@ from accelbench.engine.launchers.procs import alive, group_alive
 from accelbench.engine.launchers.slurm_commands import SlurmJob
 from accelbench.engine.store import EXIT_FILE, WRAPPER_FILE, read_json, write_json
 from tests.conftest import accelbench
-from tests.test_runner import command_spec, follow, wait_for
+from tests.helpers import command_spec, follow, wait_for
 
 SLEEPS = "import time; print('up', flush=True); time.sleep(60)"
 

@@ -205,6 +205,7 @@ def test_controller_down_is_retried_with_back_off(tmp_path, monkeypatch):
     assert queue._backoff >= 0.01
 
 
+@pytest.mark.timeout(600)  # follows the job for up to 400 s
 def test_time_limit_shows_as_timeout_not_cancelled(runner):
     """Slurm's time limits are in minutes: this test waits one out (about 70 s)."""
     events = follow(runner.start(spec(LONG, time="1")), timeout=400)

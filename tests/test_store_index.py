@@ -17,7 +17,6 @@ import pytest
 from accelbench.engine.errors import UserError
 from accelbench.engine.index import SCHEMA_VERSION
 from accelbench.engine.runner import Runner
-from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import (
     EXIT_FILE,
     SUMMARY_FILE,
@@ -28,26 +27,7 @@ from accelbench.engine.store import (
 )
 from accelbench.engine.summary import Ending, RunSummary
 from tests.conftest import accelbench
-
-SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
-EMIT = ("python3 -c \"print('@@accelbench {\\\"type\\\":\\\"metric\\\",\\\"t\\\":1,"
-        "\\\"name\\\":\\\"accuracy\\\",\\\"value\\\":91.5}'); import sys; sys.exit({code})\"")
-
-
-def real_runs(codes=(0, 3)):
-    """Finished runs made by the CLI (a job that prints a metric, then exits with each
-    code); returns ``accelbench runs --format json`` after them."""
-    for code in codes:
-        out = accelbench("run", "cpu-mnist", "--set", "workload=command", "--set",
-                         "command=" + EMIT.replace("{code}", str(code)), "--json")
-        assert out.returncode == (0 if code == 0 else 1), out.stderr
-    return listing()
-
-
-def listing():
-    out = accelbench("runs", "--format", "json")
-    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
-    return json.loads(out.stdout)
+from tests.helpers import SPEC, listing, real_runs
 
 
 def one_line_notice(stderr, *parts):

@@ -14,6 +14,7 @@ from accelbench.engine.experiment import Experiment, start
 from accelbench.engine.spec import load_preset, spec_from_dict
 from accelbench.engine.store import EXIT_FILE, read_json
 from tests.conftest import accelbench, json_events
+from tests.helpers import parse_markdown
 
 
 def write(tmp_path, text, name="sweep.toml"):
@@ -129,17 +130,12 @@ def test_cancel_stops_the_experiment_and_its_live_run(runner):
     assert exp.entries()[1].note == "skipped: the experiment was cancelled"
 
 
-def parse_markdown(text):
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()]
-    head, body = rows[0], rows[2:]
-    return [dict(zip(head, row, strict=True)) for row in body]
-
-
 def number(text):
     return float(text.strip("*"))
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # four BERT fine-tunes, the CLI given 600 s
 def test_four_run_sweep_compares_and_exports_parse_back(home):
     out = accelbench("run", "cpu-bert-padding-sweep", "--set", "train_samples=64",
                      "--set", "eval_samples=32", "--set", "logging_steps=1", "--json",

@@ -37,7 +37,7 @@ from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from tests.conftest import ROOT, accelbench
-from tests.test_tui import wait_until
+from tests.helpers import wait_until
 
 ATTACKS = {
     "OSC 52 (clipboard)": "\x1b]52;c;" + base64.b64encode(b"rm -rf ~").decode() + "\x07",

@@ -34,7 +34,7 @@ from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.engine.top import FIELDS, LiveRuns, Sample, Top
 from tests.conftest import ROOT, accelbench
-from tests.test_store_index import SPEC
+from tests.helpers import SPEC
 
 STANDINS = ROOT / "tests" / "standins"
 NULLS = {"mem_used_mib": None, "mem_total_mib": None, "power_w": None, "temp_c": None}
@@ -170,7 +170,7 @@ def test_interval_is_checked():
 
 
 def test_nvml_gives_each_gpu_and_its_processes(monkeypatch, tmp_path, home):
-    from tests.test_cuda_telemetry import fake_pynvml
+    from tests.helpers import fake_pynvml
 
     module = fake_pynvml(power=False)  # a reading NVML does not support is None
     module.nvmlDeviceGetName = lambda h: b"NVIDIA H100 80GB HBM3"

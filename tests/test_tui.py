@@ -2,7 +2,6 @@
 
 import time
 
-from textual.css.query import NoMatches
 from textual.widgets import Button, DataTable, Input, OptionList, ProgressBar
 
 from accelbench.engine.presets import user_dir
@@ -12,27 +11,10 @@ from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.preset_picker import PresetPicker
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.widgets.param_form import ParamForm
+from tests.helpers import launch, wait_until
 
 TINY_MNIST = ["data=synthetic", "batch_size=64", "train_samples=640", "test_samples=200",
               "epochs=1", "threads=1", "telemetry_interval=0.5"]
-
-
-async def wait_until(pilot, predicate, timeout=60.0, step=0.1):
-    """Wait until ``predicate()`` holds with the app's current screen composed (a screen just
-    pushed has no widgets until its compose ran; a query on it meanwhile counts as not yet)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if predicate() and pilot.app.screen.is_mounted:
-                return
-        except NoMatches:
-            pass
-        await pilot.pause(step)
-    raise AssertionError("timed out")
-
-
-def launch(app) -> LaunchScreen:
-    return next(s for s in app.screen_stack if isinstance(s, LaunchScreen))
 
 
 async def test_pick_accelerator_and_workload(runner):

@@ -13,7 +13,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.widgets.metrics_table import MetricsTable
-from tests.test_tui import wait_until
+from tests.helpers import wait_until
 
 
 async def test_a_run_views_metrics_open_as_charts_picked_by_a_glob(runner):

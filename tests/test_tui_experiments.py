@@ -11,7 +11,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.runs import RunsScreen
-from tests.test_tui import wait_until
+from tests.helpers import wait_until
 
 REPORT = """
 import json, time

@@ -7,7 +7,7 @@ from accelbench.engine.presets import find_preset
 from accelbench.engine.spec import load_preset
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.widgets.param_form import ParamForm
-from tests.test_tui import launch, wait_until
+from tests.helpers import launch, wait_until
 
 
 async def loaded(pilot, app, preset: str):

@@ -20,8 +20,8 @@ from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from accelbench.tui.screens.top import TopScreen
 from accelbench.tui.widgets.metrics_table import MetricsTable
+from tests.helpers import wait_until
 from tests.recorded_store import RECORDED, cut, fixed_clock, live_experiment, three_runs
-from tests.test_tui import wait_until
 
 SIZE = (80, 24)
 EVERYWHERE = {"f2", "f3", "f4"}  # and the help's key: "?" or "f1"

@@ -8,7 +8,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
-from tests.test_tui import wait_until
+from tests.helpers import wait_until
 
 
 def quick_spec(name="quick"):

@@ -5,17 +5,14 @@ Fixed terminal sizes, fixed clock, fixed accelerator detection, no cursor blink:
 nothing here depends on timing or on the machine.
 """
 
-import dataclasses
 import json
 
 import pytest
 from textual.widgets import DataTable, Input
 
-from accelbench.engine import registry
 from accelbench.engine.events import from_dict
 from accelbench.engine.experiment import Experiment
 from accelbench.engine.follow import Follower
-from accelbench.engine.system import Availability
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView
@@ -23,22 +20,14 @@ from accelbench.tui.screens.launch import LaunchScreen, default_spec
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from tests.conftest import FIXTURES
+from tests.helpers import SIZES
 from tests.recorded_store import fixed_clock, live_experiment, three_runs
 
-SIZES = [(80, 24), (160, 48)]
 RECORDED = [from_dict(json.loads(line))
             for line in (FIXTURES / "mnist_run_events.jsonl").read_text().splitlines()]
 
 
-@pytest.fixture(autouse=True)
-def fixed_detection(monkeypatch):
-    found = {"cpu": Availability(True, detail="2 cores, x86_64"),
-             "cuda": Availability(False, reason="no NVIDIA driver (NVML: NVML Shared Library"
-                                                " Not Found)")}
-    for name, acc in registry.systems().items():
-        avail = found.get(name, Availability(False, reason=f"no {name} here"))
-        monkeypatch.setitem(registry.systems(), name,
-                            dataclasses.replace(acc, detect=lambda a=avail: a))
+pytestmark = pytest.mark.usefixtures("fixed_detection")
 
 
 async def settle(pilot):

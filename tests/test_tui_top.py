@@ -26,7 +26,9 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens import top as top_screen
 from accelbench.tui.screens.top import TopLine
 from tests.conftest import ROOT
-from tests.test_tui_snapshots import SIZES, fixed_detection  # noqa: F401 - a fixture
+from tests.helpers import SIZES
+
+pytestmark = pytest.mark.usefixtures("fixed_detection")
 
 REAL = ROOT / "tests" / "fixtures" / "real"
 STANDINS = ROOT / "tests" / "standins"
