@@ -27,10 +27,13 @@ SLEEPS = "import time; print('up', flush=True); time.sleep(60)"
 
 
 def gated(code):
-    """A job that prints "up", waits until the test creates ``go`` in its directory,
+    """A job that prints "up", waits until the test creates ``go`` in its run's directory
+    (a command runs where it was launched: the run's directory comes from its environment),
     then runs ``code``: so the test decides when it ends, whatever the machine's load."""
     return ("import os, sys, time\nprint('up', flush=True)\n"
-            "while not os.path.exists('go'):\n    time.sleep(0.02)\n" + code)
+            "go = os.path.join(os.environ['ACCELBENCH_HOME'], 'runs',"
+            " os.environ['ACCELBENCH_RUN_ID'], 'go')\n"
+            "while not os.path.exists(go):\n    time.sleep(0.02)\n" + code)
 
 
 # after the gate: a line on each stream every 0.05 s for 0.5 s, then exit code 3
