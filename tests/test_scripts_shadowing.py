@@ -10,7 +10,8 @@ import pytest
 from accelbench.engine.registry import workloads
 from tests.conftest import ROOT
 
-SIBLINGS = {"emit", "mnist_cnn"}  # the generic scripts' own modules, imported on purpose
+SIBLINGS = {"emit", "mnist_cnn", "torch_device"}  # the generic scripts' own modules, imported
+# on purpose
 
 
 def scripts() -> list[Path]:
