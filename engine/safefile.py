@@ -19,7 +19,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -160,16 +160,19 @@ class Overflow(Exception):
     """A tool printed more than it may (``run_bounded``)."""
 
 
-def run_bounded(argv: list[str], timeout: float, limit: int = TOOL_OUTPUT
-                ) -> tuple[int, str, str]:
+def run_bounded(argv: list[str], timeout: float, limit: int = TOOL_OUTPUT,
+                started: Callable[[Any], None] | None = None) -> tuple[int, str, str]:
     """Run ``argv`` to its end: its exit code, standard output and error (decoded, bad
     bytes replaced). ``subprocess.TimeoutExpired`` after ``timeout`` seconds and
     :class:`Overflow` past ``limit`` bytes of either, the tool killed then; ``OSError`` if
-    it cannot start."""
+    it cannot start. ``started`` is given the process as it starts (a caller that may have
+    to stop it sooner)."""
     import subprocess
 
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
+    if started is not None:
+        started(proc)
     assert proc.stdout is not None and proc.stderr is not None  # started with PIPE
     out: dict[int, bytearray] = {proc.stdout.fileno(): bytearray(),
                                  proc.stderr.fileno(): bytearray()}

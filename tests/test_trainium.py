@@ -18,6 +18,7 @@ from accelbench.engine.events import Phase
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import load_preset
+from accelbench.engine.store import WORK_DIR
 from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
 from accelbench.engine.workloads import SCRIPTS_DIR
 from accelbench.engine.workloads.emit import PREFIX
@@ -202,7 +203,7 @@ def calls(path: Path) -> list[dict]:
 def test_precompiled_and_profiled_run_with_stand_ins(neuron_site, runner):
     events, info = follow(runner, "precompile=true", "profile=true")
     assert events[-1].status == "done", events[-1].summary
-    capture = info.dir / "profile" / "i-0ade06f040a13f2bf_pid_210229"
+    capture = info.dir / WORK_DIR / "profile" / "i-0ade06f040a13f2bf_pid_210229"
     neff = capture / "neff_14382885777943380728.neff"
     phases = [(e.name, e.detail) for e in events if isinstance(e, Phase)]
     assert phases[2:] == [
@@ -215,7 +216,7 @@ def test_precompiled_and_profiled_run_with_stand_ins(neuron_site, runner):
     assert precompile["args"] == job["args"] == torchrun("")[3:]
     assert precompile["env"]["NEURON_PARALLEL_COMPILE"] == "1"
     assert "NEURON_PARALLEL_COMPILE" not in job["env"]
-    assert job["env"]["NEURON_RT_INSPECT_OUTPUT_DIR"] == str(info.path("profile"))
+    assert job["env"]["NEURON_RT_INSPECT_OUTPUT_DIR"] == str(info.dir / WORK_DIR / "profile")
     assert view == {"tool": "neuron-profile", "args": [
         "view", "--output-format", "summary-text", "-n", str(neff),
         "-s", str(capture / "14382885777943380728_instid_0_vnc_0.ntff")]}

@@ -12,6 +12,7 @@ from accelbench.engine.launchers.slurm_commands import QUEUE, resource_args
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import load_preset
+from accelbench.engine.store import WORK_DIR
 from accelbench.engine.workloads import SCRIPTS_DIR
 from tests.conftest import FIXTURES, ROOT
 
@@ -110,10 +111,11 @@ def test_cerebras_run_with_a_stand_in_run_py(site, runner, monkeypatch):
     assert summary["final_loss"] == pytest.approx(7.14844)
     assert summary["metrics"]["samples_processed"] == 2048000
     assert summary["train_time_s"] == pytest.approx(304.403202469)
-    called = json.loads(handle.info.path("argv.json").read_text())["args"]
-    assert called == ["CSX", "--params", str(handle.info.path("params.yaml")), "--mode", "train",
-                      "--model_dir", str(handle.info.path("model_dir")), "--num_csx", "1"]
-    assert "batch_size: 512" in handle.info.path("params.yaml").read_text()
+    work = handle.info.dir / WORK_DIR  # the job's own files
+    called = json.loads((work / "argv.json").read_text())["args"]
+    assert called == ["CSX", "--params", str(work / "params.yaml"), "--mode", "train",
+                      "--model_dir", str(work / "model_dir"), "--num_csx", "1"]
+    assert "batch_size: 512" in (work / "params.yaml").read_text()
 
 
 @pytest.mark.slurm

@@ -14,6 +14,7 @@ waits, so a tool that hangs holds up only its own thread. Two kinds:
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import subprocess
 import threading
@@ -115,7 +116,9 @@ class NodeSampler:
             raise Absent("stopped")
         timeout = TOOL_TIMEOUT_S
         try:
-            code, out, err = safefile.run_bounded(argv, timeout)
+            code, out, err = safefile.run_bounded(argv, timeout,
+                                                  started=functools.partial(setattr, self,
+                                                                            "_child"))
         except OSError as exc:
             raise Absent(f"cannot start {argv[0]}: {exc.strerror}") from None
         except subprocess.TimeoutExpired:
