@@ -4,7 +4,7 @@ detection, a launch, ``parse`` and the launch screen; and broken ones, refused i
 line that names them.
 
 The example system and its ``example: ...`` lines are made up for this test (the
-same plug-in as the README's "Writing a system"); no vendor prints them.
+same plug-in as docs/plugins.md's "Writing a system"); no vendor prints them.
 """
 
 import functools
@@ -26,16 +26,16 @@ from accelbench.tui.screens.launch import LaunchScreen
 from tests.conftest import ROOT
 
 
-def readme_example(first_line: str) -> str:
-    """The README's code block that starts with ``first_line`` (its plug-in examples are
-    what these tests install, so the docs cannot drift from what works)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def plugin_guide_example(first_line: str) -> str:
+    """The code block of the plug-in guide (docs/plugins.md) that starts with ``first_line``
+    (its examples are what these tests install, so the docs cannot drift from what works)."""
+    text = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```\w*\n(.*?)^```$", text, flags=re.S | re.M)
     [block] = [b for b in blocks if b.startswith(first_line + "\n")]
     return block
 
 
-SYSTEM_MODULE = readme_example("# accelbench_example.py")
+SYSTEM_MODULE = plugin_guide_example("# accelbench_example.py")
 
 TRAINER = '''\
 import sys
