@@ -187,6 +187,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="JSON lines, one per device and per source not present")
     top.add_argument("--interval", type=_interval, default=1.0, metavar="S",
                      help="seconds between samples (default 1)")
+    top.add_argument("--per-core", action="store_true",
+                     help="each CPU core too (in the live view, p toggles it)")
     top.set_defaults(func=_cmd_top)
 
     doctor = sub.add_parser("doctor", help="check the run store against its run directories"

@@ -1,6 +1,6 @@
 """``accelbench top``: the live view of this node's devices, full screen like top (q or
-ctrl-c leaves), one view (``--once``), or JSON lines for scripts (``--json``; fields:
-``engine.top.FIELDS``)."""
+ctrl-c leaves, p shows each CPU core or not), one view (``--once``), or JSON lines for
+scripts (``--json``; fields: ``engine.top.FIELDS``); ``--per-core`` adds each core."""
 
 from __future__ import annotations
 
@@ -38,21 +38,25 @@ def _top(args: argparse.Namespace) -> int:
         top.wait_first(LIVE_FIRST_S if watched else FIRST_READING_S)  # then as they come
         if args.json:
             while True:
-                print("\n".join(json_lines(top.sample())), flush=True)
+                print("\n".join(json_lines(top.sample(), args.per_core)), flush=True)
                 if args.once:
                     return 0
                 time.sleep(args.interval)
         out = console()
         if args.once or not out.is_terminal:
-            out.print(topview.render(top.sample(), out.width, titles, args.interval))
+            out.print(topview.render(top.sample(), out.width, titles, args.interval,
+                                     per_core=args.per_core))
             return 0
-        keys = "q quits"
+        keys, per_core = "q quits, p per core", args.per_core
         with _keys() as fd, Live(console=out, auto_refresh=False, screen=True) as live:
             while True:
                 live.update(topview.render(top.sample(), out.width, titles, args.interval,
-                                           keys), refresh=True)
-                if _wait_key(args.interval, fd) in ("q", "Q"):
+                                           keys, per_core), refresh=True)
+                key = _wait_key(args.interval, fd)
+                if key in ("q", "Q"):
                     return 0
+                if key in ("p", "P"):
+                    per_core = not per_core
 
 
 @contextlib.contextmanager

@@ -4,10 +4,11 @@ The sources are every installed system's node samplers (``System.node``, through
 registry); each samples in a thread of its own, so ``Top.sample()`` never waits on a
 tool. A device's processes are matched against the live runs of the store that run on
 this host: a process is a run's when it is the run's job, in the job's process group,
-or below the job in the process tree.
+or below the job in the process tree. The host's CPU (a sampler's ``host_device``)
+carries the processes of every such run: its job and the job's descendants.
 
-``json_lines`` gives a sample as JSON lines, one per device and one per source that is
-not present, each with every field of ``FIELDS``.
+``json_lines`` gives a sample as JSON lines, one per device (each core too on request)
+and one per source that is not present, each with every field of ``FIELDS``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from accelbench.engine.telemetry.node import Device, NodeSampler, Reading
 FIELDS = ("t", "system", "source", "device", "name", "present", "why", "util_percent",
           "mem_used_mib", "mem_total_mib", "power_w", "temp_c", "pids", "runs")
 """The fields of every ``--json`` line: the time (seconds since the epoch), the system
-and the source (library or tool) read, the device (``cpu3``, ``mem``, ``gpu0``, ``nc1``,
+and the source (library or tool) read, the device (``cpu``, ``cpu3``, ``mem``, ``gpu0``, ``nc1``,
 ``ipu0``, ``rdu2``; null on a source's "not present" line) and its model, whether the
 source is present and why not, utilisation in percent, memory used and in all (MiB),
 power (W), temperature (°C), the pids on the device and the accelbench runs they
@@ -89,8 +90,10 @@ class Top:
         readings = []
         for sampler in self.samplers:
             reading = sampler.latest()
+            devices = [self.runs.host(d) if d.id == sampler.host_device else d
+                       for d in reading.devices]
             readings.append(dataclasses.replace(
-                reading, devices=tuple(self.runs.mark(d) for d in reading.devices)))
+                reading, devices=tuple(self.runs.mark(d) for d in devices)))
         return Sample(time.time(), tuple(readings))
 
     def close(self) -> None:
@@ -130,6 +133,16 @@ class LiveRuns:
         if jobs != self.jobs:
             self.jobs, self._owners = jobs, {}
 
+    def host(self, device: Device) -> Device:
+        """``device`` (the host's CPU) with the processes of the live runs: each job
+        and its descendants."""
+        pids = set()
+        for job in self.jobs:
+            with contextlib.suppress(psutil.Error):
+                root = psutil.Process(job)
+                pids |= {job, *(child.pid for child in root.children(recursive=True))}
+        return dataclasses.replace(device, pids=tuple(sorted(pids))) if pids else device
+
     def mark(self, device: Device) -> Device:
         """``device`` with the runs its processes belong to."""
         if not device.pids or not self.jobs:
@@ -158,13 +171,15 @@ class LiveRuns:
         return []
 
 
-def json_lines(sample: Sample) -> list[str]:
-    """The sample as JSON lines: a line per device, a line per source not present."""
+def json_lines(sample: Sample, per_core: bool = False) -> list[str]:
+    """The sample as JSON lines: a line per device (and per core if ``per_core``), a line
+    per source not present."""
     lines = []
     for reading in sample.readings:
         base: dict[str, Any] = {"t": round(sample.t, 3), "system": reading.system,
                                 "source": reading.source}
-        rows = [_device_fields(d) for d in reading.devices] if reading.present else [
+        rows = [_device_fields(d) for d in reading.devices
+                if per_core or not d.core] if reading.present else [
             {"device": None, "name": None, "util_percent": None, "mem_used_mib": None,
              "mem_total_mib": None, "power_w": None, "temp_c": None, "pids": [], "runs": []}]
         for row in rows:

@@ -1,7 +1,8 @@
 """The ``accelbench top`` view: one sample drawn as Rich text within a width.
 
 The CLI's live view and the app's f4 screen both draw it. Lines: a heading, the CPU
-(each core a bar character, their mean, the memory in use), then a table of the
+(its cores' mean, the memory in use, the runs on it; on request each core's figure
+after it), then a table of the
 accelerators (a row per device: utilisation, memory, power, temperature, and the run
 using it, else its processes), then a line per source that is not present and why. A
 source with more than ``ROWS_MAX`` devices (a trn2 node's 128 NeuronCores) is drawn as
@@ -30,16 +31,17 @@ ROWS_MAX = 8  # a source with more devices is drawn as a strip
 
 
 def render(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
-           keys: str = "") -> Text:
+           keys: str = "", per_core: bool = False) -> Text:
     """The whole view as one text; ``titles`` names the systems, ``keys`` ends the
-    heading (e.g. "q quits")."""
-    return Text("\n").join(lines(sample, width, titles, interval, keys))
+    heading (e.g. "q quits"), ``per_core`` shows each CPU core."""
+    return Text("\n").join(lines(sample, width, titles, interval, keys, per_core=per_core))
 
 
 def lines(sample: Sample, width: int, titles: dict[str, str], interval: float = 1.0,
-          keys: str = "", clock: bool = True) -> list[Text]:
+          keys: str = "", clock: bool = True, per_core: bool = False) -> list[Text]:
     """The view's lines, each within ``width``; the heading shows the sample's time
-    if ``clock`` (the app leaves it out: a line fewer to redraw every second)."""
+    if ``clock`` (the app leaves it out: a line fewer to redraw every second), each
+    CPU core if ``per_core``."""
     when = time.strftime("  %H:%M:%S", time.localtime(sample.t)) if clock else ""
     heading = Text.assemble(("accelbench top", "bold"), when, f"  every {interval:g} s",
                             (f"  {keys}" if keys else "", "dim"))
@@ -47,7 +49,7 @@ def lines(sample: Sample, width: int, titles: dict[str, str], interval: float = 
     host = [r for r in sample.readings if r.system in HOST_SYSTEMS]
     accel = [r for r in sample.readings if r.system not in HOST_SYSTEMS]
     for reading in (r for r in host if r.present):
-        parts += cpu_lines(reading, width)
+        parts += cpu_lines(reading, width, per_core)
     rows = []
     for reading in (r for r in accel if r.present):
         many = len(reading.devices) > ROWS_MAX
@@ -76,18 +78,42 @@ def absent_lines(title: str, why: str, width: int) -> list[Text]:
     return lines
 
 
-def cpu_lines(reading: Reading, width: int) -> list[Text]:
-    """``CPU 16 cores  23% ▁▃█▂…  mem 12.3/62.7 GiB 19%``; past the width the bars go
-    on lines of their own."""
-    cores = [d for d in reading.devices if d.id.startswith("cpu")]
-    memory = next((d for d in reading.devices if d.id == "mem"), None)
-    mean, bars = strip(cores)
-    tail = Text()
-    if memory is not None:
-        tail = Text.assemble(("mem", "bold"),
-                             f" {memory_figure(memory)} {memory.util_percent or 0:.0f}%")
-    return fold(Text.assemble(("CPU", "bold"), f" {len(cores)} cores {mean}"), bars, tail,
-                width)
+def cpu_lines(reading: Reading, width: int, per_core: bool = False) -> list[Text]:
+    """``CPU 16 cores ████▌      45%  mem 12.3/62.7 GiB 19%  3fa9c1`` (what does not fit
+    on a line goes on the next); then, if ``per_core``, each core: ``cpu3 ██▌   61%``,
+    as many to a line as fit."""
+    found = {d.id: d for d in reading.devices if not d.core}
+    parts = []
+    if (cpu := found.get("cpu")) is not None:
+        parts.append(Text.assemble(("CPU", "bold"), f" {printable(cpu.name)} ",
+                                   util_cell(cpu.util_percent, 10)))
+    if (memory := found.get("mem")) is not None:
+        parts.append(Text.assemble(("mem", "bold"), f" {memory_figure(memory)}"
+                                   f" {memory.util_percent or 0:.0f}%"))
+    if cpu is not None and (cpu.runs or cpu.pids):
+        parts.append(users(cpu, width >= WIDE))
+    cores = [d for d in reading.devices if d.core] if per_core else []
+    name = max((len(d.id) for d in cores), default=0)
+    cells = [Text(d.id.rjust(name) + " ") + util_cell(d.util_percent, 4) for d in cores]
+    size = max((cell.cell_len for cell in cells), default=0)
+    return [*pack(parts, width), *pack([cell + " " * (size - cell.cell_len) for cell in cells],
+                                       width)]
+
+
+def pack(parts: list[Text], width: int) -> list[Text]:
+    """``parts`` two spaces apart, as many to a line as fit in ``width`` (a part wider
+    than that is cut with an ellipsis)."""
+    lines: list[Text] = []
+    for part in parts:
+        if lines and lines[-1].cell_len + 2 + part.cell_len <= width:
+            lines[-1].append_text(Text("  ") + part)
+        else:
+            line = part.copy()
+            line.truncate(width, overflow="ellipsis")
+            lines.append(line)
+    for line in lines:
+        line.rstrip()
+    return lines
 
 
 def strip_lines(reading: Reading, width: int) -> list[Text]:

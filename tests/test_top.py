@@ -5,11 +5,14 @@ the run using a device found through the store; the text view within the width."
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import io
 import json
 import os
 import pty
+import re
+import shutil
 import signal
 import socket
 import struct
@@ -25,16 +28,18 @@ import pytest
 from rich.console import Console
 
 from accelbench.engine import topview
-from accelbench.engine.store import WRAPPER_FILE, Store, write_json
+from accelbench.engine.store import WRAPPER_FILE, Store, read_json, write_json
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import GraphcoreNode
 from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
+from accelbench.engine.telemetry.host import cpu_devices
 from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.engine.top import FIELDS, LiveRuns, Sample, Top
 from tests.conftest import ROOT, accelbench
 from tests.helpers import SPEC
+from tests.helpers import wait_for as holds_within
 
 STANDINS = ROOT / "tests" / "standins"
 NULLS = {"mem_used_mib": None, "mem_total_mib": None, "power_w": None, "temp_c": None}
@@ -78,9 +83,9 @@ def test_once_json_reads_every_vendor_tool(vendor_tools, home):
     found = lines()
     assert len({r["t"] for r in found}) == 1
     by = {(r["system"], r["device"]): without_time(r) for r in found}
-    cores = [r for r in found if r["system"] == "cpu" and r["device"].startswith("cpu")]
-    assert len(cores) == psutil.cpu_count()
-    assert all(0 <= r["util_percent"] <= 100 and r["source"] == "psutil" for r in cores)
+    cpu = [r for r in found if r["system"] == "cpu" and r["device"] != "mem"]
+    assert [r["device"] for r in cpu] == ["cpu"]  # each core on request (--per-core)
+    assert all(0 <= r["util_percent"] <= 100 and r["source"] == "psutil" for r in cpu)
     mem = by["cpu", "mem"]
     assert mem["mem_total_mib"] == round(psutil.virtual_memory().total / 2 ** 20, 1)
     assert by["cuda", "gpu0"] == {
@@ -303,10 +308,11 @@ def test_json_without_once_streams_a_sample_every_interval(vendor_tools):
         proc.wait()
 
 
-def view_lines(sample, width: int) -> list[str]:
+def view_lines(sample, width: int, per_core: bool = False) -> list[str]:
     console = Console(width=width, record=True, file=io.StringIO())
     console.print(topview.render(sample, width, {"trainium": "AWS Trainium (Neuron SDK)",
-                                                 "ipu": "Graphcore IPU (PopTorch)"}))
+                                                 "ipu": "Graphcore IPU (PopTorch)"},
+                                 per_core=per_core))
     return console.export_text().splitlines()
 
 
@@ -332,3 +338,101 @@ def test_neuron_cores_carry_their_application_and_its_memory():
     assert cores(json.loads(report[3])) == [
         Device("nc0", "trainium", 87.5, 2048.0, 16384.0, pids=(48211,)),
         Device("nc1", "trainium", 85.0, 2048.0, 16384.0, pids=(48212,))]
+
+
+@pytest.fixture
+def busy_child():
+    """A child process spinning on a core for as long as the test lasts."""
+    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_once_measures_a_loaded_cpu(home, busy_child):
+    """One sample is taken over an interval: a core kept busy shows, never 0 %."""
+    done = accelbench("top", "--once", timeout=120)
+    assert done.returncode == 0, done.stderr
+    cpu = re.search(r"^CPU (\d+) cores .*?(\d+)%", done.stdout, re.M)
+    assert cpu is not None, done.stdout
+    assert int(cpu[2]) * int(cpu[1]) > 40, done.stdout  # 40 % of one core, at the least
+
+
+def test_once_json_measures_a_loaded_cpu_on_the_whole_and_per_core(home, busy_child):
+    cpu = {r["device"]: r for r in lines("--per-core") if r["system"] == "cpu"}
+    count = psutil.cpu_count()
+    assert sorted(cpu) == sorted(["cpu", "mem", *(f"cpu{i}" for i in range(count))])
+    assert cpu["cpu"]["name"] == f"{count} cores"
+    assert cpu["cpu"]["util_percent"] * count > 40
+    assert sum(cpu[f"cpu{i}"]["util_percent"] for i in range(count)) > 40
+    assert {r["device"] for r in lines() if r["system"] == "cpu"} == {"cpu", "mem"}
+
+
+def test_an_absent_tool_stays_absent_until_it_appears(home, monkeypatch, tmp_path):
+    """A tool not on PATH is said so at every sample (never "no answer", as of a tool
+    that hangs), and is read once it is installed."""
+    bin_dir = tmp_path / "bin"  # python3 only (the stand-ins' interpreter)
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    monkeypatch.setattr(node, "TOOL_TIMEOUT_S", 0.2)  # "no answer" after 0.4 s
+    with Top(0.1, Store(home)) as top:
+        top.wait_first()
+        whys = []
+        for _ in range(6):
+            time.sleep(0.3)
+            whys.append({r.system: r.why for r in top.sample().readings})
+        assert [why["trainium"] for why in whys] == ["neuron-monitor not on PATH"] * 6
+        assert [why["sambanova"] for why in whys] == ["sntilestat not on PATH"] * 6
+        (bin_dir / "neuron-monitor").symlink_to(STANDINS / "top" / "neuron-monitor")
+        deadline = time.monotonic() + 60
+        while not (reading := next(r for r in top.sample().readings
+                                   if r.system == "trainium")).present:
+            assert time.monotonic() < deadline, reading.why
+            time.sleep(0.1)
+    assert [d.id for d in reading.devices] == ["nc0", "nc1"]
+
+
+def test_a_local_run_is_on_the_cpu_device(home, tmp_path):
+    """A run started here is matched to its job's processes: the CPU device carries them,
+    and the README's jq line prints it."""
+    launch = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "run", "cpu-mnist",
+                             "--detach", "--set", "workload=command", "--set",
+                             "command=sleep 120"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert launch.returncode == 0, launch.stderr
+    run_id = launch.stdout.strip()
+    try:
+        wrapper = home / "runs" / run_id / WRAPPER_FILE
+        assert holds_within(lambda: "job_pid" in (read_json(wrapper) or {}), 60)
+        job = read_json(wrapper)["job_pid"]
+        on = [r for r in lines() if run_id in r["runs"]]
+        assert [(r["system"], r["device"], r["runs"]) for r in on] == [("cpu", "cpu", [run_id])]
+        assert job in on[0]["pids"]
+        if shutil.which("jq") is None:
+            pytest.skip("jq is not installed: the README's line cannot be run")
+        readme = subprocess.run(
+            f"{sys.executable} -m accelbench.cli.main top --once --json"
+            " | jq -c 'select(.runs != []) | {device, util_percent, runs}'",
+            shell=True, capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+        assert readme.returncode == 0, readme.stderr
+        shown = [json.loads(line) for line in readme.stdout.splitlines()]
+        assert [(r["device"], r["runs"]) for r in shown] == [("cpu", [run_id])]
+    finally:
+        accelbench("cancel", run_id)
+
+
+def test_the_cpu_line_has_its_mean_and_runs_and_each_core_on_request():
+    host = [*cpu_devices([100.0, 0.0, 50.0, 25.0]), Device("mem", "memory", 18.5, 12083.2, 64298.4)]
+    run = "20261123-175500-cpu-mnist-3fa9c1"
+    host[0] = dataclasses.replace(host[0], pids=(4242,), runs=(run,))
+    sample = Sample(0.0, (Reading("cpu", "psutil", 0.0, tuple(host)),))
+    cpu = "CPU 4 cores ████▃       44%  mem 11.8/62.8 GiB 18%"
+    assert view_lines(sample, 80)[1:] == [f"{cpu}  3fa9c1", "no accelerator found"]
+    assert view_lines(sample, 160)[1] == f"{cpu}  {run}"  # whole when wide
+    assert view_lines(sample, 80, per_core=True)[1:3] == [
+        f"{cpu}  3fa9c1", "cpu0 ████ 100%  cpu1        0%  cpu2 ██    50%  cpu3 █     25%"]
+    assert view_lines(sample, 40, per_core=True)[1:5] == [
+        "CPU 4 cores ████▃       44%", "mem 11.8/62.8 GiB 18%  3fa9c1",
+        "cpu0 ████ 100%  cpu1        0%", "cpu2 ██    50%  cpu3 █     25%"]

@@ -7,11 +7,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import sys
 import time
 
 import pytest
 from rich.console import Console
+from textual.widgets._header import HeaderTitle
 
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
@@ -20,6 +22,7 @@ from accelbench.engine.systems.sambanova.node import rdus
 from accelbench.engine.systems.sambanova.telemetry import TileTable
 from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
+from accelbench.engine.telemetry.host import cpu_devices
 from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.engine.top import Sample
 from accelbench.tui.app import AccelbenchApp
@@ -48,7 +51,8 @@ def recorded_sample() -> Sample:
     table.close()
     rdu = rdus(table)
     rdu[0] = dataclasses.replace(rdu[0], runs=(RUN,))
-    host = [Device(f"cpu{i}", util_percent=float((i * 37) % 101)) for i in range(16)]
+    host = cpu_devices([float((i * 37) % 101) for i in range(16)])
+    host[0] = dataclasses.replace(host[0], pids=(4242,), runs=(RUN,))
     host.append(Device("mem", "memory", 18.5, 12083.2, 64298.4))
     readings = [
         ("cpu", "psutil", host),
@@ -131,3 +135,22 @@ async def test_the_app_answers_while_a_vendor_tool_hangs(runner, monkeypatch):
         await pilot.press("f4")
         while screen.top is None:  # started again when shown again
             await pilot.pause(0.05)
+
+
+async def test_p_shows_each_core_and_the_title_says_top(runner, monkeypatch):
+    monkeypatch.setattr(top_screen, "Top", RecordedTop)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_top(pilot)
+        assert str(app.screen.query_one(HeaderTitle).render()) == "Top — this node"
+        view = view_text(app, 80).splitlines()
+        assert view[1].startswith("CPU 16 cores ") and view[1].endswith("  3fa9c1")
+        assert "cpu15" not in view_text(app, 80)
+        await pilot.press("p")
+        await pilot.pause()
+        cores = view_text(app, 80).splitlines()[2:6]  # four to a line at 78 columns
+        assert [re.findall(r"cpu\d+", line) for line in cores] == [
+            [f"cpu{i}" for i in range(n, n + 4)] for n in (0, 4, 8, 12)]
+        await pilot.press("p")
+        await pilot.pause()
+        assert view_text(app, 80).splitlines() == view

@@ -66,31 +66,37 @@ class HostSampler:
 
 
 class HostNode(PolledSampler):
-    """Each core's busy percent (``cpu<i>``) and the memory in use (``mem``)."""
+    """The CPU (``cpu``: its cores' mean busy percent; the processes of this host's live
+    runs are put on it), each core (``cpu<i>``) and the memory in use (``mem``)."""
 
     name = "psutil"
+    host_device = "cpu"
 
-    FIRST_S = 0.25  # the span of the first reading (the counters start with the sampler)
+    FIRST_S = 0.5  # the span of the first reading
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
-        import psutil
-
-        psutil.cpu_percent(percpu=True)  # start the per-core counters
         self._first = True
 
     def read(self) -> list[Device]:
-        if self._first:  # a reading over no time says nothing
-            self._first = False
-            self._stop.wait(self.FIRST_S)
         import psutil
 
+        if self._first:  # psutil measures from its previous call in the same thread, so
+            self._first = False  # the sampler's own thread takes the first reading's start
+            psutil.cpu_percent(percpu=True)
+            self._stop.wait(self.FIRST_S)
         memory = psutil.virtual_memory()
-        return [*(Device(f"cpu{i}", util_percent=p)
-                  for i, p in enumerate(psutil.cpu_percent(percpu=True))),
+        return [*cpu_devices(psutil.cpu_percent(percpu=True)),
                 Device("mem", "memory", util_percent=memory.percent,
                        mem_used_mib=round((memory.total - memory.available) / _MIB, 1),
                        mem_total_mib=round(memory.total / _MIB, 1))]
+
+
+def cpu_devices(cores: list[float]) -> list[Device]:
+    """The CPU (its ``cores``' mean busy percent), then each core."""
+    mean = round(sum(cores) / len(cores), 1) if cores else None
+    return [Device("cpu", f"{len(cores)} cores", util_percent=mean),
+            *(Device(f"cpu{i}", util_percent=p, core=True) for i, p in enumerate(cores))]
 
 
 def sample_until(stop: threading.Event, pid: int, interval: float, out: Path,

@@ -33,8 +33,9 @@ class Device:
     """One device as a sampler saw it; a figure the source lacks is None.
 
     ``id`` is short and unique within its system (``gpu0``, ``nc3``, ``ipu12``,
-    ``rdu1``, ``cpu7``, ``mem``); ``pids`` are the processes the source says use it
-    (``runs``, the accelbench runs they belong to, are filled in by ``top``)."""
+    ``rdu1``, ``cpu``, ``cpu7``, ``mem``); ``pids`` are the processes the source says use
+    it (``runs``, the accelbench runs they belong to, are filled in by ``top``); ``core``
+    marks one core of the device before it (``cpu7`` of ``cpu``), shown on request."""
 
     id: str
     name: str = ""
@@ -45,6 +46,7 @@ class Device:
     temp_c: float | None = None
     pids: tuple[int, ...] = ()
     runs: tuple[str, ...] = ()
+    core: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class NodeSampler:
 
     name = ""  # the source as shown: the library or tool read
     system = ""  # set by ``top`` from the registry: the system that declares it
+    host_device = ""  # the device every local job runs on (``cpu``): ``top`` puts the
+    # processes of this host's live runs on it
 
     def __init__(self, interval: float, workdir: Path) -> None:
         self.interval = interval
@@ -168,21 +172,34 @@ class StreamSampler(NodeSampler):
         raise NotImplementedError
 
     def _run(self) -> None:
+        """Run the tool; while it is not there (not installed yet, or it ended), say why
+        every interval and start it again: an absent tool is never taken for a hung one."""
+        while not self._stop.is_set():
+            why = self._stream()
+            if self._stop.is_set():
+                return
+            self._keep(why=why)
+            if self._stop.wait(self.interval):
+                return
+
+    def _stream(self) -> str:
+        """Start the tool and keep its reports until it ends; why it gave none (more)."""
         try:
             argv = self.argv()
         except OSError as exc:
-            return self._keep(why=f"cannot prepare {self.name}: {exc}")
+            return f"cannot prepare {self.name}: {exc}"
         if shutil.which(argv[0]) is None:
-            return self._keep(why=f"{argv[0]} not on PATH")
+            return f"{argv[0]} not on PATH"
         try:
             self._child = proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                                  stdout=subprocess.PIPE,
                                                  stderr=subprocess.DEVNULL, text=True,
                                                  errors="replace")
         except OSError as exc:
-            return self._keep(why=f"cannot start {argv[0]}: {exc.strerror}")
+            return f"cannot start {argv[0]}: {exc.strerror}"
         if self._stop.is_set():  # closed while starting
-            return self.close()
+            self.close()
+            return "stopped"
         assert proc.stdout is not None  # started with stdout=PIPE
         for line in safefile.lines(proc.stdout):
             try:
@@ -191,7 +208,5 @@ class StreamSampler(NodeSampler):
                 continue
             if devices is not None:
                 self._keep(devices)
-        code = proc.wait()
-        if not self._stop.is_set():
-            self._keep(why=f"{argv[0]} exited with code {code}")
+        return f"{argv[0]} exited with code {proc.wait()}"
 

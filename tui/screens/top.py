@@ -1,4 +1,5 @@
-"""``accelbench top`` in the app (f4): this node's devices, redrawn every second.
+"""``accelbench top`` in the app (f4): this node's devices, redrawn every second (p shows
+each CPU core or not).
 
 Sampling never runs on the event loop: one worker thread starts the samplers, reads
 and draws a sample every interval and stops them when the screen is left (``engine.top``;
@@ -9,16 +10,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Footer, Header
 
 from accelbench.engine import registry, topview
-from accelbench.engine.top import Top
+from accelbench.engine.top import Sample, Top
 from accelbench.tui.nav import NavScreen
 
 
@@ -46,6 +49,10 @@ class TopScreen(NavScreen):
 
     crumb = "Top"
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "toggle_per_core", "Per core", id="top.per_core",
+                tooltip="Show each CPU core's figure, or only the CPU's mean")]
+
     DEFAULT_CSS = "#top-view { padding: 0 1; height: auto; }"
 
     def __init__(self, interval: float = 1.0, make_top: Callable[[], Top] | None = None) -> None:
@@ -55,6 +62,8 @@ class TopScreen(NavScreen):
         self.top: Top | None = None  # while the screen is shown
         self._stop = threading.Event()
         self._width = 78
+        self.per_core = False
+        self._sample: Sample | None = None  # the latest, drawn again when a key changes the view
         self._titles = {name: system.title for name, system in registry.systems().items()}
 
     def compose(self) -> ComposeResult:
@@ -64,7 +73,7 @@ class TopScreen(NavScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "top: this node"
+        self.sub_title = "this node"
 
     def on_resize(self, event: events.Resize) -> None:
         self._width = max(20, event.size.width - 2)  # the view's padding (until laid out)
@@ -76,6 +85,16 @@ class TopScreen(NavScreen):
 
     def on_screen_suspend(self) -> None:
         self._stop.set()
+
+    def action_toggle_per_core(self) -> None:
+        """Each CPU core shown or not: the last sample drawn again at once."""
+        self.per_core = not self.per_core
+        if self._sample is not None:
+            self._show(self._view(self._sample))
+
+    def _view(self, sample: Sample) -> list[Text]:
+        return topview.lines(sample, self._width, self._titles, self.interval, clock=False,
+                             per_core=self.per_core)
 
     def on_unmount(self) -> None:
         """The app ends: stop the samplers' tools now (the worker thread may not get to)."""
@@ -91,9 +110,8 @@ class TopScreen(NavScreen):
         self.top = top
         try:
             while not stop.is_set():
-                view = topview.lines(top.sample(), self._width, self._titles, self.interval,
-                                     clock=False)
-                self.app.call_from_thread(self._show, view)
+                self._sample = sample = top.sample()
+                self.app.call_from_thread(self._show, self._view(sample))
                 stop.wait(self.interval)
         except RuntimeError:  # the app has ended
             pass
