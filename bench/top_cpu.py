@@ -56,7 +56,7 @@ def measure(argv: list[str], seconds: float, env: dict[str, str],
     try:
         proc = psutil.Process(program.proc.pid)
         if keys:
-            program.wait_for("accelbench", timeout=60)
+            program.wait_for("Launch", timeout=60)  # the app's first screen drawn
             time.sleep(2)
             program.send(keys)
         time.sleep(WARM_UP_S)
