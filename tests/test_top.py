@@ -272,6 +272,21 @@ def test_the_live_view_redraws_and_leaves_on_q_or_ctrl_c(vendor_tools, leave):
     assert b"Traceback" not in output
 
 
+def test_p_in_the_live_view_shows_each_core(home):
+    proc, master, output = live_top("--interval", "0.5")
+    try:
+        wait_for(output, "p per core")
+        assert b"cpu0 " not in output
+        os.write(master, b"p")
+        wait_for(output, "cpu0 ")
+        os.write(master, b"q")
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+
+
 def test_nvidia_smi_processes_are_put_on_their_gpus(home):
     """Real ``--query-compute-apps`` and ``--query-gpu`` CSV of a 4-GPU node: each GPU's
     pids by its uuid, fields the query left out None, a run's job found on two GPUs."""
