@@ -42,7 +42,6 @@ PENDING = {
     "accelbench compare --experiment cpu-bert-padding-sweep --json":
         "compare --json: issue 24's one JSON spelling",
     "accelbench rm d41a9e --yes": "rm --yes: issue 24's rm that asks first",
-    "accelbench top --once --per-core": "top --per-core: issue 24's per-core CPU on request",
 }
 
 
