@@ -12,8 +12,8 @@ The classes and functions carry their own docstrings; the constants are:
 A system package exports one ``System``; a launcher package one ``Launcher`` instance.
 """
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import (
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import (
     Diagnosis,
     Event,
     Log,
@@ -23,11 +23,11 @@ from accelbench.engine.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.core.params import Param
 from accelbench.engine.exitfile import ExitRecord, read_exit
 from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.jobwrap import command as wrapper_command
 from accelbench.engine.launchers.procs import alive as process_alive
-from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.probe import finder
 from accelbench.engine.site import required as site_required

@@ -40,7 +40,7 @@ from itertools import cycle
 from pathlib import Path
 
 from accelbench.engine import registry
-from accelbench.engine.events import Metric
+from accelbench.engine.core.events import Metric
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 

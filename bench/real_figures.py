@@ -303,7 +303,7 @@ def materialise(path: str, dest: Path) -> Path:
 
 
 def read_log(fixture: Fixture, tmp: Path) -> None:
-    from accelbench.engine.errors import UserError
+    from accelbench.engine.core.errors import UserError
     from accelbench.engine.importer import import_file
     from accelbench.engine.logfile import parse_file
     from accelbench.engine.store import Store

@@ -10,7 +10,7 @@ from typing import TextIO
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 
-from accelbench.engine.text import printable_lines
+from accelbench.engine.core.text import printable_lines
 
 PIPED_WIDTH = 80  # the width of what is not printed to a terminal, unless COLUMNS says
 

@@ -16,9 +16,9 @@ from rich.text import Text
 from accelbench.cli.console import console, width  # noqa: F401 (the commands import them here)
 from accelbench.engine import format as fmt
 from accelbench.engine import layout, present
+from accelbench.engine.core.text import printable
 from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
-from accelbench.engine.text import printable
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
     from accelbench.engine.compare import Comparison

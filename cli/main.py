@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from accelbench.engine import __version__, registry
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import FINAL_STATUSES
-from accelbench.engine.summary import figures_help
-from accelbench.engine.text import printable
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import FINAL_STATUSES
+from accelbench.engine.core.summary import figures_help
+from accelbench.engine.core.text import printable
 
 FIGURES_HELP = f"figures (the same in every table, view and export): {figures_help()}."
 
@@ -371,7 +371,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
 
     from rich.live import Live
 
-    from accelbench.engine.events import to_json
+    from accelbench.engine.core.events import to_json
 
     interrupted: list[bool] = []
 
@@ -602,10 +602,11 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
-    from accelbench.engine import digest, present, safefile
+    from accelbench.engine import digest, present
     from accelbench.engine import format as fmt
+    from accelbench.engine.core import safefile
+    from accelbench.engine.core.text import printable_lines
     from accelbench.engine.store import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
-    from accelbench.engine.text import printable_lines
 
     handle = _runner().open(args.run)
     if args.log:
@@ -691,7 +692,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.cli.live import width, wrapped
-    from accelbench.engine.errors import shown_key
+    from accelbench.engine.core.errors import shown_key
     from accelbench.engine.importer import import_path
     from accelbench.engine.logclock import zone_file
     from accelbench.engine.present import figures_inline

@@ -6,7 +6,7 @@ import sys
 
 from accelbench.engine import format as fmt
 from accelbench.engine import logfile
-from accelbench.engine import rows as batches
+from accelbench.engine.core import batches
 from accelbench.engine.jsonlines import json_lines
 from accelbench.engine.logclock import zone_file
 from accelbench.engine.state import RunState

@@ -24,10 +24,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accelbench.engine import registry, safefile
+from accelbench.engine import registry
+from accelbench.engine.core import safefile
+from accelbench.engine.core.summary import FIGURES, RunSummary
+from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.store import SPEC_FILE, RunInfo
-from accelbench.engine.summary import FIGURES, RunSummary
-from accelbench.engine.text import printable, printable_lines
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import math
 from collections import deque
 from typing import Any
 
-from accelbench.engine.events import Diagnosis, Finished
+from accelbench.engine.core.events import Diagnosis, Finished
 from accelbench.engine.state import RunState, Series
 from accelbench.engine.store import RunInfo, read_json, write_json
 

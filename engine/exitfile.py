@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from accelbench.engine import fs, safefile
-from accelbench.engine.errors import shown
-from accelbench.engine.events import FINAL_STATUSES, build, loads
+from accelbench.engine.core import fs, safefile
+from accelbench.engine.core.errors import shown
+from accelbench.engine.core.events import FINAL_STATUSES, build, loads
 from accelbench.engine.store import write_json
 
 RESERVED = 4096

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import safefile
 from accelbench.engine import sweep as sweeps
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Event
+from accelbench.engine.core import safefile
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Event
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.launchers.procs import alive
 from accelbench.engine.runner import RunHandle, Runner

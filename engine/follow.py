@@ -12,7 +12,7 @@ import time
 from collections import deque
 from collections.abc import Iterable
 
-from accelbench.engine.events import Event, Log
+from accelbench.engine.core.events import Event, Log
 from accelbench.engine.state import RunState
 
 MAX_LOG_LINES = 20_000

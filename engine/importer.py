@@ -15,13 +15,14 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from accelbench.engine import registry, safefile
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine import registry
+from accelbench.engine.core import safefile
+from accelbench.engine.core.batches import Batch, Rows
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
 from accelbench.engine.reading import ondisk
-from accelbench.engine.rows import Batch, Rows
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import fs
-from accelbench.engine.params import KEY_PARAMS
+from accelbench.engine.core import fs
+from accelbench.engine.core.params import KEY_PARAMS
 
 SCHEMA_VERSION = 3  # 2: indexes for listing runs by time, status, ...; the change counter
 # 3: the columns the runs screen sorts by (figures, knobs), with their indexes; ``synced``

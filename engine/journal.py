@@ -15,8 +15,16 @@ import fcntl
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import safefile
-from accelbench.engine.events import Diagnosis, Phase, build, from_dict, loads, to_dict, to_json
+from accelbench.engine.core import safefile
+from accelbench.engine.core.events import (
+    Diagnosis,
+    Phase,
+    build,
+    from_dict,
+    loads,
+    to_dict,
+    to_json,
+)
 from accelbench.engine.store import STATE_FILE
 
 Entry = Phase | Diagnosis

@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import MISSING, fields
 from itertools import chain, repeat
 
-from accelbench.engine.events import Event, to_json
+from accelbench.engine.core.batches import Batch, Rows
+from accelbench.engine.core.events import Event, to_json
 from accelbench.engine.parsers.prefilter import line_starts
-from accelbench.engine.rows import Batch, Rows
 
 _ESCAPE = json.encoder.encode_basestring_ascii  # what json.dumps does to a str
 _NUMBERS = {"float", "int", "bool", "float | None", "int | None"}

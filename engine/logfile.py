@@ -30,9 +30,12 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from pathlib import Path
 
-from accelbench.engine import registry, safefile
-from accelbench.engine.errors import UserError, shown
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase
+from accelbench.engine import registry
+from accelbench.engine.core import safefile
+from accelbench.engine.core.batches import Batch, Rows, expanded
+from accelbench.engine.core.errors import UserError, shown
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
+from accelbench.engine.core.tail import CUT_MARK, MAX_LINE
 from accelbench.engine.parsers import Dialect, deferred
 from accelbench.engine.parsers.prefilter import (
     Searched,
@@ -43,8 +46,6 @@ from accelbench.engine.parsers.prefilter import (
     read_text,
 )
 from accelbench.engine.reading import ondisk, records, tools
-from accelbench.engine.rows import Batch, Rows, expanded
-from accelbench.engine.tail import CUT_MARK, MAX_LINE
 
 BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are

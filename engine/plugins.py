@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, overload
 
-from accelbench.engine.text import printable
+from accelbench.engine.core.text import printable
 
 if TYPE_CHECKING:  # (importlib.metadata is imported only where a plug-in fails)
     from importlib.metadata import EntryPoint

@@ -22,12 +22,18 @@ from rich.text import Text
 
 from accelbench.engine import format as fmt
 from accelbench.engine import plot
-from accelbench.engine.events import FINAL_STATUSES, Diagnosis, Utilization
-from accelbench.engine.params import KEY_PARAMS
+from accelbench.engine.core.events import FINAL_STATUSES, Diagnosis, Utilization
+from accelbench.engine.core.params import KEY_PARAMS
+from accelbench.engine.core.summary import (
+    FIGURES,
+    LAST_RATE,
+    MEAN_THROUGHPUT,
+    RunSummary,
+    canonical,
+)
+from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.registry import metric_aliases
 from accelbench.engine.state import RunState
-from accelbench.engine.summary import FIGURES, LAST_RATE, MEAN_THROUGHPUT, RunSummary, canonical
-from accelbench.engine.text import printable, printable_lines
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
     from accelbench.engine.compare import Comparison

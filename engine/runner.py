@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine import digest, journal, registry, site
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import (
+from accelbench.engine.core.batches import Rows, expanded
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import (
     UNREADABLE,
     Diagnosis,
     Event,
@@ -34,13 +35,14 @@ from accelbench.engine.events import (
     Progress,
     Redraw,
 )
+from accelbench.engine.core.summary import Ending, RunSummary
+from accelbench.engine.core.tail import CHUNK, FileTail, Redrawn
 from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers import Dialect, deferred, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, read_text
 from accelbench.engine.parsers.sniffer import Sniffer
-from accelbench.engine.rows import Rows, expanded
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
@@ -59,8 +61,6 @@ from accelbench.engine.store import (
     read_json,
     write_json,
 )
-from accelbench.engine.summary import Ending, RunSummary
-from accelbench.engine.tail import CHUNK, FileTail, Redrawn
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan
 from accelbench.engine.workloads.emit import PREFIX

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine import tomlfile
-from accelbench.engine.errors import UserError, shown_key
+from accelbench.engine.core.errors import UserError, shown_key
 from accelbench.engine.registry import site_keys
 
 

@@ -17,9 +17,9 @@ import tomli_w
 
 from accelbench.engine import sweep as sweeps
 from accelbench.engine import tomlfile
-from accelbench.engine.errors import UserError, lookup, shown, shown_key
+from accelbench.engine.core.errors import UserError, lookup, shown, shown_key
+from accelbench.engine.core.params import Param, check_text
 from accelbench.engine.launchers import Launcher, launchers, option_tables
-from accelbench.engine.params import Param, check_text
 from accelbench.engine.registry import get_accelerator, get_workload
 from accelbench.engine.workloads import Workload
 

@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from accelbench.engine.events import (
+from accelbench.engine.core.batches import Batch, Rows
+from accelbench.engine.core.events import (
     Diagnosis,
     Event,
     Finished,
@@ -27,9 +28,8 @@ from accelbench.engine.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.registry import metric_aliases
-from accelbench.engine.rows import Batch, Rows
-from accelbench.engine.summary import RunSummary
 
 HISTORY = 600  # samples kept per utilization engine
 SERIES = 1000  # points kept of each metric's history and of throughput (even)

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import fs, safefile
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import FINAL_STATUSES
+from accelbench.engine.core import fs, safefile
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import FINAL_STATUSES
+from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.index import FIGURES, LIVE, SYNCED, Finding, Index, Rows
 from accelbench.engine.launchers import launchers
 from accelbench.engine.spec import JobSpec, spec_from_dict
-from accelbench.engine.summary import RunSummary
 
 SPEC_FILE = "spec.toml"
 META_FILE = "meta.json"

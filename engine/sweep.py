@@ -21,8 +21,8 @@ import itertools
 import math
 from typing import Any
 
-from accelbench.engine.errors import UserError, shown, shown_key
-from accelbench.engine.params import Param
+from accelbench.engine.core.errors import UserError, shown, shown_key
+from accelbench.engine.core.params import Param
 
 OPTIONS: dict[str, Param] = {p.name: p for p in (
     Param("max_parallel", int, 1, "local runs at once (Slurm runs are all submitted)",

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from accelbench.engine.params import Param
+from accelbench.engine.core.params import Param
+from accelbench.engine.core.summary import Alias
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.summary import Alias
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import Extension, Workload

@@ -6,7 +6,7 @@ import re
 import tomllib
 from typing import Any
 
-from accelbench.engine.errors import UserError, shown_key
+from accelbench.engine.core.errors import UserError, shown_key
 
 
 def parse(text: str, source: Any) -> dict[str, Any]:

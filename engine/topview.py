@@ -18,8 +18,8 @@ import time
 
 from rich.text import Text
 
+from accelbench.engine.core.text import printable
 from accelbench.engine.telemetry.node import WAITING, Device, Reading
-from accelbench.engine.text import printable
 from accelbench.engine.top import Sample
 
 BARS = "▁▁▂▃▄▅▆▇█"  # by eighths; idle is the lowest bar, never a space (a wrap eats it)

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from accelbench.engine import digest
 from accelbench.engine import store as store_module
-from accelbench.engine.events import Event, Finished, Phase, from_dict
+from accelbench.engine.core.events import Event, Finished, Phase, from_dict
 from accelbench.engine.experiment import DRIVER_FILE, JOURNAL_FILE
 from accelbench.engine.follow import Follower
 from accelbench.engine.spec import spec_from_dict

@@ -7,7 +7,7 @@ from typing import ClassVar
 import pytest
 
 from accelbench.engine import registry
-from accelbench.engine.events import Diagnosis, Event
+from accelbench.engine.core.events import Diagnosis, Event
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers import Dialect

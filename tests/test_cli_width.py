@@ -18,7 +18,7 @@ from accelbench.cli.live import comparison_table, render_experiment, width
 from accelbench.cli.main import main
 from accelbench.engine import layout, present
 from accelbench.engine.compare import compare
-from accelbench.engine.events import Phase
+from accelbench.engine.core.events import Phase
 from accelbench.engine.experiment import Entry
 from accelbench.engine.presets import list_presets
 from accelbench.engine.state import RunState
@@ -358,7 +358,7 @@ def test_how_a_column_narrows_is_given_for_its_title_only():
 @pytest.mark.parametrize("columns", [40, 80, 160])
 def test_the_live_run_view_keeps_its_figures_whole(columns):
     from accelbench.cli.live import render
-    from accelbench.engine.events import Metric, Progress, Utilization
+    from accelbench.engine.core.events import Metric, Progress, Utilization
 
     state = RunState(f"20260101-000000-{NAME}-abcdef")
     state.feed(Phase(state.run_id, 1.0, "running"))

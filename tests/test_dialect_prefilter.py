@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine import registry
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.core.events import Event, Metric
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import (
     Shapes,

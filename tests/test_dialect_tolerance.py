@@ -122,7 +122,7 @@ def test_a_huge_figure_is_shown_with_an_exponent_not_hundreds_of_digits(tmp_path
 def test_a_figure_or_step_past_what_an_event_holds_gives_no_event(dialect, line):
     """(found by the reader fuzz: ``1e200`` became a Metric, a 77-bit step a Metric's step,
     that ``events.build`` refuses; 1e200 loss is one that blew up)"""
-    from accelbench.engine import events
+    from accelbench.engine.core import events
     from accelbench.engine.registry import get_dialect
 
     found = get_dialect(dialect)("r").feed(line, 1.0)

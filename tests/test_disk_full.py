@@ -9,8 +9,9 @@ import subprocess
 
 import pytest
 
-from accelbench.engine import exitfile, fs
-from accelbench.engine.events import Diagnosis
+from accelbench.engine import exitfile
+from accelbench.engine.core import fs
+from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.exitfile import RESERVED, ExitRecord, read_exit, reserve, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.runner import Deriver

@@ -12,7 +12,7 @@ import tomli_w
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm_commands import SLURM_PARAMS
 from accelbench.engine.presets import find_preset
 from accelbench.engine.registry import workloads

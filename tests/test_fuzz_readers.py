@@ -24,8 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accelbench.engine import events as ev
-from accelbench.engine.errors import UserError
+from accelbench.engine.core import events as ev
+from accelbench.engine.core.batches import Rows
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.reading import metrics_csv, tfevents, trainer_files
 from accelbench.engine.reading.numbers import counters, named_numbers
@@ -33,7 +34,6 @@ from accelbench.engine.reading.shapes import ShapeReader
 from accelbench.engine.reading.tools import kinds, runs
 from accelbench.engine.reading.tools.pbs import read_jobs
 from accelbench.engine.registry import dialects, get_dialect
-from accelbench.engine.rows import Rows
 from accelbench.engine.state import RunState
 from accelbench.engine.telemetry.node import Absent, Reading
 from accelbench.engine.top import Sample
@@ -321,10 +321,10 @@ def test_present_views_of_random_events(lines):
 @given(st.lists(PIECE, min_size=1, max_size=3), PIECE)
 def test_compare_exports_of_runs_named_with_random_text(home, tmp_path, names, knob):
     from accelbench.engine.compare import compare
+    from accelbench.engine.core.summary import RunSummary
     from accelbench.engine.present import comparison_rows
     from accelbench.engine.spec import spec_from_dict
     from accelbench.engine.store import Store
-    from accelbench.engine.summary import RunSummary
 
     with tempfile.TemporaryDirectory(dir=tmp_path) as tmp:
         store = Store(Path(tmp))

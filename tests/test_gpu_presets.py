@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from accelbench.cli.main import main
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm_commands import resource_args
 from accelbench.engine.presets import find_preset, list_presets
 from accelbench.engine.runner import Runner

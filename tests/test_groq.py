@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Phase
+from accelbench.engine.core.events import Phase
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import load_preset

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from accelbench.engine import site
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import load_preset, spec_from_dict

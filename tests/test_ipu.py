@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Diagnosis, Log, Phase
+from accelbench.engine.core.events import Diagnosis, Log, Phase
 from accelbench.engine.launchers.slurm_commands import QUEUE
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner

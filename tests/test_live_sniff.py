@@ -11,7 +11,7 @@ import pytest
 from real_logs import REAL, body
 
 from accelbench.engine import registry
-from accelbench.engine.events import Diagnosis, Log, Metric, Progress, Utilization
+from accelbench.engine.core.events import Diagnosis, Log, Metric, Progress, Utilization
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import Deriver, _sniffer
 from accelbench.engine.spec import spec_from_dict

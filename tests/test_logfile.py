@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.logfile import parse_file, split_sections
 from tests.conftest import FIXTURES, accelbench, json_events
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accelbench.engine.events import Diagnosis, Log, from_json, to_json
+from accelbench.engine.core.events import Diagnosis, Log, from_json, to_json
 from accelbench.engine.exitfile import ExitRecord
 from accelbench.engine.parsers.machine import _FROM_WORKLOAD, _from_json, _short, parse
 from accelbench.engine.registry import dialects

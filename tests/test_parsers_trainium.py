@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Metric, Utilization
+from accelbench.engine.core.events import Metric, Utilization
 from accelbench.engine.parsers.hf_trainer import HFTrainer
 from accelbench.engine.registry import get_dialect
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers import get_launcher, launchers
 from accelbench.engine.spec import load_preset
 from accelbench.engine.store import OUTPUT_FILE, WRAPPER_FILE, Store, read_json

@@ -14,7 +14,7 @@ import time
 
 import psutil
 
-from accelbench.engine.events import Diagnosis, Phase
+from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.exitfile import read_exit, reserve, write_exit
 from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.procs import alive, group_alive

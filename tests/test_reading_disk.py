@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.importer import import_file, import_path
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.reading import tfevents
@@ -246,7 +246,7 @@ def test_the_usual_scalar_event_read_at_once_is_what_its_fields_give(tmp_path, m
 def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content, tmp_path):
     """(found by tests/test_fuzz_readers.py: ``int(inf)`` raised OverflowError, an epoch of
     ``inf`` or a total of 1e300 made events that ``events.build`` refuses)"""
-    from accelbench.engine import events
+    from accelbench.engine.core import events
 
     path = tmp_path / name
     path.write_text(content)
@@ -260,7 +260,7 @@ def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content
 def test_an_mllog_figure_no_event_can_hold_is_left_out():
     """(found by tests/test_fuzz_readers.py: NaN and ``1e999`` became a Metric and a
     Throughput that ``events.build`` refuses, shown as ``inf`` and ``nan`` by ``parse``)"""
-    from accelbench.engine import events
+    from accelbench.engine.core import events
     from accelbench.engine.reading.mllog import Mllog
 
     lines = [':::MLLOG {"key": "eval_accuracy", "value": NaN, "metadata": {"epoch_num": 1e999}}',

@@ -12,7 +12,7 @@ import sys
 import pytest
 from real_logs import REAL, body
 
-from accelbench.engine.events import Diagnosis
+from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import Deriver

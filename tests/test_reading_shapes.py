@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine import registry
-from accelbench.engine.events import Diagnosis, Metric, Progress
+from accelbench.engine.core.batches import expanded
+from accelbench.engine.core.events import Diagnosis, Metric, Progress
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers.prefilter import read_text
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader, _canon
 from accelbench.engine.reading.vocabulary import metric_name
-from accelbench.engine.rows import expanded
 from tests.conftest import FIXTURES, accelbench, json_events
 
 FRAMEWORKS = FIXTURES / "real" / "frameworks"

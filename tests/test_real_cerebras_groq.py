@@ -7,7 +7,7 @@ import time
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Metric, Phase, Progress, Throughput
+from accelbench.engine.core.events import Metric, Phase, Progress, Throughput
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.store import Store

@@ -6,7 +6,7 @@ import pytest
 from real_logs import REAL, body
 
 from accelbench.engine import registry
-from accelbench.engine.events import Metric, Progress
+from accelbench.engine.core.events import Metric, Progress
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import detect, parse_file
 from accelbench.engine.runner import Deriver

@@ -10,7 +10,7 @@ import shutil
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
+from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Throughput
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import Deriver, Runner

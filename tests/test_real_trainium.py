@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput, Utilization
+from accelbench.engine.core.events import (
+    Diagnosis,
+    Metric,
+    Phase,
+    Progress,
+    Throughput,
+    Utilization,
+)
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import RunHandle

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine import logfile, registry
-from accelbench.engine.events import (
+from accelbench.engine.core.batches import Batch, Rows, count, expanded
+from accelbench.engine.core.events import (
     Diagnosis,
     Event,
     Finished,
@@ -24,7 +25,6 @@ from accelbench.engine.events import (
 )
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.reading import ondisk
-from accelbench.engine.rows import Batch, Rows, count, expanded
 from accelbench.engine.state import MAX_NAMES, RunState, Series
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -9,7 +9,7 @@ import time
 import psutil
 import pytest
 
-from accelbench.engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
+from accelbench.engine.core.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
 from accelbench.engine.lane import Hub
 from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import WRAPPER_FILE, read_json, write_json
@@ -261,7 +261,7 @@ def test_a_follower_takes_the_state_its_reader_folded_the_same_as_one_fed_the_ev
 
 
 def test_a_state_copy_grows_on_its_own():
-    from accelbench.engine.events import Throughput
+    from accelbench.engine.core.events import Throughput
     from accelbench.engine.state import RunState
 
     state = RunState("r")

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Diagnosis, Log, Phase
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Diagnosis, Log, Phase
 from accelbench.engine.exitfile import read_exit
 from accelbench.engine.launchers import jobwrap, slurm_commands
 from accelbench.engine.launchers.slurm_commands import QUEUE, SlurmQueue, preflight

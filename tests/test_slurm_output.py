@@ -10,7 +10,7 @@ import re
 import pytest
 from real_logs import REAL, body
 
-from accelbench.engine.events import Diagnosis
+from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.importer import import_file
 from accelbench.engine.launchers.slurm_accounting import (
     parsable_rows,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from real_logs import REAL
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Diagnosis, Metric, Phase
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Diagnosis, Metric, Phase
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers.slurm_rows import read_table

@@ -2,7 +2,7 @@
 
 import pytest
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.presets import BUILTIN_DIR, find_preset, list_presets
 from accelbench.engine.spec import load_preset, save_preset, spec_from_dict
 

@@ -14,7 +14,8 @@ from contextlib import closing
 import psutil
 import pytest
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.summary import Ending, RunSummary
 from accelbench.engine.index import SCHEMA_VERSION
 from accelbench.engine.runner import Runner
 from accelbench.engine.store import (
@@ -25,7 +26,6 @@ from accelbench.engine.store import (
     read_json,
     write_json,
 )
-from accelbench.engine.summary import Ending, RunSummary
 from tests.conftest import accelbench
 from tests.helpers import SPEC, listing, real_runs
 

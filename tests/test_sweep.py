@@ -67,7 +67,7 @@ def test_grid_times_variants_in_order_and_round_trip(tmp_path):
      "--set sweep.colour: unknown sweep option 'colour'"),
 ])
 def test_bad_sweeps_are_one_line_errors(tmp_path, sweep, overrides, message):
-    from accelbench.engine.errors import UserError
+    from accelbench.engine.core.errors import UserError
 
     path = write(tmp_path, f'name = "x"\nworkload = "bert_finetune"\n\n[sweep]\n{sweep}\n')
     with pytest.raises(UserError) as caught:

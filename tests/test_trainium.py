@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Phase
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Phase
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import load_preset

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.rule import Rule
 from textual.widgets import Input, Static
 
-from accelbench.engine.events import Metric, Phase
+from accelbench.engine.core.events import Metric, Phase
 from accelbench.engine.follow import Follower
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen

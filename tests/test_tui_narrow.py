@@ -331,7 +331,7 @@ async def test_a_legend_keeps_each_mark_with_its_run(runner, monkeypatch):
 
 
 async def test_progress_without_a_total_is_whole(runner):
-    from accelbench.engine.events import Finished, Phase
+    from accelbench.engine.core.events import Finished, Phase
 
     events = [Phase("r1", 1.0, "running"), Phase("r1", 2.0, "failed"),
               Finished("r1", 2.0, "failed")]

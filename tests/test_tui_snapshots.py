@@ -10,7 +10,7 @@ import json
 import pytest
 from textual.widgets import DataTable, Input
 
-from accelbench.engine.events import from_dict
+from accelbench.engine.core.events import from_dict
 from accelbench.engine.experiment import Experiment
 from accelbench.engine.follow import Follower
 from accelbench.tui.app import AccelbenchApp

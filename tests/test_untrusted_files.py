@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from accelbench.engine import safefile
-from accelbench.engine.errors import UserError
+from accelbench.engine.core import safefile
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.store import Store
 from accelbench.engine.telemetry.node import Absent, NodeSampler

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm_commands import QUEUE, resource_args
 from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner

@@ -10,7 +10,7 @@ from collections import defaultdict
 import psutil
 import pytest
 
-from accelbench.engine.events import Utilization
+from accelbench.engine.core.events import Utilization
 from accelbench.engine.registry import get_accelerator
 from accelbench.engine.spec import spec_from_dict
 from tests.conftest import ROOT

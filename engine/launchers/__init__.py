@@ -9,7 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from accelbench.engine import plugins
-from accelbench.engine.errors import UserError, lookup
+from accelbench.engine.core.errors import UserError, lookup
 from accelbench.engine.launchers.base import Launcher
 
 if TYPE_CHECKING:

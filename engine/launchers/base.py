@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from accelbench.engine.params import Param
+from accelbench.engine.core.params import Param
 
 if TYPE_CHECKING:
     from accelbench.engine.spec import JobSpec

@@ -34,8 +34,9 @@ from typing import Any, BinaryIO
 
 import psutil
 
-from accelbench.engine import fs, journal
-from accelbench.engine.events import Diagnosis
+from accelbench.engine import journal
+from accelbench.engine.core import fs
+from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.exitfile import ExitRecord, recorded, reserve, write_exit
 from accelbench.engine.launchers.procs import group_alive
 from accelbench.engine.store import (

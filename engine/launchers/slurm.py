@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from accelbench.engine import journal
-from accelbench.engine.events import Diagnosis, Phase
+from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.exitfile import ExitRecord, read_exit, recorded, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.base import Launcher
@@ -28,9 +28,7 @@ from accelbench.engine.launchers.slurm_commands import (
     sbatch,
     scancel,
 )
-from accelbench.engine.launchers.slurm_commands import (
-    check as check_slurm,
-)
+from accelbench.engine.launchers.slurm_commands import check as check_slurm
 from accelbench.engine.parsers.slurm_log import state_diagnosis
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import (

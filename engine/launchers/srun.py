@@ -16,7 +16,7 @@ import time
 
 import psutil
 
-from accelbench.engine import safefile
+from accelbench.engine.core import safefile
 from accelbench.engine.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.slurm_commands import (

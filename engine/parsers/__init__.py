@@ -12,8 +12,8 @@ from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from accelbench.engine.events import Diagnosis, Event
-from accelbench.engine.rows import Batch, Rows
+from accelbench.engine.core.batches import Batch, Rows
+from accelbench.engine.core.events import Diagnosis, Event
 
 if TYPE_CHECKING:
     from accelbench.engine.parsers.steps import StepLines

@@ -15,8 +15,8 @@ import json
 import re
 from typing import Any
 
-from accelbench.engine.errors import shown
-from accelbench.engine.events import (
+from accelbench.engine.core.errors import shown
+from accelbench.engine.core.events import (
     EVENT_TYPES,
     Event,
     Finished,

@@ -17,7 +17,7 @@ import calendar
 import re
 import time
 
-from accelbench.engine.events import Diagnosis, Event
+from accelbench.engine.core.events import Diagnosis, Event
 from accelbench.engine.parsers import Dialect
 
 _TASKS = r"(?:srun|salloc): error: (\S+): (tasks? [\d,\-]+): "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accelbench.engine.events import Event, Utilization
+from accelbench.engine.core.events import Event, Utilization
 
 HEADER = ("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST")
 _BUSY = ("alloc", "mix")  # a node running jobs (all its CPUs, or some)

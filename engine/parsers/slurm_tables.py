@@ -12,7 +12,7 @@ code and the elapsed time Slurm recorded; a pending or running job (``squeue``,
 
 from __future__ import annotations
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.launchers.slurm_commands import FINAL_STATES, PENDING_STATES
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.slurm_log import state_diagnosis

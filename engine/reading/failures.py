@@ -40,7 +40,7 @@ import signal
 from collections.abc import Callable
 from typing import ClassVar
 
-from accelbench.engine.events import Diagnosis, Event
+from accelbench.engine.core.events import Diagnosis, Event
 from accelbench.engine.parsers import Dialect
 
 _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine.errors import UserError, shown
-from accelbench.engine.params import Param
+from accelbench.engine.core.errors import UserError, shown
+from accelbench.engine.core.params import Param
 from accelbench.engine.parsers.generic import GENERIC_DIALECTS
 
 SCRIPTS_DIR = Path(__file__).resolve().parent

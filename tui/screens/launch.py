@@ -15,9 +15,9 @@ from textual.widgets.option_list import Option
 
 from accelbench.engine import registry
 from accelbench.engine import sweep as sweeps
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.params import Param
 from accelbench.engine.launchers import get_launcher
-from accelbench.engine.params import Param
 from accelbench.engine.present import availability_cell
 from accelbench.engine.presets import PresetEntry, find_preset, list_presets
 from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine import site
-from accelbench.engine.errors import UserError
-from accelbench.engine.params import Param
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.params import Param
 from accelbench.engine.probe import tools
 from accelbench.engine.system import Availability, System
 from accelbench.engine.systems.cerebras.dialect import Cerebras

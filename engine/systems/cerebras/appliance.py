@@ -16,8 +16,8 @@ import subprocess
 import threading
 import time
 
-from accelbench.engine import safefile
-from accelbench.engine.events import Phase
+from accelbench.engine.core import safefile
+from accelbench.engine.core.events import Phase
 from accelbench.engine.launchers.local import Local
 from accelbench.engine.launchers.slurm import record
 from accelbench.engine.store import OUTPUT_FILE, RunInfo

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accelbench.engine.params import Param
+from accelbench.engine.core.params import Param
 from accelbench.engine.system import Availability, System
 from accelbench.engine.systems.cuda.dialect import NvidiaSmi
 from accelbench.engine.systems.cuda.node import NvidiaNode

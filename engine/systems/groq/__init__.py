@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine import site
-from accelbench.engine.errors import UserError
-from accelbench.engine.params import Param
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.params import Param
 from accelbench.engine.probe import devices, tools
 from accelbench.engine.system import Availability, Column, System
 from accelbench.engine.systems.groq.dialect import GroqFlow

@@ -7,7 +7,7 @@ import shlex
 from typing import Any
 
 from accelbench.engine import site
-from accelbench.engine.params import Param
+from accelbench.engine.core.params import Param
 from accelbench.engine.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from accelbench.engine.systems.sambanova.inventory import detect

@@ -16,7 +16,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.core.events import Event, Metric
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.probe import finder, tools
 from accelbench.engine.system import Availability

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine import site
-from accelbench.engine.params import Param
+from accelbench.engine.core.params import Param
 from accelbench.engine.workloads import Context, Extension, Plan, Workload
 
 HERE = Path(__file__).resolve().parent

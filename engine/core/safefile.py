@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from accelbench.engine.errors import UserError
+from accelbench.engine.core.errors import UserError
 
 SMALL = 16 * 1024 * 1024  # bytes of a run's record (JSON, TOML) read at most
 PIPE_WAIT = 30.0  # seconds a named pipe may keep a reader waiting for its first byte

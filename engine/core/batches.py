@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, TypeAlias
 
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.core.events import Event, Metric
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ import typing
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
-from accelbench.engine.errors import shown
+from accelbench.engine.core.errors import shown
 
 PHASES = ("queued", "starting", "compiling", "loading", "running", "evaluating", "completing",
           "done", "failed", "cancelled", "ended", "lost")

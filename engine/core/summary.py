@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
-from accelbench.engine.events import finite
+from accelbench.engine.core.events import finite
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from accelbench.engine.errors import UserError, shown
+from accelbench.engine.core.errors import UserError, shown
 
 _TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
 _TRUE = {"true", "yes", "on", "1"}

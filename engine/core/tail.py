@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from accelbench.engine import safefile
+from accelbench.engine.core import safefile
 
 CHUNK = 4 * 1024 * 1024
 MAX_LINE = 1024 * 1024  # bytes of one line kept; the rest is cut, with CUT_MARK
