@@ -575,9 +575,9 @@ def _cmd_rm(args: argparse.Namespace) -> int:
 def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
-    from accelbench.engine.exitfile import recorded
     from accelbench.engine.launchers import job_gone
-    from accelbench.engine.store import EXIT_FILE
+    from accelbench.engine.rundir.exitfile import recorded
+    from accelbench.engine.rundir.files import EXIT_FILE
 
     return not info.final and not recorded(info.path(EXIT_FILE)) and not job_gone(info)
 
@@ -606,7 +606,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from accelbench.engine import format as fmt
     from accelbench.engine.core import safefile
     from accelbench.engine.core.text import printable_lines
-    from accelbench.engine.store import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
+    from accelbench.engine.rundir.files import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
 
     handle = _runner().open(args.run)
     if args.log:

@@ -28,7 +28,8 @@ from accelbench.engine import registry
 from accelbench.engine.core import safefile
 from accelbench.engine.core.summary import FIGURES, RunSummary
 from accelbench.engine.core.text import printable, printable_lines
-from accelbench.engine.store import SPEC_FILE, RunInfo
+from accelbench.engine.rundir.files import SPEC_FILE
+from accelbench.engine.store import RunInfo
 
 
 @dataclass(frozen=True)

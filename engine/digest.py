@@ -13,8 +13,9 @@ from collections import deque
 from typing import Any
 
 from accelbench.engine.core.events import Diagnosis, Finished
+from accelbench.engine.rundir.files import read_json, write_json
 from accelbench.engine.state import RunState, Series
-from accelbench.engine.store import RunInfo, read_json, write_json
+from accelbench.engine.store import RunInfo
 
 DIGEST_FILE = "digest.json"
 CURVES = 64  # metric histories kept (the first reported): show's sparklines, the curves

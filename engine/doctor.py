@@ -25,11 +25,12 @@ from accelbench.engine import plugins, registry
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.core.text import printable
-from accelbench.engine.exitfile import ExitRecord, read_exit
 from accelbench.engine.index import Finding
 from accelbench.engine.launchers import job_gone
+from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
+from accelbench.engine.rundir.files import END_FILE, EXIT_FILE, damaged
 from accelbench.engine.runner import RunHandle
-from accelbench.engine.store import END_FILE, EXIT_FILE, YOUNG_S, RunInfo, Store, damaged
+from accelbench.engine.store import YOUNG_S, RunInfo, Store
 
 TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")  # what write_json leaves
 

@@ -28,17 +28,10 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Event
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.launchers.procs import alive
+from accelbench.engine.rundir.files import END_FILE, PLAN_FILE, read_json, write_json
 from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec, spec_from_dict
-from accelbench.engine.store import (
-    END_FILE,
-    PLAN_FILE,
-    ExperimentInfo,
-    RunInfo,
-    Store,
-    read_json,
-    write_json,
-)
+from accelbench.engine.store import ExperimentInfo, RunInfo, Store
 
 JOURNAL_FILE = "journal.jsonl"
 DRIVER_FILE = "driver.json"

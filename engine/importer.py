@@ -23,9 +23,10 @@ from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
 from accelbench.engine.reading import ondisk
+from accelbench.engine.rundir.files import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, write_json
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
+from accelbench.engine.store import slug
 
 
 def system_of(names: list[str]) -> str | None:

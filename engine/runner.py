@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import digest, journal, registry, site
+from accelbench.engine import digest, registry, site
 from accelbench.engine.core.batches import Rows, expanded
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import (
@@ -37,15 +37,14 @@ from accelbench.engine.core.events import (
 )
 from accelbench.engine.core.summary import Ending, RunSummary
 from accelbench.engine.core.tail import CHUNK, FileTail, Redrawn
-from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import get_launcher
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers import Dialect, deferred, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, read_text
 from accelbench.engine.parsers.sniffer import Sniffer
-from accelbench.engine.spec import JobSpec
-from accelbench.engine.state import RunState
-from accelbench.engine.store import (
+from accelbench.engine.rundir import journal
+from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, write_exit
+from accelbench.engine.rundir.files import (
     EXIT_FILE,
     LAUNCH_FILE,
     META_FILE,
@@ -55,12 +54,12 @@ from accelbench.engine.store import (
     TELEMETRY_FILE,
     WORK_DIR,
     WRAPPER_FILE,
-    RunInfo,
-    RunQuery,
-    Store,
     read_json,
     write_json,
 )
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.state import RunState
+from accelbench.engine.store import RunInfo, RunQuery, Store
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan
 from accelbench.engine.workloads.emit import PREFIX
@@ -779,7 +778,7 @@ class Runner:
     @staticmethod
     def plan(spec: JobSpec, run_dir: Path) -> Plan:
         """The job's plan (argv, environment, files, dialects) for ``spec`` with its own
-        files in ``run_dir`` (the run's ``work`` directory: ``store.WORK_DIR``)."""
+        files in ``run_dir`` (the run's ``work`` directory: ``rundir.files.WORK_DIR``)."""
         system = registry.get_accelerator(spec.accelerator)
         python = spec.python or site.value(spec.accelerator, "python") or sys.executable
         ctx = Context(python, system.name, system.device, run_dir, system.device_module)

@@ -28,7 +28,8 @@ from typing import Any
 import psutil
 
 from accelbench.engine import registry
-from accelbench.engine.store import WRAPPER_FILE, RunQuery, Store, read_json
+from accelbench.engine.rundir.files import WRAPPER_FILE, read_json
+from accelbench.engine.store import RunQuery, Store
 from accelbench.engine.telemetry.node import Device, NodeSampler, Reading
 
 FIELDS = ("t", "system", "source", "device", "name", "present", "why", "util_percent",

@@ -10,7 +10,8 @@ import pytest
 
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.digest import DIGEST_FILE
-from accelbench.engine.store import WRAPPER_FILE, Store
+from accelbench.engine.rundir.files import WRAPPER_FILE
+from accelbench.engine.store import Store
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.top import TopScreen
 from tests.conftest import accelbench

@@ -13,10 +13,7 @@ import tracemalloc
 import pytest
 
 from accelbench.cli.main import main
-from accelbench.engine.runner import Deriver, RunHandle
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.state import SERIES
-from accelbench.engine.store import (
+from accelbench.engine.rundir.files import (
     EXIT_FILE,
     META_FILE,
     OUTPUT_FILE,
@@ -24,6 +21,9 @@ from accelbench.engine.store import (
     WRAPPER_FILE,
     write_json,
 )
+from accelbench.engine.runner import Deriver, RunHandle
+from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.state import SERIES
 from tests.conftest import accelbench
 
 SPEC = spec_from_dict({"name": "r", "workload": "command", "params": {"command": "true"},

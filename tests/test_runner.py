@@ -11,8 +11,8 @@ import pytest
 
 from accelbench.engine.core.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
 from accelbench.engine.lane import Hub
+from accelbench.engine.rundir.files import WRAPPER_FILE, read_json, write_json
 from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import WRAPPER_FILE, read_json, write_json
 from tests.helpers import command_spec, follow, wait_for
 
 

@@ -17,15 +17,15 @@ import pytest
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.summary import Ending, RunSummary
 from accelbench.engine.index import SCHEMA_VERSION
-from accelbench.engine.runner import Runner
-from accelbench.engine.store import (
+from accelbench.engine.rundir.files import (
     EXIT_FILE,
     SUMMARY_FILE,
     WRAPPER_FILE,
-    Store,
     read_json,
     write_json,
 )
+from accelbench.engine.runner import Runner
+from accelbench.engine.store import Store
 from tests.conftest import accelbench
 from tests.helpers import SPEC, listing, real_runs
 

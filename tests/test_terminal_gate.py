@@ -258,7 +258,8 @@ def test_random_bytes_through_parse_and_show(tmp_path, monkeypatch, capsys, data
     """A log of random bytes (attacks among them) parsed, and a run whose output they are
     shown: nothing raises, nothing a terminal acts on is printed."""
     from accelbench.cli.main import main
-    from accelbench.engine.store import OUTPUT_FILE, Store
+    from accelbench.engine.rundir.files import OUTPUT_FILE
+    from accelbench.engine.store import Store
 
     monkeypatch.setenv("ACCELBENCH_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ACCELBENCH_CONFIG", str(tmp_path / "config"))

@@ -25,7 +25,8 @@ import pytest
 from rich.console import Console
 
 from accelbench.engine import topview
-from accelbench.engine.store import WRAPPER_FILE, Store, write_json
+from accelbench.engine.rundir.files import WRAPPER_FILE, write_json
+from accelbench.engine.store import Store
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import GraphcoreNode

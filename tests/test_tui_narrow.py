@@ -350,7 +350,7 @@ async def test_progress_without_a_total_is_whole(runner):
 async def test_long_variants_wrap_in_the_experiment_table(runner, monkeypatch):
     import json
 
-    from accelbench.engine.store import PLAN_FILE
+    from accelbench.engine.rundir.files import PLAN_FILE
 
     fixed_clock(monkeypatch)
     exp_id, followers = live_experiment(runner.store)

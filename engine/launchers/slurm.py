@@ -13,9 +13,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from accelbench.engine import journal
 from accelbench.engine.core.events import Diagnosis, Phase
-from accelbench.engine.exitfile import ExitRecord, read_exit, recorded, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.slurm_commands import (
@@ -30,15 +28,17 @@ from accelbench.engine.launchers.slurm_commands import (
 )
 from accelbench.engine.launchers.slurm_commands import check as check_slurm
 from accelbench.engine.parsers.slurm_log import state_diagnosis
-from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import (
+from accelbench.engine.rundir import journal
+from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, write_exit
+from accelbench.engine.rundir.files import (
     CANCEL_FILE,
     EXIT_FILE,
     WRAPPER_FILE,
-    RunInfo,
     read_json,
     write_json,
 )
+from accelbench.engine.spec import JobSpec
+from accelbench.engine.store import RunInfo
 
 SLURM_FILE = "slurm.json"
 SUBMIT_TIMEOUT = 60.0  # a run with no job id after this long was never submitted

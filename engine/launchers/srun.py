@@ -17,7 +17,6 @@ import time
 import psutil
 
 from accelbench.engine.core import safefile
-from accelbench.engine.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.slurm_commands import (
     QUEUE,
@@ -26,8 +25,10 @@ from accelbench.engine.launchers.slurm_commands import (
     resource_args,
     tool,
 )
+from accelbench.engine.rundir.exitfile import ExitRecord, recorded, write_exit
+from accelbench.engine.rundir.files import EXIT_FILE, read_json, write_json
 from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import EXIT_FILE, RunInfo, read_json, write_json
+from accelbench.engine.store import RunInfo
 
 SRUN_LOG = "srun.log"
 

@@ -20,7 +20,8 @@ from accelbench.engine.core import safefile
 from accelbench.engine.core.events import Phase
 from accelbench.engine.launchers.local import Local
 from accelbench.engine.launchers.slurm import record
-from accelbench.engine.store import OUTPUT_FILE, RunInfo
+from accelbench.engine.rundir.files import OUTPUT_FILE
+from accelbench.engine.store import RunInfo
 
 _JOB_ID = re.compile(rb"wsjob-[a-z0-9]+")
 _PHASES = {"QUEUEING": "queued", "QUEUED": "queued", "SCHEDULED": "queued",

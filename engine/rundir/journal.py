@@ -25,7 +25,7 @@ from accelbench.engine.core.events import (
     to_dict,
     to_json,
 )
-from accelbench.engine.store import STATE_FILE
+from accelbench.engine.rundir.files import STATE_FILE
 
 Entry = Phase | Diagnosis
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from accelbench.engine.core import fs, safefile
 from accelbench.engine.core.errors import shown
 from accelbench.engine.core.events import FINAL_STATUSES, build, loads
-from accelbench.engine.store import write_json
+from accelbench.engine.rundir.files import write_json
 
 RESERVED = 4096
 PENDING = {"status": "pending", "note": "the run has not ended: this space is kept for its end"}
