@@ -24,18 +24,18 @@ from accelbench.engine.core.events import (
     Utilization,
 )
 from accelbench.engine.core.params import Param
-from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.jobwrap import command as wrapper_command
 from accelbench.engine.launchers.procs import alive as process_alive
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.probe import finder
+from accelbench.engine.plugin.detect import finder
+from accelbench.engine.plugin.launcher import Launcher
+from accelbench.engine.plugin.system import Alias, Availability, Column, System
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import CANCEL_FILE, EXIT_FILE, read_json, write_json
 from accelbench.engine.site import required as site_required
 from accelbench.engine.site import value as site_value
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunInfo
-from accelbench.engine.system import Alias, Availability, Column, System
 from accelbench.engine.telemetry.node import (
     Absent,
     Device,

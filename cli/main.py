@@ -9,11 +9,12 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from accelbench.engine import __version__, registry
+from accelbench.engine import __version__
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.core.summary import figures_help
 from accelbench.engine.core.text import printable
+from accelbench.engine.plugin import registry
 
 FIGURES_HELP = f"figures (the same in every table, view and export): {figures_help()}."
 
@@ -575,7 +576,7 @@ def _cmd_rm(args: argparse.Namespace) -> int:
 def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
-    from accelbench.engine.launchers import job_gone
+    from accelbench.engine.plugin.launcher import job_gone
     from accelbench.engine.rundir.exitfile import recorded
     from accelbench.engine.rundir.files import EXIT_FILE
 

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from rich.live import Live
 
 from accelbench.cli.live import console
-from accelbench.engine import registry, topview
+from accelbench.engine import topview
+from accelbench.engine.plugin import registry
 from accelbench.engine.store import Store
 from accelbench.engine.top import FIRST_READING_S, Top, json_lines
 

@@ -24,10 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accelbench.engine import registry
 from accelbench.engine.core import safefile
 from accelbench.engine.core.summary import FIGURES, RunSummary
 from accelbench.engine.core.text import printable, printable_lines
+from accelbench.engine.plugin import registry
 from accelbench.engine.rundir.files import SPEC_FILE
 from accelbench.engine.store import RunInfo
 

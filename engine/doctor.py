@@ -21,12 +21,13 @@ from typing import Any
 
 import psutil
 
-from accelbench.engine import plugins, registry
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.core.text import printable
 from accelbench.engine.index import Finding
-from accelbench.engine.launchers import job_gone
+from accelbench.engine.plugin import entrypoints as plugins
+from accelbench.engine.plugin import registry
+from accelbench.engine.plugin.launcher import job_gone
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import END_FILE, EXIT_FILE, damaged
 from accelbench.engine.runner import RunHandle

@@ -26,8 +26,8 @@ from accelbench.engine import sweep as sweeps
 from accelbench.engine.core import safefile
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Event
-from accelbench.engine.launchers import get_launcher
 from accelbench.engine.launchers.procs import alive
+from accelbench.engine.plugin.launcher import get_launcher
 from accelbench.engine.rundir.files import END_FILE, PLAN_FILE, read_json, write_json
 from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec, spec_from_dict

@@ -15,13 +15,13 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from accelbench.engine import registry
 from accelbench.engine.core import safefile
 from accelbench.engine.core.batches import Batch, Rows
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
+from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.rundir.files import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, write_json
 from accelbench.engine.runner import RunHandle

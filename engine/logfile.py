@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from pathlib import Path
 
-from accelbench.engine import registry
 from accelbench.engine.core import safefile
 from accelbench.engine.core.batches import Batch, Rows, expanded
 from accelbench.engine.core.errors import UserError, shown
@@ -45,6 +44,7 @@ from accelbench.engine.parsers.prefilter import (
     nocase_of,
     read_text,
 )
+from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk, records, tools
 
 BLOCK = 1024 * 1024  # characters read at a time

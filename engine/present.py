@@ -32,7 +32,7 @@ from accelbench.engine.core.summary import (
     canonical,
 )
 from accelbench.engine.core.text import printable, printable_lines
-from accelbench.engine.registry import metric_aliases
+from accelbench.engine.plugin.registry import metric_aliases
 from accelbench.engine.state import RunState
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)

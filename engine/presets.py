@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from accelbench.engine import registry
 from accelbench.engine.core.errors import UserError
+from accelbench.engine.plugin import registry
 from accelbench.engine.spec import JobSpec, load_preset
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "presets"

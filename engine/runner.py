@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import digest, registry, site
+from accelbench.engine import digest, site
 from accelbench.engine.core.batches import Rows, expanded
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import (
@@ -37,11 +37,12 @@ from accelbench.engine.core.events import (
 )
 from accelbench.engine.core.summary import Ending, RunSummary
 from accelbench.engine.core.tail import CHUNK, FileTail, Redrawn
-from accelbench.engine.launchers import get_launcher
 from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers import Dialect, deferred, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, read_text
 from accelbench.engine.parsers.sniffer import Sniffer
+from accelbench.engine.plugin import registry
+from accelbench.engine.plugin.launcher import get_launcher
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.rundir.files import (

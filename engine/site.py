@@ -20,7 +20,7 @@ from typing import Any
 
 from accelbench.engine import tomlfile
 from accelbench.engine.core.errors import UserError, shown_key
-from accelbench.engine.registry import site_keys
+from accelbench.engine.plugin.registry import site_keys
 
 
 def config_path() -> Path:

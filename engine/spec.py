@@ -19,8 +19,8 @@ from accelbench.engine import sweep as sweeps
 from accelbench.engine import tomlfile
 from accelbench.engine.core.errors import UserError, lookup, shown, shown_key
 from accelbench.engine.core.params import Param, check_text
-from accelbench.engine.launchers import Launcher, launchers, option_tables
-from accelbench.engine.registry import get_accelerator, get_workload
+from accelbench.engine.plugin.launcher import Launcher, launchers, option_tables
+from accelbench.engine.plugin.registry import get_accelerator, get_workload
 from accelbench.engine.workloads import Workload
 
 _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (

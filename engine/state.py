@@ -29,7 +29,7 @@ from accelbench.engine.core.events import (
     Utilization,
 )
 from accelbench.engine.core.summary import RunSummary
-from accelbench.engine.registry import metric_aliases
+from accelbench.engine.plugin.registry import metric_aliases
 
 HISTORY = 600  # samples kept per utilization engine
 SERIES = 1000  # points kept of each metric's history and of throughput (even)

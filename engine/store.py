@@ -29,7 +29,7 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.index import FIGURES, LIVE, SYNCED, Finding, Index, Rows
-from accelbench.engine.launchers import launchers
+from accelbench.engine.plugin.launcher import launchers
 from accelbench.engine.rundir.files import (
     END_FILE,
     META_FILE,

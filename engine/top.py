@@ -27,7 +27,7 @@ from typing import Any
 
 import psutil
 
-from accelbench.engine import registry
+from accelbench.engine.plugin import registry
 from accelbench.engine.rundir.files import WRAPPER_FILE, read_json
 from accelbench.engine.store import RunQuery, Store
 from accelbench.engine.telemetry.node import Device, NodeSampler, Reading

@@ -20,10 +20,10 @@ from accelbench.engine import layout, present
 from accelbench.engine.compare import compare
 from accelbench.engine.core.events import Phase
 from accelbench.engine.experiment import Entry
+from accelbench.engine.plugin.system import Availability
 from accelbench.engine.presets import list_presets
 from accelbench.engine.state import RunState
 from accelbench.engine.store import Store
-from accelbench.engine.system import Availability
 from tests.conftest import FIXTURES, accelbench
 
 SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"
@@ -255,7 +255,7 @@ def test_layout_drops_the_least_important_column_and_shortens_ids_first():
 
 def test_presets_for_an_accelerator_not_here_are_listed_and_marked(home, capsys,
                                                                     monkeypatch):
-    from accelbench.engine import registry
+    from accelbench.engine.plugin import registry
 
     out = shown(capsys, 160, "presets", monkeypatch=monkeypatch)
     gpu = next(line for line in out.splitlines() if line.startswith("gpu-mnist "))
@@ -296,7 +296,7 @@ def test_workload_hints_name_what_accelbench_takes():
     the workload script's own ``--flag``, and the key is one of its workload's knobs."""
     import re
 
-    from accelbench.engine.registry import get_workload
+    from accelbench.engine.plugin.registry import get_workload
     from accelbench.engine.workloads import SCRIPTS_DIR
 
     for script, workload in (("bert_finetune.py", "bert_finetune"),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import registry
+from accelbench.engine.plugin import registry
 from tests.conftest import accelbench
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -123,7 +123,7 @@ def test_a_figure_or_step_past_what_an_event_holds_gives_no_event(dialect, line)
     """(found by the reader fuzz: ``1e200`` became a Metric, a 77-bit step a Metric's step,
     that ``events.build`` refuses; 1e200 loss is one that blew up)"""
     from accelbench.engine.core import events
-    from accelbench.engine.registry import get_dialect
+    from accelbench.engine.plugin.registry import get_dialect
 
     found = get_dialect(dialect)("r").feed(line, 1.0)
     for event in found:

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm_commands import SLURM_PARAMS
+from accelbench.engine.plugin.registry import workloads
 from accelbench.engine.presets import find_preset
-from accelbench.engine.registry import workloads
 from accelbench.engine.runner import Runner
 from accelbench.engine.spec import _TOP_LEVEL, load_preset
 from accelbench.engine.sweep import OPTIONS

@@ -28,12 +28,12 @@ from accelbench.engine.core import events as ev
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.logfile import parse_file
+from accelbench.engine.plugin.registry import dialects, get_dialect
 from accelbench.engine.reading import metrics_csv, tfevents, trainer_files
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader
 from accelbench.engine.reading.tools import kinds, runs
 from accelbench.engine.reading.tools.pbs import read_jobs
-from accelbench.engine.registry import dialects, get_dialect
 from accelbench.engine.state import RunState
 from accelbench.engine.telemetry.node import Absent, Reading
 from accelbench.engine.top import Sample

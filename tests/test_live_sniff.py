@@ -10,9 +10,9 @@ import sys
 import pytest
 from real_logs import REAL, body
 
-from accelbench.engine import registry
 from accelbench.engine.core.events import Diagnosis, Log, Metric, Progress, Utilization
 from accelbench.engine.logfile import parse_file
+from accelbench.engine.plugin import registry
 from accelbench.engine.runner import Deriver, _sniffer
 from accelbench.engine.spec import spec_from_dict
 

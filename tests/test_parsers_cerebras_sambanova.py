@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.registry import get_dialect
+from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from tests.conftest import heading_sections

@@ -10,7 +10,7 @@ import pytest
 
 from accelbench.engine.core.events import Metric, Utilization
 from accelbench.engine.parsers.hf_trainer import HFTrainer
-from accelbench.engine.registry import get_dialect
+from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
 from tests.conftest import heading_sections
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import registry
 from accelbench.engine.core.batches import expanded
 from accelbench.engine.core.events import Diagnosis, Metric, Progress
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers.prefilter import read_text
+from accelbench.engine.plugin import registry
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader, _canon
 from accelbench.engine.reading.vocabulary import metric_name

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import logfile, registry
+from accelbench.engine import logfile
 from accelbench.engine.core.batches import Batch, Rows, count, expanded
 from accelbench.engine.core.events import (
     Diagnosis,
@@ -24,6 +24,7 @@ from accelbench.engine.core.events import (
     Utilization,
 )
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.state import MAX_NAMES, RunState, Series
 

@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from accelbench.engine.core.events import Utilization
-from accelbench.engine.registry import get_accelerator
+from accelbench.engine.plugin.registry import get_accelerator
 from accelbench.engine.spec import spec_from_dict
 from tests.conftest import ROOT
 
@@ -33,7 +33,7 @@ TOOLS = {"trainium": "neuron-monitor", "ipu": "gc-inventory", "sambanova": "snti
 @pytest.fixture
 def run_on(runner, monkeypatch):
     """Run a 2 s job on an accelerator (taken as present) with ``path`` as PATH."""
-    monkeypatch.setattr("accelbench.engine.registry.require_available", get_accelerator)
+    monkeypatch.setattr("accelbench.engine.plugin.registry.require_available", get_accelerator)
 
     def run(accelerator, path):
         monkeypatch.setenv("PATH", path)

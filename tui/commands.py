@@ -10,7 +10,7 @@ from typing import Any, Protocol, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from accelbench.engine import registry
+from accelbench.engine.plugin import registry
 from accelbench.engine.present import short_id
 from accelbench.engine.presets import list_presets
 from accelbench.engine.runner import Runner

@@ -10,8 +10,8 @@ import subprocess
 import time
 
 from accelbench.engine.launchers import jobwrap
-from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.procs import alive, group_alive
+from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import recorded, write_exit
 from accelbench.engine.rundir.files import (

@@ -15,7 +15,6 @@ from typing import Any
 
 from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.launchers import jobwrap
-from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.slurm_commands import (
     QUEUE,
     SLURM_PARAMS,
@@ -28,6 +27,7 @@ from accelbench.engine.launchers.slurm_commands import (
 )
 from accelbench.engine.launchers.slurm_commands import check as check_slurm
 from accelbench.engine.parsers.slurm_log import state_diagnosis
+from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, write_exit
 from accelbench.engine.rundir.files import (

@@ -17,7 +17,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Footer, Header
 
-from accelbench.engine import registry, topview
+from accelbench.engine import topview
+from accelbench.engine.plugin import registry
 from accelbench.engine.top import Top
 from accelbench.tui.nav import NavScreen
 

@@ -6,7 +6,7 @@ import os
 import platform
 
 from accelbench.engine.core.params import Param
-from accelbench.engine.system import Availability, System
+from accelbench.engine.plugin.system import Availability, System
 from accelbench.engine.telemetry.host import HostNode
 from accelbench.engine.workloads import Extension
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine.core.params import Param
-from accelbench.engine.system import System
+from accelbench.engine.plugin.system import System
 from accelbench.engine.systems.ipu.detect import detect
 from accelbench.engine.systems.ipu.dialect import PopTorch
 from accelbench.engine.systems.ipu.examples import GraphcoreExamples

@@ -8,7 +8,7 @@ from typing import Any
 
 from accelbench.engine import site
 from accelbench.engine.core.params import Param
-from accelbench.engine.system import System
+from accelbench.engine.plugin.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from accelbench.engine.systems.sambanova.inventory import detect
 from accelbench.engine.systems.sambanova.node import SntilestatNode

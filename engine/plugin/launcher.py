@@ -1,7 +1,9 @@
-"""The ``Launcher`` base class: what a door that runs go through declares and does.
+"""The ``Launcher`` base class: what a door that runs go through declares and does, and
+the installed launchers (``launchers``, ``get_launcher``).
 
 A launcher is an object registered under the ``accelbench.launchers`` entry-point
-group (``engine.launchers`` loads them). It declares its name, its option table in
+group (a local process, ``sbatch``, ``srun``, or one a system's package or a plug-in
+brings; accelbench's own are under ``engine/launchers/``). It declares its name, its option table in
 presets (``[slurm]`` for Slurm's two launchers), whether a scheduler queues its jobs,
 how the job learns its id, and it starts, polls and cancels jobs.
 """
@@ -10,9 +12,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from accelbench.engine.core.errors import UserError, lookup
 from accelbench.engine.core.params import Param
+from accelbench.engine.plugin import entrypoints as plugins
 
 if TYPE_CHECKING:
     from accelbench.engine.spec import JobSpec
@@ -57,3 +62,46 @@ class Launcher(ABC):
     @abstractmethod
     def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
         """Stop the job: politely, then by force after ``grace`` seconds."""
+
+
+GROUP = "accelbench.launchers"
+OURS = "accelbench.engine.launchers."  # the modules of accelbench's own launchers
+
+
+@cache
+def launchers() -> dict[str, Launcher]:
+    """Every installed launcher by name; launchers sharing an option table must agree on it."""
+    found: dict[str, Launcher] = plugins.load(GROUP, Launcher)
+    owners: dict[str, Launcher] = {}
+    ours_first = sorted(found.values(),
+                        key=lambda launcher: not type(launcher).__module__.startswith(OURS))
+    for launcher in ours_first:  # (a plug-in's table disagrees with accelbench's, not back)
+        first = owners.setdefault(launcher.table, launcher)
+        if launcher.table and dict(launcher.options) != dict(first.options):
+            raise UserError(f"{GROUP}: launchers {first.name!r} and {launcher.name!r} declare"
+                            f" different keys for the [{launcher.table}] table",
+                            hint="launchers that share a table must declare the same keys")
+    return found
+
+
+def option_tables() -> dict[str, Launcher]:
+    """The launchers' option tables, each with the first launcher that declares it."""
+    tables: dict[str, Launcher] = {}
+    for launcher in launchers().values():
+        if launcher.table:
+            tables.setdefault(launcher.table, launcher)
+    return tables
+
+
+def get_launcher(name: str) -> Launcher:
+    """The launcher called ``name``."""
+    return lookup(launchers(), name, "launcher")
+
+
+def job_gone(run: RunInfo) -> bool:
+    """True when the run's launcher says its job is gone (``lost``); False while it may
+    still run, or when the launcher cannot tell (a controller down, a file unreadable)."""
+    try:
+        return get_launcher(run.launcher).poll(run) == "lost"
+    except (UserError, OSError):
+        return False

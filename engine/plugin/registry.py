@@ -17,15 +17,15 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from accelbench.engine import plugins
 from accelbench.engine.core.errors import UserError, lookup
 from accelbench.engine.core.params import Param
 from accelbench.engine.core.summary import CANONICAL, GENERIC_ALIASES, Alias
 from accelbench.engine.core.text import printable
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.generic import ALWAYS_DIALECTS, GENERIC_DIALECTS, TABLE_DIALECTS
-from accelbench.engine.probe import through_gres
-from accelbench.engine.system import BETTER, Availability, Column, System
+from accelbench.engine.plugin import entrypoints as plugins
+from accelbench.engine.plugin.detect import through_gres
+from accelbench.engine.plugin.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import GENERIC, Extension, Workload

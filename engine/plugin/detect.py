@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 
-from accelbench.engine.system import Availability
+from accelbench.engine.plugin.system import Availability
 
 
 def devices(pattern: str) -> list[str]:
