@@ -12,6 +12,9 @@ The classes and functions carry their own docstrings; the constants are:
 A system package exports one ``System``; a launcher package one ``Launcher`` instance.
 """
 
+from accelbench.engine.config.site import required as site_required
+from accelbench.engine.config.site import value as site_value
+from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import (
     Diagnosis,
@@ -32,9 +35,6 @@ from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.plugin.system import Alias, Availability, Column, System
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import CANCEL_FILE, EXIT_FILE, read_json, write_json
-from accelbench.engine.site import required as site_required
-from accelbench.engine.site import value as site_value
-from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunInfo
 from accelbench.engine.telemetry.node import (
     Absent,

@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.rundir.files import EXIT_FILE, OUTPUT_FILE, write_json
 from accelbench.engine.runner import Runner
-from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import Store
 
 

@@ -26,9 +26,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         os.environ["ACCELBENCH_HOME"] = home
         from accelbench.engine import experiment
+        from accelbench.engine.config.spec import spec_from_dict
         from accelbench.engine.rundir.files import read_json
         from accelbench.engine.runner import Runner
-        from accelbench.engine.spec import spec_from_dict
 
         spec = spec_from_dict({
             "name": "bench-sweep", "workload": "mnist_cnn", "telemetry_interval": 1.0,

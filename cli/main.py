@@ -256,8 +256,8 @@ def _open_tui(args: argparse.Namespace) -> int:
     """The app (no command given); ``--preset`` fills its form, ``--start`` runs it."""
     spec, preset = None, ""
     if args.preset:
-        from accelbench.engine.presets import find_preset
-        from accelbench.engine.spec import load_preset
+        from accelbench.engine.config.presets import find_preset
+        from accelbench.engine.config.spec import load_preset
 
         path = find_preset(args.preset)
         spec, preset = load_preset(path), path.stem
@@ -277,8 +277,8 @@ def _runner():
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from accelbench.engine.presets import find_preset
-    from accelbench.engine.spec import load_preset
+    from accelbench.engine.config.presets import find_preset
+    from accelbench.engine.config.spec import load_preset
 
     path = find_preset(args.preset)
     spec = load_preset(path, args.overrides)
@@ -718,7 +718,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     run through Slurm, or be edited and saved), with where to read why."""
     from accelbench.cli.live import console, table
     from accelbench.engine import present
-    from accelbench.engine.presets import detected_here, list_presets
+    from accelbench.engine.config.presets import detected_here, list_presets
 
     entries = list_presets()
     here = detected_here(entries)

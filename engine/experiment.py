@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import sweep as sweeps
+from accelbench.engine.config import sweep as sweeps
+from accelbench.engine.config.spec import JobSpec, spec_from_dict
 from accelbench.engine.core import safefile
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Event
@@ -30,7 +31,6 @@ from accelbench.engine.launchers.procs import alive
 from accelbench.engine.plugin.launcher import get_launcher
 from accelbench.engine.rundir.files import END_FILE, PLAN_FILE, read_json, write_json
 from accelbench.engine.runner import RunHandle, Runner
-from accelbench.engine.spec import JobSpec, spec_from_dict
 from accelbench.engine.store import ExperimentInfo, RunInfo, Store
 
 JOURNAL_FILE = "journal.jsonl"

@@ -15,6 +15,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core import safefile
 from accelbench.engine.core.batches import Batch, Rows
 from accelbench.engine.core.errors import UserError
@@ -25,7 +26,6 @@ from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.rundir.files import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, write_json
 from accelbench.engine.runner import RunHandle
-from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import slug
 
 

@@ -22,7 +22,9 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import digest, site
+from accelbench.engine import digest
+from accelbench.engine.config import site
+from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.batches import Rows, expanded
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import (
@@ -58,7 +60,6 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import RunInfo, RunQuery, Store
 from accelbench.engine.telemetry import events_from_line

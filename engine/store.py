@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from accelbench.engine.config.spec import JobSpec, spec_from_dict
 from accelbench.engine.core import fs, safefile
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
@@ -39,7 +40,6 @@ from accelbench.engine.rundir.files import (
     SUMMARY_FILE,
     write_json,
 )
-from accelbench.engine.spec import JobSpec, spec_from_dict
 
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
 SETTLED_NS = 2_000_000_000  # a directory's mtime this old is not that of a change going on

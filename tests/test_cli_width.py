@@ -18,10 +18,10 @@ from accelbench.cli.live import comparison_table, render_experiment, width
 from accelbench.cli.main import main
 from accelbench.engine import layout, present
 from accelbench.engine.compare import compare
+from accelbench.engine.config.presets import list_presets
 from accelbench.engine.core.events import Phase
 from accelbench.engine.experiment import Entry
 from accelbench.engine.plugin.system import Availability
-from accelbench.engine.presets import list_presets
 from accelbench.engine.state import RunState
 from accelbench.engine.store import Store
 from tests.conftest import FIXTURES, accelbench

@@ -12,14 +12,14 @@ import tomli_w
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import _TOP_LEVEL, load_preset
+from accelbench.engine.config.sweep import OPTIONS
+from accelbench.engine.config.tomlfile import parse
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm_commands import SLURM_PARAMS
 from accelbench.engine.plugin.registry import workloads
-from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
-from accelbench.engine.spec import _TOP_LEVEL, load_preset
-from accelbench.engine.sweep import OPTIONS
-from accelbench.engine.tomlfile import parse
 
 FUZZ = settings(max_examples=1500, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

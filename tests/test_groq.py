@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.events import Phase
-from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from tests.conftest import ROOT, SYSTEMS
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.events import Diagnosis, Log, Phase
 from accelbench.engine.launchers.slurm_commands import QUEUE
-from accelbench.engine.presets import find_preset
 from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
 from tests.conftest import ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"

@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.rundir.files import LAUNCH_FILE, WORK_DIR, read_json
 from accelbench.engine.runner import Runner
-from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import Store
 from tests.conftest import accelbench
 

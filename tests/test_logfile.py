@@ -67,7 +67,7 @@ def test_import_makes_finished_runs_that_list_and_show(home):
 
 
 def test_imported_runs_cannot_be_started(runner):
-    from accelbench.engine.spec import spec_from_dict
+    from accelbench.engine.config.spec import spec_from_dict
 
     spec = spec_from_dict({"name": "x", "workload": "imported"})
     with pytest.raises(UserError, match="imported run holds a log"):

@@ -13,6 +13,7 @@ import tracemalloc
 import pytest
 
 from accelbench.cli.main import main
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.rundir.files import (
     EXIT_FILE,
     META_FILE,
@@ -22,7 +23,6 @@ from accelbench.engine.rundir.files import (
     write_json,
 )
 from accelbench.engine.runner import Deriver, RunHandle
-from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.state import SERIES
 from tests.conftest import accelbench
 

@@ -10,11 +10,11 @@ import shutil
 import pytest
 from real_logs import body
 
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Throughput
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.runner import Deriver, Runner
-from accelbench.engine.spec import spec_from_dict
 from accelbench.engine.store import Store
 from accelbench.engine.systems.ipu.telemetry import Attached, read_devices, read_monitor
 

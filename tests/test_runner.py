@@ -9,10 +9,10 @@ import time
 import psutil
 import pytest
 
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
 from accelbench.engine.lane import Hub
 from accelbench.engine.rundir.files import WRAPPER_FILE, read_json, write_json
-from accelbench.engine.spec import spec_from_dict
 from tests.helpers import command_spec, follow, wait_for
 
 

@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 from textual.geometry import Region
 from textual.widgets import DataTable
 
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.core.text import printable, printable_lines
-from accelbench.engine.spec import spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView

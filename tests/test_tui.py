@@ -4,8 +4,8 @@ import time
 
 from textual.widgets import Button, DataTable, Input, OptionList, ProgressBar
 
-from accelbench.engine.presets import user_dir
-from accelbench.engine.spec import load_preset, spec_from_dict
+from accelbench.engine.config.presets import user_dir
+from accelbench.engine.config.spec import load_preset, spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.preset_picker import PresetPicker

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm_commands import QUEUE, resource_args
-from accelbench.engine.presets import find_preset
 from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
 from accelbench.engine.workloads import SCRIPTS_DIR
 from tests.conftest import FIXTURES, ROOT
 

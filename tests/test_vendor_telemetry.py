@@ -10,9 +10,9 @@ from collections import defaultdict
 import psutil
 import pytest
 
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Utilization
 from accelbench.engine.plugin.registry import get_accelerator
-from accelbench.engine.spec import spec_from_dict
 from tests.conftest import ROOT
 
 STANDINS = ROOT / "tests" / "standins"

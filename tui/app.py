@@ -21,6 +21,7 @@ from textual.screen import Screen
 
 from accelbench.engine import digest, experiment
 from accelbench.engine.compare import compare
+from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.core.text import printable, printable_lines
@@ -28,7 +29,6 @@ from accelbench.engine.follow import Follower
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin import registry
 from accelbench.engine.runner import RunHandle, Runner
-from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunQuery
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from accelbench.engine.compare import Comparison
+from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.follow import Follower
-from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunInfo, RunOrder, RunQuery
 
 

@@ -13,6 +13,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.slurm_commands import (
@@ -37,7 +38,6 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunInfo
 
 SLURM_FILE = "slurm.json"

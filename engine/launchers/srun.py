@@ -16,6 +16,7 @@ import time
 
 import psutil
 
+from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core import safefile
 from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.slurm_commands import (
@@ -27,7 +28,6 @@ from accelbench.engine.launchers.slurm_commands import (
 )
 from accelbench.engine.rundir.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, read_json, write_json
-from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunInfo
 
 SRUN_LOG = "srun.log"

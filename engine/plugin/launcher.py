@@ -20,7 +20,7 @@ from accelbench.engine.core.params import Param
 from accelbench.engine.plugin import entrypoints as plugins
 
 if TYPE_CHECKING:
-    from accelbench.engine.spec import JobSpec
+    from accelbench.engine.config.spec import JobSpec
     from accelbench.engine.store import RunInfo
 
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import site
+from accelbench.engine.config import site
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.params import Param
 from accelbench.engine.plugin.detect import tools

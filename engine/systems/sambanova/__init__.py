@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from accelbench.engine import site
+from accelbench.engine.config import site
 from accelbench.engine.core.params import Param
 from accelbench.engine.plugin.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova

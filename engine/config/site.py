@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import tomlfile
+from accelbench.engine.config import tomlfile
 from accelbench.engine.core.errors import UserError, shown_key
 from accelbench.engine.plugin.registry import site_keys
 

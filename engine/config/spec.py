@@ -15,8 +15,8 @@ from typing import Any
 
 import tomli_w
 
-from accelbench.engine import sweep as sweeps
-from accelbench.engine import tomlfile
+from accelbench.engine.config import sweep as sweeps
+from accelbench.engine.config import tomlfile
 from accelbench.engine.core.errors import UserError, lookup, shown, shown_key
 from accelbench.engine.core.params import Param, check_text
 from accelbench.engine.plugin.launcher import Launcher, launchers, option_tables
