@@ -35,7 +35,7 @@ from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.plugin.system import Alias, Availability, Column, System
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import CANCEL_FILE, EXIT_FILE, read_json, write_json
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store.runs import RunInfo
 from accelbench.engine.telemetry.node import (
     Absent,
     Device,

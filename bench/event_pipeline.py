@@ -20,7 +20,7 @@ from pathlib import Path
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.rundir.files import EXIT_FILE, OUTPUT_FILE, write_json
 from accelbench.engine.runner import Runner
-from accelbench.engine.store import Store
+from accelbench.engine.store.runs import Store
 
 
 def make_log(path: Path, lines: int) -> None:

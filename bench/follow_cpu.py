@@ -61,7 +61,7 @@ def measure(runs: int, seconds: float, job: str = JOB
     attach's with one run."""
     from accelbench.engine.config.spec import spec_from_dict
     from accelbench.engine.runner import Runner
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as home:

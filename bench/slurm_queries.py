@@ -41,7 +41,7 @@ def main() -> None:
 
         from accelbench.engine.config.spec import spec_from_dict
         from accelbench.engine.runner import Runner
-        from accelbench.engine.store import Store
+        from accelbench.engine.store.runs import Store
 
         runner = Runner(Store(Path(tmp, "home")))
         spec = spec_from_dict({"name": "q", "workload": "command", "launcher": "slurm",

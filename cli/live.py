@@ -21,8 +21,8 @@ from accelbench.engine.present import Cell, Head
 from accelbench.engine.state import RunState
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
-    from accelbench.engine.compare import Comparison
     from accelbench.engine.experiment import Experiment
+    from accelbench.engine.store.compare import Comparison
 
 
 def wrapped(text: str, columns: int, indent: str = "") -> str:

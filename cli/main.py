@@ -322,8 +322,8 @@ def _follow_experiment(exp, as_json: bool) -> int:
     """Show an experiment live (one row per variant) until it ends; Ctrl-C cancels it.
     Then its comparison. Exit 0 only if every run succeeded."""
     from accelbench.cli.live import comparison_table, console, render_experiment
-    from accelbench.engine.compare import compare
     from accelbench.engine.state import RunState
+    from accelbench.engine.store.compare import compare
 
     out = console(stderr=as_json)
     states: dict[str, RunState] = {}
@@ -430,7 +430,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
 def _cmd_runs(args: argparse.Namespace) -> int:
     import time
 
-    from accelbench.engine.store import RunInfo, RunQuery
+    from accelbench.engine.store.runs import RunInfo, RunQuery
 
     if args.experiments:
         return _list_experiments(args.format)
@@ -516,7 +516,7 @@ def _selected_runs(runner, refs: list[str], experiment: str | None) -> list:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from accelbench.engine.compare import compare
+    from accelbench.engine.store.compare import compare
 
     runner = _runner()
     cmp = compare(runner.refresh(_selected_runs(runner, args.runs, args.experiment)))
@@ -540,7 +540,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _print_plots(console, runner, cmp) -> None:
     from accelbench.engine import digest, plot
-    from accelbench.engine.compare import loss_curves, throughput
+    from accelbench.engine.store.compare import loss_curves, throughput
 
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")

@@ -15,7 +15,7 @@ from typing import Any
 from accelbench.engine.core.events import Diagnosis, Finished
 from accelbench.engine.rundir.files import read_json, write_json
 from accelbench.engine.state import RunState, Series
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store.runs import RunInfo
 
 DIGEST_FILE = "digest.json"
 CURVES = 64  # metric histories kept (the first reported): show's sparklines, the curves

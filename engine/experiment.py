@@ -31,7 +31,7 @@ from accelbench.engine.launchers.procs import alive
 from accelbench.engine.plugin.launcher import get_launcher
 from accelbench.engine.rundir.files import END_FILE, PLAN_FILE, read_json, write_json
 from accelbench.engine.runner import RunHandle, Runner
-from accelbench.engine.store import ExperimentInfo, RunInfo, Store
+from accelbench.engine.store.runs import ExperimentInfo, RunInfo, Store
 
 JOURNAL_FILE = "journal.jsonl"
 DRIVER_FILE = "driver.json"

@@ -26,7 +26,7 @@ from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.rundir.files import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, write_json
 from accelbench.engine.runner import RunHandle
-from accelbench.engine.store import slug
+from accelbench.engine.store.runs import slug
 
 
 def system_of(names: list[str]) -> str | None:

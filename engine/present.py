@@ -36,10 +36,10 @@ from accelbench.engine.plugin.registry import metric_aliases
 from accelbench.engine.state import RunState
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
-    from accelbench.engine.compare import Comparison
     from accelbench.engine.config.presets import PresetEntry
     from accelbench.engine.experiment import Entry
-    from accelbench.engine.store import RunInfo  # (nor does accelbench parse's table)
+    from accelbench.engine.store.compare import Comparison
+    from accelbench.engine.store.runs import RunInfo  # (nor does accelbench parse's table)
 
 Justify = Literal["left", "right"]
 Fit = Literal["whole", "wrap"]

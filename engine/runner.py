@@ -61,7 +61,7 @@ from accelbench.engine.rundir.files import (
     write_json,
 )
 from accelbench.engine.state import RunState
-from accelbench.engine.store import RunInfo, RunQuery, Store
+from accelbench.engine.store.runs import RunInfo, RunQuery, Store
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan
 from accelbench.engine.workloads.emit import PREFIX

@@ -29,7 +29,7 @@ import psutil
 
 from accelbench.engine.plugin import registry
 from accelbench.engine.rundir.files import WRAPPER_FILE, read_json
-from accelbench.engine.store import RunQuery, Store
+from accelbench.engine.store.runs import RunQuery, Store
 from accelbench.engine.telemetry.node import Device, NodeSampler, Reading
 
 FIELDS = ("t", "system", "source", "device", "name", "present", "why", "util_percent",

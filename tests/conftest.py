@@ -45,7 +45,7 @@ def home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def store(home):
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     return Store(home)
 

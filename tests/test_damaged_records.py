@@ -11,7 +11,7 @@ import pytest
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.digest import DIGEST_FILE
 from accelbench.engine.rundir.files import WRAPPER_FILE
-from accelbench.engine.store import Store
+from accelbench.engine.store.runs import Store
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.top import TopScreen
 from tests.conftest import accelbench

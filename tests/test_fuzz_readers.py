@@ -320,11 +320,11 @@ def test_present_views_of_random_events(lines):
 @settings(FUZZ, max_examples=15)
 @given(st.lists(PIECE, min_size=1, max_size=3), PIECE)
 def test_compare_exports_of_runs_named_with_random_text(home, tmp_path, names, knob):
-    from accelbench.engine.compare import compare
     from accelbench.engine.config.spec import spec_from_dict
     from accelbench.engine.core.summary import RunSummary
     from accelbench.engine.present import comparison_rows
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.compare import compare
+    from accelbench.engine.store.runs import Store
 
     with tempfile.TemporaryDirectory(dir=tmp_path) as tmp:
         store = Store(Path(tmp))

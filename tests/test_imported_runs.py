@@ -9,9 +9,9 @@ from rich.console import Console
 from textual.widgets import Static
 
 from accelbench.engine import logclock, present
-from accelbench.engine.compare import compare
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.importer import import_file
+from accelbench.engine.store.compare import compare
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView

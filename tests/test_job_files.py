@@ -13,7 +13,7 @@ from pathlib import Path
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.rundir.files import LAUNCH_FILE, WORK_DIR, read_json
 from accelbench.engine.runner import Runner
-from accelbench.engine.store import Store
+from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench
 
 NAMES = ("output.log", "summary.json", "exit.json", "meta.json", "spec.toml", "launch.json",

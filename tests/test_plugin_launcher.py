@@ -24,7 +24,7 @@ from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.plugin.launcher import get_launcher, launchers
 from accelbench.engine.rundir.files import OUTPUT_FILE, WRAPPER_FILE, read_json
-from accelbench.engine.store import Store
+from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench, json_events
 
 MODULE = '''

@@ -9,7 +9,6 @@ from textual.widgets import DataTable
 
 from accelbench.cli.live import comparison_table, render_experiment, table
 from accelbench.engine import present
-from accelbench.engine.compare import Column, Comparison
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import (
     FINAL_STATUSES,
@@ -22,7 +21,8 @@ from accelbench.engine.core.events import (
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.experiment import Entry
 from accelbench.engine.state import RunState
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store.compare import Column, Comparison
+from accelbench.engine.store.runs import RunInfo
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.runs import RunsScreen
 from tests.helpers import wait_until

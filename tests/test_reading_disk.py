@@ -79,7 +79,7 @@ EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_fixture_gives_the_figures_a_user_reads(name, home, tmp_path):
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     status, step, total, metrics, rates, duration = EXPECTED[name]
     path = materialise(name, tmp_path / "in")
@@ -102,7 +102,7 @@ def test_each_fixture_gives_the_figures_a_user_reads(name, home, tmp_path):
 def test_mlperf_eval_accuracy_is_the_runs_accuracy(home, tmp_path):
     """MLPerf's ``eval_accuracy`` is the accuracy figure (the vocabulary's), so the run's
     summary shows the last one."""
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     path = materialise("mlperf_dlrm_asus_result_1.txt", tmp_path)
     assert import_file(Store(home), path)[0].summary.accuracy == 0.8029922246932983
@@ -114,7 +114,7 @@ def test_the_aborted_mlperf_run_fails_with_its_cause(tmp_path):
 
 
 def test_a_gz_log_reads_as_the_plain_one(home, tmp_path):
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     plain = materialise("mlperf_dlrm_asus_result_1.txt", tmp_path)
     packed = tmp_path / "result_1.txt.gz"
@@ -195,7 +195,7 @@ def test_a_directory_imports_each_run_once_and_lists_what_it_skipped(home, tmp_p
     assert f"skipped {top / 'notes.txt'}: no section holds a log accelbench can read" in lines
     assert f"skipped {top / 'weights.bin'}: binary, not a log" in lines
     assert f"skipped {top / 'logs.tar.gz'}: binary, not a log" in lines
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     assert len(import_path(Store(home), top).runs) == 3
 

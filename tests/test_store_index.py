@@ -16,7 +16,6 @@ import pytest
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.summary import Ending, RunSummary
-from accelbench.engine.index import SCHEMA_VERSION
 from accelbench.engine.rundir.files import (
     EXIT_FILE,
     SUMMARY_FILE,
@@ -25,7 +24,8 @@ from accelbench.engine.rundir.files import (
     write_json,
 )
 from accelbench.engine.runner import Runner
-from accelbench.engine.store import Store
+from accelbench.engine.store.index import SCHEMA_VERSION
+from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench
 from tests.helpers import SPEC, listing, real_runs
 
@@ -142,7 +142,7 @@ def test_concurrent_openers_of_a_deleted_index_rebuild_it_once(home):
     store = Store(home)
     ids = {store.create(SPEC).id for _ in range(20)}
     (home / "index.sqlite").unlink()
-    code = ("import sys; from accelbench.engine.store import Store;"
+    code = ("import sys; from accelbench.engine.store.runs import Store;"
             " print(len(Store(sys.argv[1]).list()))")
     procs = [subprocess.Popen([os.sys.executable, "-c", code, str(home)], text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -395,7 +395,7 @@ def test_opening_lists_the_run_directories_only_when_they_or_the_index_changed(h
     """A store opened again, with nothing added or removed, costs no listing of its
     directories (however many runs it holds); a new directory, or a row gone from the
     index, is seen at the next open."""
-    from accelbench.engine import store as store_module
+    from accelbench.engine.store import runs as store_module
 
     settled = time.time() - 100  # as if made a while ago (a fresh mtime is not trusted)
     store = Store(home)

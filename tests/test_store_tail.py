@@ -9,7 +9,7 @@ from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.core.tail import FileTail, Redrawn
-from accelbench.engine.store import Store
+from accelbench.engine.store.runs import Store
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
 

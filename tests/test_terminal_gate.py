@@ -259,7 +259,7 @@ def test_random_bytes_through_parse_and_show(tmp_path, monkeypatch, capsys, data
     shown: nothing raises, nothing a terminal acts on is printed."""
     from accelbench.cli.main import main
     from accelbench.engine.rundir.files import OUTPUT_FILE
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     monkeypatch.setenv("ACCELBENCH_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ACCELBENCH_CONFIG", str(tmp_path / "config"))

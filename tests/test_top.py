@@ -26,7 +26,7 @@ from rich.console import Console
 
 from accelbench.engine import topview
 from accelbench.engine.rundir.files import WRAPPER_FILE, write_json
-from accelbench.engine.store import Store
+from accelbench.engine.store.runs import Store
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import GraphcoreNode

@@ -15,7 +15,7 @@ import pytest
 from accelbench.engine.core import safefile
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.logfile import parse_file
-from accelbench.engine.store import Store
+from accelbench.engine.store.runs import Store
 from accelbench.engine.telemetry.node import Absent, NodeSampler
 from tests.conftest import FIXTURES, ROOT, accelbench
 from tests.test_store_index import SPEC

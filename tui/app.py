@@ -20,7 +20,6 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from accelbench.engine import digest, experiment
-from accelbench.engine.compare import compare
 from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.summary import RunSummary
@@ -29,7 +28,8 @@ from accelbench.engine.follow import Follower
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin import registry
 from accelbench.engine.runner import RunHandle, Runner
-from accelbench.engine.store import RunQuery
+from accelbench.engine.store.compare import compare
+from accelbench.engine.store.runs import RunQuery
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
 from accelbench.tui.screens.compare import CompareScreen

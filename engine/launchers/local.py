@@ -22,7 +22,7 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store.runs import RunInfo
 
 WRAPPER_START_TIMEOUT = 30.0
 

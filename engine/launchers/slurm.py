@@ -38,7 +38,7 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store.runs import RunInfo
 
 SLURM_FILE = "slurm.json"
 SUBMIT_TIMEOUT = 60.0  # a run with no job id after this long was never submitted

@@ -28,7 +28,7 @@ from accelbench.engine.launchers.slurm_commands import (
 )
 from accelbench.engine.rundir.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, read_json, write_json
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store.runs import RunInfo
 
 SRUN_LOG = "srun.log"
 

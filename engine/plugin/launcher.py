@@ -21,7 +21,7 @@ from accelbench.engine.plugin import entrypoints as plugins
 
 if TYPE_CHECKING:
     from accelbench.engine.config.spec import JobSpec
-    from accelbench.engine.store import RunInfo
+    from accelbench.engine.store.runs import RunInfo
 
 
 class Launcher(ABC):

@@ -15,8 +15,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 
 from accelbench.engine import layout, plot, present
-from accelbench.engine.compare import Comparison, loss_curves, throughput
 from accelbench.engine.core.summary import figures_help
+from accelbench.engine.store.compare import Comparison, loss_curves, throughput
 from accelbench.tui.messages import ComparisonWanted
 from accelbench.tui.nav import NavScreen
 

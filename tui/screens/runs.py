@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, Header
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from accelbench.engine import layout, present
-from accelbench.engine.store import RunInfo, RunOrder, RunQuery
+from accelbench.engine.store.runs import RunInfo, RunOrder, RunQuery
 from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, RunsWanted
 from accelbench.tui.nav import NavScreen
 

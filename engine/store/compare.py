@@ -29,7 +29,7 @@ from accelbench.engine.core.summary import FIGURES, RunSummary
 from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.plugin import registry
 from accelbench.engine.rundir.files import SPEC_FILE
-from accelbench.engine.store import RunInfo
+from accelbench.engine.store.runs import RunInfo
 
 
 @dataclass(frozen=True)

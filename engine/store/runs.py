@@ -29,7 +29,6 @@ from accelbench.engine.core import fs, safefile
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.core.summary import RunSummary
-from accelbench.engine.index import FIGURES, LIVE, SYNCED, Finding, Index, Rows
 from accelbench.engine.plugin.launcher import launchers
 from accelbench.engine.rundir.files import (
     END_FILE,
@@ -40,6 +39,7 @@ from accelbench.engine.rundir.files import (
     SUMMARY_FILE,
     write_json,
 )
+from accelbench.engine.store.index import FIGURES, LIVE, SYNCED, Finding, Index, Rows
 
 YOUNG_S = 60.0  # a directory younger than this without its files is still being made
 SETTLED_NS = 2_000_000_000  # a directory's mtime this old is not that of a change going on
