@@ -60,7 +60,7 @@ def measure(runs: int, seconds: float, job: str = JOB
     """The app's CPU (share, seconds) following ``runs`` live runs of ``job``, and
     attach's with one run."""
     from accelbench.engine.config.spec import spec_from_dict
-    from accelbench.engine.runner import Runner
+    from accelbench.engine.run.runner import Runner
     from accelbench.engine.store.runs import Store
 
     root = Path(__file__).resolve().parent.parent

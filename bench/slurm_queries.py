@@ -40,7 +40,7 @@ def main() -> None:
         os.environ["ACCELBENCH_SLURM_POLL"] = str(args.interval)
 
         from accelbench.engine.config.spec import spec_from_dict
-        from accelbench.engine.runner import Runner
+        from accelbench.engine.run.runner import Runner
         from accelbench.engine.store.runs import Store
 
         runner = Runner(Store(Path(tmp, "home")))

@@ -18,10 +18,10 @@ from accelbench.engine import format as fmt
 from accelbench.engine import layout, present
 from accelbench.engine.core.text import printable
 from accelbench.engine.present import Cell, Head
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
-    from accelbench.engine.experiment import Experiment
+    from accelbench.engine.run.experiment import Experiment
     from accelbench.engine.store.compare import Comparison
 
 

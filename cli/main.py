@@ -271,7 +271,7 @@ def _open_tui(args: argparse.Namespace) -> int:
 
 
 def _runner():
-    from accelbench.engine.runner import Runner
+    from accelbench.engine.run.runner import Runner
 
     return Runner()
 
@@ -283,7 +283,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     path = find_preset(args.preset)
     spec = load_preset(path, args.overrides)
     if spec.sweep:
-        from accelbench.engine import experiment
+        from accelbench.engine.run import experiment
 
         exp = experiment.start(_runner(), spec, path.stem)
         if args.detach:
@@ -299,7 +299,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _open_any(ref: str):
     """The run ``ref`` names, else the experiment; a ``UserError`` if neither exists."""
-    from accelbench.engine.experiment import Experiment
+    from accelbench.engine.run.experiment import Experiment
 
     runner = _runner()
     try:
@@ -322,7 +322,7 @@ def _follow_experiment(exp, as_json: bool) -> int:
     """Show an experiment live (one row per variant) until it ends; Ctrl-C cancels it.
     Then its comparison. Exit 0 only if every run succeeded."""
     from accelbench.cli.live import comparison_table, console, render_experiment
-    from accelbench.engine.state import RunState
+    from accelbench.engine.run.state import RunState
     from accelbench.engine.store.compare import compare
 
     out = console(stderr=as_json)
@@ -345,7 +345,7 @@ def _follow_experiment(exp, as_json: bool) -> int:
 def _follow(handle, name: str, as_json: bool) -> int:
     """Show the run live until it ends; Ctrl-C cancels it. Exit 0 only if it succeeded."""
     from accelbench.cli.live import console, render, summary_table
-    from accelbench.engine.state import RunState
+    from accelbench.engine.run.state import RunState
 
     out = console(stderr=as_json)
     state = RunState(handle.id)
@@ -473,7 +473,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _list_experiments(form: str) -> int:
-    from accelbench.engine.experiment import Experiment
+    from accelbench.engine.run.experiment import Experiment
 
     runner = _runner()
     exps = [Experiment(runner, info) for info in runner.store.experiments()]
@@ -504,7 +504,7 @@ def _selected_runs(runner, refs: list[str], experiment: str | None) -> list:
     if experiment and refs:
         raise UserError("give run ids or --experiment, not both")
     if experiment:
-        from accelbench.engine.experiment import Experiment
+        from accelbench.engine.run.experiment import Experiment
 
         runs = Experiment.open(runner, experiment).runs()
         if not runs:
@@ -539,7 +539,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _print_plots(console, runner, cmp) -> None:
-    from accelbench.engine import digest, plot
+    from accelbench.engine import plot
+    from accelbench.engine.run import digest
     from accelbench.engine.store.compare import loss_curves, throughput
 
     width = min(console.width, 100)
@@ -603,10 +604,11 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
-    from accelbench.engine import digest, present
     from accelbench.engine import format as fmt
+    from accelbench.engine import present
     from accelbench.engine.core import safefile
     from accelbench.engine.core.text import printable_lines
+    from accelbench.engine.run import digest
     from accelbench.engine.rundir.files import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
 
     handle = _runner().open(args.run)
@@ -758,7 +760,7 @@ def _cmd_top(args: argparse.Namespace) -> int:
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
     """Exit 0 when the store is healthy (or was repaired), 1 when problems remain."""
-    from accelbench.engine.doctor import examine
+    from accelbench.engine.run.doctor import examine
 
     _NOTICES.muted = True  # the report tells what the notices would
     report = examine(dry_run=args.dry_run)

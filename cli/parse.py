@@ -9,7 +9,7 @@ from accelbench.engine import logfile
 from accelbench.engine.core import batches
 from accelbench.engine.jsonlines import json_lines
 from accelbench.engine.logclock import zone_file
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
 
 
 class _JsonLines(logfile.Reader):

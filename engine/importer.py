@@ -24,8 +24,8 @@ from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
+from accelbench.engine.run.runner import RunHandle
 from accelbench.engine.rundir.files import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, write_json
-from accelbench.engine.runner import RunHandle
 from accelbench.engine.store.runs import slug
 
 

@@ -33,11 +33,11 @@ from accelbench.engine.core.summary import (
 )
 from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.plugin.registry import metric_aliases
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
     from accelbench.engine.config.presets import PresetEntry
-    from accelbench.engine.experiment import Entry
+    from accelbench.engine.run.experiment import Entry
     from accelbench.engine.store.compare import Comparison
     from accelbench.engine.store.runs import RunInfo  # (nor does accelbench parse's table)
 

@@ -19,8 +19,8 @@ import time
 from rich.text import Text
 
 from accelbench.engine.core.text import printable
+from accelbench.engine.run.top import Sample
 from accelbench.engine.telemetry.node import WAITING, Device, Reading
-from accelbench.engine.top import Sample
 
 BARS = "▁▁▂▃▄▅▆▇█"  # by eighths; idle is the lowest bar, never a space (a wrap eats it)
 WIDE = 110  # from this width on, the device model and whole run ids are shown

@@ -52,7 +52,7 @@ def store(home):
 
 @pytest.fixture
 def runner(store):
-    from accelbench.engine.runner import Runner
+    from accelbench.engine.run.runner import Runner
 
     return Runner(store)
 

@@ -11,7 +11,7 @@ from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin import registry
-from accelbench.engine.runner import Deriver
+from accelbench.engine.run.runner import Deriver
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from tests.conftest import FIXTURES
 

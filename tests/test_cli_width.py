@@ -19,9 +19,9 @@ from accelbench.cli.main import main
 from accelbench.engine import layout, present
 from accelbench.engine.config.presets import list_presets
 from accelbench.engine.core.events import Phase
-from accelbench.engine.experiment import Entry
 from accelbench.engine.plugin.system import Availability
-from accelbench.engine.state import RunState
+from accelbench.engine.run.experiment import Entry
+from accelbench.engine.run.state import RunState
 from accelbench.engine.store.compare import compare
 from accelbench.engine.store.runs import Store
 from tests.conftest import FIXTURES, accelbench

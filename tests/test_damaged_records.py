@@ -9,7 +9,7 @@ import time
 import pytest
 
 from accelbench.engine.core.summary import RunSummary
-from accelbench.engine.digest import DIGEST_FILE
+from accelbench.engine.run.digest import DIGEST_FILE
 from accelbench.engine.rundir.files import WRAPPER_FILE
 from accelbench.engine.store.runs import Store
 from accelbench.tui.app import AccelbenchApp

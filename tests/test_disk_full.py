@@ -12,10 +12,10 @@ import pytest
 from accelbench.engine.core import fs
 from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.launchers import jobwrap
+from accelbench.engine.run.runner import Deriver
 from accelbench.engine.rundir import exitfile
 from accelbench.engine.rundir.exitfile import RESERVED, ExitRecord, read_exit, reserve, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, write_json
-from accelbench.engine.runner import Deriver
 from tests.helpers import command_spec, follow
 
 NO_SPACE = OSError(errno.ENOSPC, "No space left on device")

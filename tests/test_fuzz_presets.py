@@ -19,7 +19,7 @@ from accelbench.engine.config.tomlfile import parse
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm_commands import SLURM_PARAMS
 from accelbench.engine.plugin.registry import workloads
-from accelbench.engine.runner import Runner
+from accelbench.engine.run.runner import Runner
 
 FUZZ = settings(max_examples=1500, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -34,9 +34,9 @@ from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader
 from accelbench.engine.reading.tools import kinds, runs
 from accelbench.engine.reading.tools.pbs import read_jobs
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
+from accelbench.engine.run.top import Sample
 from accelbench.engine.telemetry.node import Absent, Reading
-from accelbench.engine.top import Sample
 from tests.conftest import FIXTURES
 
 FUZZ = settings(max_examples=40, deadline=None, database=None,

@@ -11,7 +11,7 @@ import pytest
 from accelbench.engine.config.presets import find_preset
 from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.events import Phase
-from accelbench.engine.runner import Runner
+from accelbench.engine.run.runner import Runner
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from tests.conftest import ROOT, SYSTEMS
 

@@ -149,7 +149,7 @@ def test_an_imported_run_derives_its_alike_rows_as_their_lines_one_by_one(store,
     columns at the times the log's clock gives their lines: the same state as the lines
     one by one, for every fixture log and long Cerebras logs, in large and small chunks."""
     from accelbench.engine.core.errors import UserError
-    from accelbench.engine.runner import Deriver, RunHandle
+    from accelbench.engine.run.runner import Deriver, RunHandle
     from tests.test_rows import FILES, TRAIN_ONLY, _cerebras_log
 
     paths = [p for p in FILES if p.suffix in (".log", ".txt")]

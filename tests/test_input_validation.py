@@ -10,7 +10,7 @@ from accelbench.engine.config import site
 from accelbench.engine.config.presets import find_preset
 from accelbench.engine.config.spec import load_preset, spec_from_dict
 from accelbench.engine.core.errors import UserError
-from accelbench.engine.runner import Runner
+from accelbench.engine.run.runner import Runner
 from tests.conftest import accelbench, json_events
 
 MNIST = {"name": "x", "workload": "mnist_cnn"}

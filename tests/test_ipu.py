@@ -12,7 +12,7 @@ from accelbench.engine.config.presets import find_preset
 from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.events import Diagnosis, Log, Phase
 from accelbench.engine.launchers.slurm_commands import QUEUE
-from accelbench.engine.runner import Runner
+from accelbench.engine.run.runner import Runner
 from tests.conftest import ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"

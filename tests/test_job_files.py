@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.run.runner import Runner
 from accelbench.engine.rundir.files import LAUNCH_FILE, WORK_DIR, read_json
-from accelbench.engine.runner import Runner
 from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench
 

@@ -91,7 +91,7 @@ def test_a_section_holding_two_runs_is_split_after_each_runs_end():
 
 def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_path):
     from accelbench.engine.importer import import_file
-    from accelbench.engine.runner import RunHandle
+    from accelbench.engine.run.runner import RunHandle
 
     log = tmp_path / "mixed.log"  # dialect lines, gaps, a redrawn line and machine lines
     recordings = sorted((FIXTURES / "recordings").glob("*.log"))

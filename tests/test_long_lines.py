@@ -12,7 +12,7 @@ from accelbench.engine.core.events import Diagnosis, Log, Metric
 from accelbench.engine.core.tail import CUT_MARK, MAX_LINE
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import RunHandle
+from accelbench.engine.run.runner import RunHandle
 
 # A Trainer log dict with a grad norm per layer: its learning rate and epoch come last,
 # 20 kB into the line (the Trainer prints the dict in the order it was filled).

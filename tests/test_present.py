@@ -19,8 +19,8 @@ from accelbench.engine.core.events import (
     Utilization,
 )
 from accelbench.engine.core.summary import RunSummary
-from accelbench.engine.experiment import Entry
-from accelbench.engine.state import RunState
+from accelbench.engine.run.experiment import Entry
+from accelbench.engine.run.state import RunState
 from accelbench.engine.store.compare import Column, Comparison
 from accelbench.engine.store.runs import RunInfo
 from accelbench.tui.app import AccelbenchApp

@@ -224,7 +224,7 @@ def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
     still says COMPLETING, even on the steps that ask the launcher (the CI race of the
     time-limit test: the record came back on the next liveness check as `cancelled`)."""
     from accelbench.engine.launchers.jobwrap import exit_record
-    from accelbench.engine.runner import RunHandle
+    from accelbench.engine.run.runner import RunHandle
 
     info = slurm_run(store, monkeypatch, "COMPLETING")
     info.launcher = "slurm"

@@ -14,6 +14,8 @@ import pytest
 
 from accelbench.cli.main import main
 from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.run.runner import Deriver, RunHandle
+from accelbench.engine.run.state import SERIES
 from accelbench.engine.rundir.files import (
     EXIT_FILE,
     META_FILE,
@@ -22,8 +24,6 @@ from accelbench.engine.rundir.files import (
     WRAPPER_FILE,
     write_json,
 )
-from accelbench.engine.runner import Deriver, RunHandle
-from accelbench.engine.state import SERIES
 from tests.conftest import accelbench
 
 SPEC = spec_from_dict({"name": "r", "workload": "command", "params": {"command": "true"},

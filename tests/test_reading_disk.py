@@ -15,7 +15,7 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.importer import import_file, import_path
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.reading import tfevents
-from accelbench.engine.runner import RunHandle
+from accelbench.engine.run.runner import RunHandle
 from tests.conftest import ROOT, accelbench
 
 sys.path.insert(0, str(ROOT / "bench"))

@@ -9,7 +9,7 @@ from accelbench.engine.core.events import Metric, Progress
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import detect, parse_file
 from accelbench.engine.plugin import registry
-from accelbench.engine.runner import Deriver
+from accelbench.engine.run.runner import Deriver
 from tests.conftest import FIXTURES
 
 

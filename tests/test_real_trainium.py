@@ -15,7 +15,7 @@ from accelbench.engine.core.events import (
 )
 from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import RunHandle
+from accelbench.engine.run.runner import RunHandle
 from accelbench.engine.systems.trainium import neuron_ls
 from accelbench.engine.systems.trainium.nxd_training import NxDTraining
 from accelbench.engine.systems.trainium.telemetry import NeuronSampler

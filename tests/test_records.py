@@ -9,10 +9,10 @@ import pytest
 from accelbench.engine.core.events import Diagnosis, Metric, Phase, Throughput
 from accelbench.engine.core.summary import MEAN_THROUGHPUT, Ending, RunSummary, canonical
 from accelbench.engine.plugin.registry import metric_aliases
+from accelbench.engine.run.state import RunState
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, reserve, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, STATE_FILE
-from accelbench.engine.state import RunState
 from tests.conftest import FIXTURES, accelbench
 
 OLD = FIXTURES / "old_layout"

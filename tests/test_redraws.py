@@ -14,7 +14,7 @@ from accelbench.cli.live import render
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Log, Redraw
 from accelbench.engine.core.tail import CUT_MARK, MAX_LINE, FileTail
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
 
 REDRAWS = 1_000_000
 JOB = f"""

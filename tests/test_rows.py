@@ -26,7 +26,7 @@ from accelbench.engine.core.events import (
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
-from accelbench.engine.state import MAX_NAMES, RunState, Series
+from accelbench.engine.run.state import MAX_NAMES, RunState, Series
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = [p for p in sorted(FIXTURES.rglob("*"))  # (structured files: no lines of dialects)

@@ -280,7 +280,7 @@ def test_environment_reaches_the_job_without_text_around_srun(runner):
 
 def test_a_sweep_submits_every_variant_at_once(runner):
     """Slurm queues: the experiment's driver submits all variants, whatever max_parallel."""
-    from accelbench.engine.experiment import start
+    from accelbench.engine.run.experiment import start
     from accelbench.engine.rundir.files import read_json
 
     sleep = shlex.join([sys.executable, "-c", "import time; time.sleep(4)"])

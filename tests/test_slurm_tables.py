@@ -13,7 +13,7 @@ from accelbench.engine.importer import import_file
 from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers.slurm_rows import read_table
 from accelbench.engine.parsers.slurm_tables import SlurmTable
-from accelbench.engine.runner import RunHandle
+from accelbench.engine.run.runner import RunHandle
 from tests.conftest import accelbench
 
 SLURM = REAL / "slurm"

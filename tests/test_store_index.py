@@ -16,6 +16,7 @@ import pytest
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.summary import Ending, RunSummary
+from accelbench.engine.run.runner import Runner
 from accelbench.engine.rundir.files import (
     EXIT_FILE,
     SUMMARY_FILE,
@@ -23,7 +24,6 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.runner import Runner
 from accelbench.engine.store.index import SCHEMA_VERSION
 from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from accelbench.engine.config.spec import load_preset, spec_from_dict
-from accelbench.engine.experiment import Experiment, start
+from accelbench.engine.run.experiment import Experiment, start
 from accelbench.engine.rundir.files import EXIT_FILE, read_json
 from accelbench.engine.store.compare import compare
 from tests.conftest import accelbench, json_events

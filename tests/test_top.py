@@ -25,6 +25,7 @@ import pytest
 from rich.console import Console
 
 from accelbench.engine import topview
+from accelbench.engine.run.top import FIELDS, LiveRuns, Sample, Top
 from accelbench.engine.rundir.files import WRAPPER_FILE, write_json
 from accelbench.engine.store.runs import Store
 from accelbench.engine.systems.cuda.dialect import query_rows
@@ -33,7 +34,6 @@ from accelbench.engine.systems.ipu.node import GraphcoreNode
 from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.node import Device, Reading
-from accelbench.engine.top import FIELDS, LiveRuns, Sample, Top
 from tests.conftest import ROOT, accelbench
 from tests.helpers import SPEC
 

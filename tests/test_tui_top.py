@@ -13,6 +13,7 @@ import time
 import pytest
 from rich.console import Console
 
+from accelbench.engine.run.top import Sample
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import ipus
@@ -21,7 +22,6 @@ from accelbench.engine.systems.sambanova.telemetry import TileTable
 from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.node import Device, Reading
-from accelbench.engine.top import Sample
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens import top as top_screen
 from accelbench.tui.screens.top import TopLine

@@ -19,15 +19,15 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from accelbench.engine import digest, experiment
 from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.core.text import printable, printable_lines
-from accelbench.engine.follow import Follower
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin import registry
-from accelbench.engine.runner import RunHandle, Runner
+from accelbench.engine.run import digest, experiment
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.run.runner import RunHandle, Runner
 from accelbench.engine.store.compare import compare
 from accelbench.engine.store.runs import RunQuery
 from accelbench.tui import messages

@@ -14,7 +14,7 @@ from textual.message import Message
 
 from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.summary import RunSummary
-from accelbench.engine.follow import Follower
+from accelbench.engine.run.follow import Follower
 from accelbench.engine.store.compare import Comparison
 from accelbench.engine.store.runs import RunInfo, RunOrder, RunQuery
 

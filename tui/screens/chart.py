@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header, Input, Static
 from accelbench.engine import format as fmt
 from accelbench.engine import plot, present
 from accelbench.engine.core.text import printable
-from accelbench.engine.follow import Follower
+from accelbench.engine.run.follow import Follower
 from accelbench.tui.nav import NavScreen
 
 REFRESH_S = 1.0

@@ -16,8 +16,8 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 from accelbench.engine import layout, present
 from accelbench.engine.core.summary import figures_help
-from accelbench.engine.experiment import Entry, Experiment
-from accelbench.engine.follow import Follower
+from accelbench.engine.run.experiment import Entry, Experiment
+from accelbench.engine.run.follow import Follower
 from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
 from accelbench.tui.nav import NavScreen
 from accelbench.tui.screens.confirm import Confirm

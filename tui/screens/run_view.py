@@ -15,8 +15,8 @@ from textual.widgets import Checkbox, Footer, Header, ProgressBar, Static, Tab, 
 from accelbench.engine import format as fmt
 from accelbench.engine import present
 from accelbench.engine.core.summary import figures_help
-from accelbench.engine.follow import Follower
-from accelbench.engine.state import RunState
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.run.state import RunState
 from accelbench.tui.messages import CancelRun
 from accelbench.tui.nav import NavScreen
 from accelbench.tui.screens.chart import ChartScreen

@@ -19,7 +19,7 @@ from textual.widgets import Footer, Header
 
 from accelbench.engine import topview
 from accelbench.engine.plugin import registry
-from accelbench.engine.top import Top
+from accelbench.engine.run.top import Top
 from accelbench.tui.nav import NavScreen
 
 

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from accelbench.engine.core.text import printable
 from accelbench.engine.present import utilization_figure
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 

@@ -7,7 +7,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from accelbench.engine import present
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
 
 SPARK_WIDTH = 20  # characters of each metric's sparkline (fewer where the table is narrow)
 SPARK_MIN = 4

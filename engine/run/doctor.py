@@ -27,9 +27,9 @@ from accelbench.engine.core.text import printable
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin import registry
 from accelbench.engine.plugin.launcher import job_gone
+from accelbench.engine.run.runner import RunHandle
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import END_FILE, EXIT_FILE, damaged
-from accelbench.engine.runner import RunHandle
 from accelbench.engine.store.index import Finding
 from accelbench.engine.store.runs import YOUNG_S, RunInfo, Store
 

@@ -13,8 +13,8 @@ from collections import deque
 from typing import Any
 
 from accelbench.engine.core.events import Diagnosis, Finished
+from accelbench.engine.run.state import RunState, Series
 from accelbench.engine.rundir.files import read_json, write_json
-from accelbench.engine.state import RunState, Series
 from accelbench.engine.store.runs import RunInfo
 
 DIGEST_FILE = "digest.json"

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from accelbench.engine.core.events import Event, Log
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
 
 MAX_LOG_LINES = 20_000
 WATCHED_S = 3.0  # a follower whose log lines were asked for this recently is watched

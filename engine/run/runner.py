@@ -22,7 +22,6 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import digest
 from accelbench.engine.config import site
 from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.batches import Rows, expanded
@@ -45,6 +44,8 @@ from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of
 from accelbench.engine.parsers.sniffer import Sniffer
 from accelbench.engine.plugin import registry
 from accelbench.engine.plugin.launcher import get_launcher
+from accelbench.engine.run import digest
+from accelbench.engine.run.state import RunState
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.rundir.files import (
@@ -60,7 +61,6 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.state import RunState
 from accelbench.engine.store.runs import RunInfo, RunQuery, Store
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan
@@ -659,7 +659,7 @@ class RunHandle:
 
     async def _read(self, poll: float, chunk: int, pace: Callable[[], float] | None,
                     states: bool) -> AsyncIterator[tuple[list[Event], RunState | None]]:
-        from accelbench.engine.lane import hub  # asyncio: listings never need it
+        from accelbench.engine.run.reader import hub  # asyncio: listings never need it
 
         reading = _Reading(self, chunk, pace, poll, states)
         try:

@@ -1,7 +1,7 @@
 """Experiments: the runs of one sweep, started and watched as a whole.
 
 ``start`` records the experiment (``plan.json``: every variant and its spec) and
-starts its driver, a detached process (``python -m accelbench.engine.experiment DIR``) that
+starts its driver, a detached process (``python -m accelbench.engine.run.experiment DIR``) that
 starts the runs, at most ``max_parallel`` local runs at once (the runs of a launcher
 whose scheduler queues them are all submitted), and writes what it did to
 ``journal.jsonl``. The driver outlives whoever started it, like every run does; the files
@@ -29,8 +29,8 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Event
 from accelbench.engine.launchers.procs import alive
 from accelbench.engine.plugin.launcher import get_launcher
+from accelbench.engine.run.runner import RunHandle, Runner
 from accelbench.engine.rundir.files import END_FILE, PLAN_FILE, read_json, write_json
-from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.store.runs import ExperimentInfo, RunInfo, Store
 
 JOURNAL_FILE = "journal.jsonl"
@@ -65,8 +65,8 @@ def start(runner: Runner, spec: JobSpec, preset: str = "") -> Experiment:
         "variants": [{"label": sweeps.label(v), "variant": v, "spec": s.to_dict()}
                      for v, s in variants]})
     with open(info.path("driver.log"), "ab") as log:
-        subprocess.Popen([sys.executable, "-P", "-m", "accelbench.engine.experiment", str(info.dir),
-                          str(runner.store.home)], cwd=info.dir,
+        subprocess.Popen([sys.executable, "-P", "-m", "accelbench.engine.run.experiment",
+                          str(info.dir), str(runner.store.home)], cwd=info.dir,
                          stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True, close_fds=True)
     return Experiment(runner, info)
