@@ -304,8 +304,8 @@ def materialise(path: str, dest: Path) -> Path:
 
 def read_log(fixture: Fixture, tmp: Path) -> None:
     from accelbench.engine.core.errors import UserError
-    from accelbench.engine.importer import import_file
-    from accelbench.engine.logfile import parse_file
+    from accelbench.engine.logs.importer import import_file
+    from accelbench.engine.logs.logfile import parse_file
     from accelbench.engine.store.runs import Store
 
     log = materialise(fixture.path, tmp / "in")

@@ -696,8 +696,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.cli.live import width, wrapped
     from accelbench.engine.core.errors import shown_key
-    from accelbench.engine.importer import import_path
-    from accelbench.engine.logclock import zone_file
+    from accelbench.engine.logs.importer import import_path
+    from accelbench.engine.parsers.logclock import zone_file
     from accelbench.engine.present import figures_inline
 
     if args.accelerator:

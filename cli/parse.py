@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 from accelbench.engine import format as fmt
-from accelbench.engine import logfile
 from accelbench.engine.core import batches
-from accelbench.engine.jsonlines import json_lines
-from accelbench.engine.logclock import zone_file
+from accelbench.engine.logs import logfile
+from accelbench.engine.logs.jsonlines import json_lines
+from accelbench.engine.parsers.logclock import zone_file
 from accelbench.engine.run.state import RunState
 
 

@@ -11,7 +11,7 @@ import time
 
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.summary import RunSummary
-from accelbench.engine.importer import import_file
+from accelbench.engine.logs.importer import import_file
 from accelbench.engine.store.compare import compare
 from tests.conftest import FIXTURES, accelbench
 from tests.helpers import parse_markdown

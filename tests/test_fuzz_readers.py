@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from accelbench.engine.core import events as ev
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.errors import UserError
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.plugin.registry import dialects, get_dialect
 from accelbench.engine.reading import metrics_csv, tfevents, trainer_files
 from accelbench.engine.reading.numbers import counters, named_numbers

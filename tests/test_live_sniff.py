@@ -12,7 +12,7 @@ from real_logs import REAL, body
 
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Diagnosis, Log, Metric, Progress, Utilization
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.plugin import registry
 from accelbench.engine.run.runner import Deriver, _sniffer
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.core.errors import UserError
-from accelbench.engine.importer import import_file, import_path
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.importer import import_file, import_path
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.reading import tfevents
 from accelbench.engine.run.runner import RunHandle
 from tests.conftest import ROOT, accelbench

@@ -6,8 +6,8 @@ import pytest
 from real_logs import REAL, body
 
 from accelbench.engine.core.events import Metric, Progress
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import detect, parse_file
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import detect, parse_file
 from accelbench.engine.plugin import registry
 from accelbench.engine.run.runner import Deriver
 from tests.conftest import FIXTURES

@@ -12,8 +12,8 @@ from real_logs import body
 
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.run.runner import Deriver, Runner
 from accelbench.engine.store.runs import Store
 from accelbench.engine.systems.ipu.telemetry import Attached, read_devices, read_monitor

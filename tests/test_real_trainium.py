@@ -13,8 +13,8 @@ from accelbench.engine.core.events import (
     Throughput,
     Utilization,
 )
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.run.runner import RunHandle
 from accelbench.engine.systems.trainium import neuron_ls
 from accelbench.engine.systems.trainium.nxd_training import NxDTraining

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import logfile
 from accelbench.engine.core.batches import Batch, Rows, count, expanded
 from accelbench.engine.core.events import (
     Diagnosis,
@@ -23,6 +22,7 @@ from accelbench.engine.core.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.logs import logfile
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk

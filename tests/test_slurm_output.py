@@ -11,7 +11,6 @@ import pytest
 from real_logs import REAL, body
 
 from accelbench.engine.core.events import Diagnosis
-from accelbench.engine.importer import import_file
 from accelbench.engine.launchers.slurm_accounting import (
     parsable_rows,
     parse_json,
@@ -20,7 +19,8 @@ from accelbench.engine.launchers.slurm_accounting import (
     table_rows,
 )
 from accelbench.engine.launchers.slurm_commands import parse_squeue, squeue_job
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from tests.conftest import FIXTURES, accelbench
 
 SLURM = REAL / "slurm"

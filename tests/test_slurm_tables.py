@@ -9,8 +9,8 @@ from real_logs import REAL
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Diagnosis, Metric, Phase
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.parsers.slurm_rows import read_table
 from accelbench.engine.parsers.slurm_tables import SlurmTable
 from accelbench.engine.run.runner import RunHandle

@@ -426,7 +426,7 @@ def test_opening_lists_the_run_directories_only_when_they_or_the_index_changed(h
 def test_a_run_whose_figures_are_nan_is_indexed(tmp_path, caplog):
     """SQLite's JSON functions reject NaN: the index stores it as null (no warning, the run
     listed); the run's own summary keeps it."""
-    from accelbench.engine.importer import import_file
+    from accelbench.engine.logs.importer import import_file
 
     log = tmp_path / "nan.log"
     log.write_text("2024-03-30 13:00:00,000 INFO:   | Train Device=CSX, Step=1, Loss=nan,"

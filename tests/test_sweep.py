@@ -180,7 +180,7 @@ def test_four_run_sweep_compares_and_exports_parse_back(home):
 
 
 def test_compare_of_imported_seed_runs(store):
-    from accelbench.engine.importer import import_file
+    from accelbench.engine.logs.importer import import_file
     from tests.conftest import FIXTURES
 
     infos = import_file(store, FIXTURES / "seeds" / "004_fa457edab846a9b4.txt", "auto", None)

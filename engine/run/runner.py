@@ -38,8 +38,8 @@ from accelbench.engine.core.events import (
 )
 from accelbench.engine.core.summary import Ending, RunSummary
 from accelbench.engine.core.tail import CHUNK, FileTail, Redrawn
-from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers import Dialect, deferred, machine
+from accelbench.engine.parsers.logclock import IMPORTED, LogClock
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, read_text
 from accelbench.engine.parsers.sniffer import Sniffer
 from accelbench.engine.plugin import registry

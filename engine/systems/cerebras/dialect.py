@@ -22,8 +22,8 @@ from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
-from accelbench.engine.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, split_rows, whole
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level

@@ -29,8 +29,8 @@ from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
-from accelbench.engine.logclock import stamps_times
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.logclock import stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, whole
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"

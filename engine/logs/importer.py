@@ -20,8 +20,8 @@ from accelbench.engine.core import safefile
 from accelbench.engine.core.batches import Batch, Rows
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
-from accelbench.engine.logclock import IMPORTED, LogClock
-from accelbench.engine.logfile import Outcome, Reader, read_file
+from accelbench.engine.logs.logfile import Outcome, Reader, read_file
+from accelbench.engine.parsers.logclock import IMPORTED, LogClock
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.run.runner import RunHandle
