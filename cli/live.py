@@ -14,11 +14,12 @@ from rich.table import Table
 from rich.text import Text
 
 from accelbench.cli.console import console, width  # noqa: F401 (the commands import them here)
-from accelbench.engine import format as fmt
-from accelbench.engine import layout, present
 from accelbench.engine.core.text import printable
-from accelbench.engine.present import Cell, Head
 from accelbench.engine.run.state import RunState
+from accelbench.engine.view import figures as fmt
+from accelbench.engine.view import layout
+from accelbench.engine.view import model as present
+from accelbench.engine.view.model import Cell, Head
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
     from accelbench.engine.run.experiment import Experiment

@@ -454,7 +454,8 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                          indent=1))
         return 0
     from accelbench.cli.live import console, table
-    from accelbench.engine import layout, present
+    from accelbench.engine.view import layout
+    from accelbench.engine.view import model as present
 
     out = console()
     heads, rows = present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos]
@@ -485,8 +486,8 @@ def _list_experiments(form: str) -> int:
         print(json.dumps(rows, indent=1))
         return 0
     from accelbench.cli.live import console, table
-    from accelbench.engine import format as fmt
-    from accelbench.engine.present import Cell, experiment_list_heads, id_cell, status_cell
+    from accelbench.engine.view import figures as fmt
+    from accelbench.engine.view.model import Cell, experiment_list_heads, id_cell, status_cell
 
     out = console()
     out.print(table(
@@ -539,9 +540,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _print_plots(console, runner, cmp) -> None:
-    from accelbench.engine import plot
     from accelbench.engine.run import digest
     from accelbench.engine.store.compare import loss_curves, throughput
+    from accelbench.engine.view import plot
 
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")
@@ -604,12 +605,12 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
-    from accelbench.engine import format as fmt
-    from accelbench.engine import present
     from accelbench.engine.core import safefile
     from accelbench.engine.core.text import printable_lines
     from accelbench.engine.run import digest
     from accelbench.engine.rundir.files import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
+    from accelbench.engine.view import figures as fmt
+    from accelbench.engine.view import model as present
 
     handle = _runner().open(args.run)
     if args.log:
@@ -658,8 +659,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _print_charts(console, state, pattern: str) -> None:
-    from accelbench.engine import plot
-    from accelbench.engine.present import metric_curves
+    from accelbench.engine.view import plot
+    from accelbench.engine.view.model import metric_curves
 
     curves = [c for c in metric_curves(state, pattern) if len(c[1]) > 1]
     if not curves:
@@ -698,7 +699,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.engine.core.errors import shown_key
     from accelbench.engine.logs.importer import import_path
     from accelbench.engine.parsers.logclock import zone_file
-    from accelbench.engine.present import figures_inline
+    from accelbench.engine.view.model import figures_inline
 
     if args.accelerator:
         registry.get_accelerator(args.accelerator)
@@ -719,8 +720,8 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     """Every preset, those for an accelerator not detected here too (marked: it may still
     run through Slurm, or be edited and saved), with where to read why."""
     from accelbench.cli.live import console, table
-    from accelbench.engine import present
     from accelbench.engine.config.presets import detected_here, list_presets
+    from accelbench.engine.view import model as present
 
     entries = list_presets()
     here = detected_here(entries)
@@ -737,7 +738,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
 
 def _cmd_accelerators(args: argparse.Namespace) -> int:
     from accelbench.cli.live import console, table
-    from accelbench.engine.present import Cell, accelerator_heads, availability_cell
+    from accelbench.engine.view.model import Cell, accelerator_heads, availability_cell
 
     rows = []
     detected = registry.detect_all()  # (a plug-in left out: its line is among the notices)

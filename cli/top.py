@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from rich.live import Live
 
 from accelbench.cli.live import console
-from accelbench.engine import topview
 from accelbench.engine.plugin import registry
 from accelbench.engine.run.top import FIRST_READING_S, Top, json_lines
 from accelbench.engine.store.runs import Store
+from accelbench.engine.view import topview
 
 LIVE_FIRST_S = 1.0  # how long the live view waits for the sources' first readings
 

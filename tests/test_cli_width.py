@@ -16,7 +16,6 @@ from rich.console import Console
 
 from accelbench.cli.live import comparison_table, render_experiment, width
 from accelbench.cli.main import main
-from accelbench.engine import layout, present
 from accelbench.engine.config.presets import list_presets
 from accelbench.engine.core.events import Phase
 from accelbench.engine.plugin.system import Availability
@@ -24,6 +23,8 @@ from accelbench.engine.run.experiment import Entry
 from accelbench.engine.run.state import RunState
 from accelbench.engine.store.compare import compare
 from accelbench.engine.store.runs import Store
+from accelbench.engine.view import layout
+from accelbench.engine.view import model as present
 from tests.conftest import FIXTURES, accelbench
 
 SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"

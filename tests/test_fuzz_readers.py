@@ -295,7 +295,7 @@ def test_parse_file_reads_random_files(lines, zipped):
 def test_present_views_of_random_events(lines):
     """A run state fed what every dialect read: every text ``present`` returns for it,
     and every cell, holds no control."""
-    from accelbench.engine import present
+    from accelbench.engine.view import model as present
 
     state = RunState("r")
     state.plain_lines(lines, 1.0)
@@ -322,9 +322,9 @@ def test_present_views_of_random_events(lines):
 def test_compare_exports_of_runs_named_with_random_text(home, tmp_path, names, knob):
     from accelbench.engine.config.spec import spec_from_dict
     from accelbench.engine.core.summary import RunSummary
-    from accelbench.engine.present import comparison_rows
     from accelbench.engine.store.compare import compare
     from accelbench.engine.store.runs import Store
+    from accelbench.engine.view.model import comparison_rows
 
     with tempfile.TemporaryDirectory(dir=tmp_path) as tmp:
         store = Store(Path(tmp))
@@ -353,8 +353,8 @@ def test_compare_exports_of_runs_named_with_random_text(home, tmp_path, names, k
 @FUZZ
 @given(LINES, LINES)
 def test_top_rows_of_random_nvidia_smi_output(gpus, apps):
-    from accelbench.engine import topview
     from accelbench.engine.systems.cuda.node import read_smi
+    from accelbench.engine.view import topview
 
     out = {"--query-gpu": "\n".join(gpus), "--query-compute-apps": "\n".join(apps)}
 

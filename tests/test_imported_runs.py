@@ -8,11 +8,11 @@ import time
 from rich.console import Console
 from textual.widgets import Static
 
-from accelbench.engine import present
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.logs.importer import import_file
 from accelbench.engine.parsers import logclock
 from accelbench.engine.store.compare import compare
+from accelbench.engine.view import model as present
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView

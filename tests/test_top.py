@@ -24,7 +24,6 @@ import psutil
 import pytest
 from rich.console import Console
 
-from accelbench.engine import topview
 from accelbench.engine.run.top import FIELDS, LiveRuns, Sample, Top
 from accelbench.engine.rundir.files import WRAPPER_FILE, write_json
 from accelbench.engine.store.runs import Store
@@ -34,6 +33,7 @@ from accelbench.engine.systems.ipu.node import GraphcoreNode
 from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.node import Device, Reading
+from accelbench.engine.view import topview
 from tests.conftest import ROOT, accelbench
 from tests.helpers import SPEC
 

@@ -8,9 +8,9 @@ from rich.console import Console
 from textual.widgets import DataTable, Footer, Header
 from textual.widgets._footer import FooterKey
 
-from accelbench.engine import present
 from accelbench.engine.run.experiment import Experiment
 from accelbench.engine.run.follow import Follower
+from accelbench.engine.view import model as present
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.compare import CompareScreen

@@ -13,8 +13,8 @@ from textual.markup import escape
 from accelbench.engine.config.presets import list_presets
 from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.plugin import registry
-from accelbench.engine.present import short_id
 from accelbench.engine.run.runner import Runner
+from accelbench.engine.view.model import short_id
 
 Entry = tuple[str, Callable[[], Any], str, tuple[str, ...]]
 EXACT = 1e9  # the score of a run named exactly by the query: above any fuzzy match

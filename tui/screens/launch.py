@@ -21,7 +21,7 @@ from accelbench.engine.core.params import Param
 from accelbench.engine.plugin import registry
 from accelbench.engine.plugin.launcher import get_launcher
 from accelbench.engine.plugin.system import Availability
-from accelbench.engine.present import availability_cell
+from accelbench.engine.view.model import availability_cell
 from accelbench.tui.messages import SpecWanted, StartRun
 from accelbench.tui.nav import NavScreen
 from accelbench.tui.widgets.param_form import ParamForm

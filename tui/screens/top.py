@@ -17,9 +17,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Footer, Header
 
-from accelbench.engine import topview
 from accelbench.engine.plugin import registry
 from accelbench.engine.run.top import Top
+from accelbench.engine.view import topview
 from accelbench.tui.nav import NavScreen
 
 

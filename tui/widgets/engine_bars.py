@@ -7,8 +7,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from accelbench.engine.core.text import printable
-from accelbench.engine.present import utilization_figure
 from accelbench.engine.run.state import RunState
+from accelbench.engine.view.model import utilization_figure
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 

@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 
-from accelbench.engine import format as fmt
-from accelbench.engine import plot
 from accelbench.engine.core.events import FINAL_STATUSES, Diagnosis, Utilization
 from accelbench.engine.core.params import KEY_PARAMS
 from accelbench.engine.core.summary import (
@@ -34,6 +32,8 @@ from accelbench.engine.core.summary import (
 from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.plugin.registry import metric_aliases
 from accelbench.engine.run.state import RunState
+from accelbench.engine.view import figures as fmt
+from accelbench.engine.view import plot
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
     from accelbench.engine.config.presets import PresetEntry

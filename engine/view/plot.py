@@ -13,7 +13,7 @@ import math
 from rich.cells import cell_len
 from rich.text import Text
 
-from accelbench.engine import format as fmt
+from accelbench.engine.view import figures as fmt
 
 COLOURS = ("cyan", "magenta", "yellow", "green", "red", "blue", "bright_white", "bright_red")
 _EIGHTHS = " ▏▎▍▌▋▊▉"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rich.cells import cell_len
 
-from accelbench.engine.present import Cell, Head
+from accelbench.engine.view.model import Cell, Head
 
 GAP = 2  # columns apart
 WRAP_MIN = 16  # a wrapping column narrows to this (or to its longest word, if longer)
