@@ -17,7 +17,7 @@ from accelbench.engine.config.spec import _TOP_LEVEL, load_preset
 from accelbench.engine.config.sweep import OPTIONS
 from accelbench.engine.config.tomlfile import parse
 from accelbench.engine.core.errors import UserError
-from accelbench.engine.launchers.slurm_commands import SLURM_PARAMS
+from accelbench.engine.launchers.slurm.commands import SLURM_PARAMS
 from accelbench.engine.plugin.registry import workloads
 from accelbench.engine.run.runner import Runner
 

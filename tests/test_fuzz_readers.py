@@ -154,7 +154,7 @@ def test_shapes_read_random_text_cut_anywhere(lines, cuts):
 @given(LINES)
 def test_tool_readers_read_random_text(lines):
     text = "\n".join(lines) + "\n"
-    from accelbench.engine.parsers.slurm_rows import read_table
+    from accelbench.engine.launchers.slurm.tables import read_table
     from accelbench.engine.systems.cuda.dialect import query_rows, topology
 
     for kind in kinds():

@@ -11,7 +11,7 @@ import pytest
 from accelbench.engine.config.presets import find_preset
 from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.events import Diagnosis, Log, Phase
-from accelbench.engine.launchers.slurm_commands import QUEUE
+from accelbench.engine.launchers.slurm.commands import QUEUE
 from accelbench.engine.run.runner import Runner
 from tests.conftest import ROOT, SYSTEMS
 

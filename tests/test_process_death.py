@@ -15,9 +15,9 @@ import time
 import psutil
 
 from accelbench.engine.core.events import Diagnosis, Phase
-from accelbench.engine.launchers import slurm
 from accelbench.engine.launchers.procs import alive, group_alive
-from accelbench.engine.launchers.slurm_commands import SlurmJob
+from accelbench.engine.launchers.slurm import sbatch as slurm
+from accelbench.engine.launchers.slurm.commands import SlurmJob
 from accelbench.engine.rundir.exitfile import read_exit, reserve, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, WRAPPER_FILE, read_json, write_json
 from tests.conftest import accelbench

@@ -12,8 +12,9 @@ import pytest
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Diagnosis, Log, Phase
-from accelbench.engine.launchers import jobwrap, slurm_commands
-from accelbench.engine.launchers.slurm_commands import QUEUE, SlurmQueue, preflight
+from accelbench.engine.launchers import jobwrap
+from accelbench.engine.launchers.slurm import commands as slurm_commands
+from accelbench.engine.launchers.slurm.commands import QUEUE, SlurmQueue, preflight
 from accelbench.engine.rundir.exitfile import read_exit
 from accelbench.engine.rundir.files import EXIT_FILE
 from tests.conftest import ROOT, accelbench, json_events

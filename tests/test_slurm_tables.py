@@ -9,10 +9,10 @@ from real_logs import REAL
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Diagnosis, Metric, Phase
+from accelbench.engine.launchers.slurm.table_dialect import SlurmTable
+from accelbench.engine.launchers.slurm.tables import read_table
 from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import parse_file
-from accelbench.engine.parsers.slurm_rows import read_table
-from accelbench.engine.parsers.slurm_tables import SlurmTable
 from accelbench.engine.run.runner import RunHandle
 from tests.conftest import accelbench
 

@@ -10,7 +10,7 @@ import pytest
 from accelbench.engine.config.presets import find_preset
 from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.errors import UserError
-from accelbench.engine.launchers.slurm_commands import QUEUE, resource_args
+from accelbench.engine.launchers.slurm.commands import QUEUE, resource_args
 from accelbench.engine.run.runner import Runner
 from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.engine.workloads import SCRIPTS_DIR

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from accelbench.engine.launchers.slurm_accounting import elapsed_seconds
+from accelbench.engine.launchers.slurm.accounting import elapsed_seconds
 from accelbench.engine.reading.tools import columns, keyvalue
 
 _JOB_ID = re.compile(r"^\d+(?:\[\d*\])?(?:\.[\w.*-]*)?\*?$")

@@ -19,7 +19,7 @@ import time
 from accelbench.engine.core import safefile
 from accelbench.engine.core.events import Phase
 from accelbench.engine.launchers.local import Local
-from accelbench.engine.launchers.slurm import record
+from accelbench.engine.launchers.slurm.sbatch import record
 from accelbench.engine.rundir.files import OUTPUT_FILE
 from accelbench.engine.store.runs import RunInfo
 

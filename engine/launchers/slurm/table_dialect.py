@@ -13,11 +13,11 @@ code and the elapsed time Slurm recorded; a pending or running job (``squeue``,
 from __future__ import annotations
 
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
-from accelbench.engine.launchers.slurm_commands import FINAL_STATES, PENDING_STATES
+from accelbench.engine.launchers.slurm.commands import FINAL_STATES, PENDING_STATES
+from accelbench.engine.launchers.slurm.log_dialect import state_diagnosis
+from accelbench.engine.launchers.slurm.sinfo import Partition, merged
+from accelbench.engine.launchers.slurm.tables import Job, looks_like_table, read_table
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.slurm_log import state_diagnosis
-from accelbench.engine.parsers.slurm_rows import Job, looks_like_table, read_table
-from accelbench.engine.parsers.slurm_sinfo import Partition, merged
 
 _STATUS = {"COMPLETED": "done", "CANCELLED": "cancelled"}  # other final states: failed
 MAX_TABLE = 64 * 1024 * 1024  # characters of a table kept to read at its end (one job's)

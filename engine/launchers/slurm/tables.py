@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accelbench.engine.launchers.slurm_accounting import (
+from accelbench.engine.launchers.slurm.accounting import (
     elapsed_seconds,
     exit_status,
     json_record,
@@ -30,14 +30,14 @@ from accelbench.engine.launchers.slurm_accounting import (
     state_name,
     table_rows,
 )
-from accelbench.engine.launchers.slurm_commands import (
+from accelbench.engine.launchers.slurm.commands import (
     FINAL_STATES,
     PENDING_STATES,
     SHORT_STATES,
     squeue_job,
 )
-from accelbench.engine.parsers.slurm_sinfo import Partition, merged
-from accelbench.engine.parsers.slurm_sinfo import row as sinfo_row
+from accelbench.engine.launchers.slurm.sinfo import Partition, merged
+from accelbench.engine.launchers.slurm.sinfo import row as sinfo_row
 
 _JOB_ID = re.compile(r"^\d+(?:[_+]\d+)?(?:\.[\w-]+)?$")
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")

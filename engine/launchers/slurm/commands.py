@@ -20,7 +20,7 @@ from typing import Any
 
 from accelbench.engine.core.errors import UserError, shown
 from accelbench.engine.core.params import Param
-from accelbench.engine.launchers.slurm_accounting import Accounting, exit_status
+from accelbench.engine.launchers.slurm.accounting import Accounting, exit_status
 
 SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("partition", str, "", "partition (empty: the cluster's default)"),

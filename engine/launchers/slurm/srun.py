@@ -18,8 +18,8 @@ import psutil
 
 from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core import safefile
-from accelbench.engine.launchers import slurm
-from accelbench.engine.launchers.slurm_commands import (
+from accelbench.engine.launchers.slurm import sbatch as slurm
+from accelbench.engine.launchers.slurm.commands import (
     QUEUE,
     job_name,
     preflight,

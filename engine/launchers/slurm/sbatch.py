@@ -16,7 +16,7 @@ from typing import Any
 from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.launchers import jobwrap
-from accelbench.engine.launchers.slurm_commands import (
+from accelbench.engine.launchers.slurm.commands import (
     QUEUE,
     SLURM_PARAMS,
     SlurmJob,
@@ -26,8 +26,8 @@ from accelbench.engine.launchers.slurm_commands import (
     sbatch,
     scancel,
 )
-from accelbench.engine.launchers.slurm_commands import check as check_slurm
-from accelbench.engine.parsers.slurm_log import state_diagnosis
+from accelbench.engine.launchers.slurm.commands import check as check_slurm
+from accelbench.engine.launchers.slurm.log_dialect import state_diagnosis
 from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, write_exit
