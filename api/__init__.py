@@ -14,7 +14,6 @@ A system package exports one ``System``; a launcher package one ``Launcher`` ins
 
 from accelbench.engine.config.site import required as site_required
 from accelbench.engine.config.site import value as site_value
-from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import (
     Diagnosis,
@@ -26,6 +25,7 @@ from accelbench.engine.core.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.core.params import Param
 from accelbench.engine.launchers.jobwrap import command as wrapper_command
 from accelbench.engine.launchers.procs import alive as process_alive
@@ -35,7 +35,6 @@ from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.plugin.system import Alias, Availability, Column, System
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import CANCEL_FILE, EXIT_FILE, read_json, write_json
-from accelbench.engine.store.runs import RunInfo
 from accelbench.engine.telemetry.node import (
     Absent,
     Device,

@@ -430,7 +430,8 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
 def _cmd_runs(args: argparse.Namespace) -> int:
     import time
 
-    from accelbench.engine.store.runs import RunInfo, RunQuery
+    from accelbench.engine.core.job import RunInfo
+    from accelbench.engine.store.runs import RunQuery
 
     if args.experiments:
         return _list_experiments(args.format)

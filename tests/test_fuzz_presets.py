@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from accelbench.engine.config.presets import find_preset
-from accelbench.engine.config.spec import _TOP_LEVEL, load_preset
+from accelbench.engine.config.spec import _TOP_LEVEL, load_preset, variants
 from accelbench.engine.config.sweep import OPTIONS
 from accelbench.engine.config.tomlfile import parse
 from accelbench.engine.core.errors import UserError
@@ -148,8 +148,8 @@ def check(path: Path, overrides: list[str], scratch: Path) -> None:
         assert exc.message.startswith((str(path), "--set ")), exc.message
         return
     event("loaded")
-    assert len(spec.variants()) <= spec.sweep.get("max_variants", 1)
-    for _, variant in spec.variants()[:3]:
+    assert len(variants(spec)) <= spec.sweep.get("max_variants", 1)
+    for _, variant in variants(spec)[:3]:
         try:
             Runner.plan(variant, scratch)
         except UserError as exc:

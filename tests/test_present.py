@@ -17,11 +17,11 @@ from accelbench.engine.core.events import (
     Progress,
     Utilization,
 )
+from accelbench.engine.core.job import RunInfo
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.run.experiment import Entry
 from accelbench.engine.run.state import RunState
 from accelbench.engine.store.compare import Column, Comparison
-from accelbench.engine.store.runs import RunInfo
 from accelbench.engine.view import model as present
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.runs import RunsScreen

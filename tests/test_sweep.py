@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from accelbench.engine.config.spec import load_preset, spec_from_dict
+from accelbench.engine.config.spec import load_preset, spec_from_dict, variants
 from accelbench.engine.run.experiment import Experiment, start
 from accelbench.engine.rundir.files import EXIT_FILE, read_json
 from accelbench.engine.store.compare import compare
@@ -38,12 +38,12 @@ max_parallel = 2
 def test_grid_times_variants_in_order_and_round_trip(tmp_path):
     spec = load_preset(write(tmp_path, GRID))
     got = [(s.params["max_seq_length"], s.options["slurm"]["ntasks"], s.params["batch_size"],
-            s.env) for _, s in spec.variants()]
+            s.env) for _, s in variants(spec)]
     assert got == [(16, 1, 4, {}), (16, 1, 8, {"X": "1"}), (16, 2, 4, {}), (16, 2, 8, {"X": "1"}),
                    (32, 1, 4, {}), (32, 1, 8, {"X": "1"}), (32, 2, 4, {}), (32, 2, 8, {"X": "1"})]
-    assert (spec.variants()[1][1].name
+    assert (variants(spec)[1][1].name
             == "grid max_seq_length=16 slurm.ntasks=1 batch_size=8 env.X=1")
-    assert all(not s.sweep for _, s in spec.variants())
+    assert all(not s.sweep for _, s in variants(spec))
     again = write(tmp_path, spec.to_toml(), "again.toml")
     assert load_preset(again) == spec
     assert load_preset(again, ["sweep.max_parallel=3"]).sweep["max_parallel"] == 3

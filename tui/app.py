@@ -19,8 +19,8 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.job import JobSpec
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.plugin import entrypoints as plugins

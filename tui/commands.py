@@ -11,7 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from accelbench.engine.config.presets import list_presets
-from accelbench.engine.config.spec import JobSpec
+from accelbench.engine.core.job import JobSpec
 from accelbench.engine.plugin import registry
 from accelbench.engine.run.runner import Runner
 from accelbench.engine.view.model import short_id

@@ -7,8 +7,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from accelbench.engine.config.spec import JobSpec, load_preset
+from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.job import JobSpec
 from accelbench.engine.plugin import registry
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "presets"

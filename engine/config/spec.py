@@ -9,15 +9,14 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import tomli_w
 
 from accelbench.engine.config import sweep as sweeps
 from accelbench.engine.config import tomlfile
 from accelbench.engine.core.errors import UserError, lookup, shown, shown_key
+from accelbench.engine.core.job import JobSpec
 from accelbench.engine.core.params import Param, check_text
 from accelbench.engine.plugin.launcher import Launcher, launchers, option_tables
 from accelbench.engine.plugin.registry import get_accelerator, get_workload
@@ -36,46 +35,18 @@ _TOP_LEVEL: dict[str, Param] = {p.name: p for p in (
 _OWN_TABLES = ("params", "env")  # then the launchers' option tables, then "sweep"
 
 
-@dataclass
-class JobSpec:
-    """Everything needed to start a run; ``params`` is complete and checked."""
+def variants(job: JobSpec) -> list[tuple[dict[str, Any], JobSpec]]:
+    """The variants of ``job``'s sweep, each with its own spec (none: just ``job``)."""
+    if not job.sweep:
+        return [({}, job)]
+    base = {k: v for k, v in job.to_dict().items() if k != "sweep"}
+    out = []
+    for variant in sweeps.variants(job.sweep):
+        spec = spec_from_dict(sweeps.apply(base, variant, set(_TOP_LEVEL)))
+        spec.name = f"{job.name} {sweeps.label(variant)}"
+        out.append((variant, spec))
+    return out
 
-    name: str
-    workload: str
-    accelerator: str = "cpu"
-    launcher: str = "local"
-    description: str = ""
-    python: str = ""
-    telemetry_interval: float = 1.0
-    params: dict[str, Any] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # launchers' tables given
-    sweep: dict[str, Any] = field(default_factory=dict)  # checked [sweep] table; see engine.sweep
-
-    def to_dict(self) -> dict[str, Any]:
-        """The spec as plain data, in the preset file's layout (a launcher table each)."""
-        data = asdict(self)
-        sweep = data.pop("sweep")
-        data.update(data.pop("options"))
-        if sweep:
-            data["sweep"] = sweep
-        return data
-
-    def variants(self) -> list[tuple[dict[str, Any], JobSpec]]:
-        """The sweep's variants, each with its own spec (none: just this spec)."""
-        if not self.sweep:
-            return [({}, self)]
-        base = {k: v for k, v in self.to_dict().items() if k != "sweep"}
-        out = []
-        for variant in sweeps.variants(self.sweep):
-            spec = spec_from_dict(sweeps.apply(base, variant, set(_TOP_LEVEL)))
-            spec.name = f"{self.name} {sweeps.label(variant)}"
-            out.append((variant, spec))
-        return out
-
-    def to_toml(self) -> str:
-        """The spec as a preset file that loads back equal."""
-        return tomli_w.dumps(self.to_dict())
 
 
 def load_preset(path: str | Path, overrides: Sequence[str] = ()) -> JobSpec:

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 
-from accelbench.engine.config.spec import JobSpec
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.procs import alive, group_alive
 from accelbench.engine.plugin.launcher import Launcher
@@ -22,7 +22,6 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.store.runs import RunInfo
 
 WRAPPER_START_TIMEOUT = 30.0
 

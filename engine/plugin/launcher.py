@@ -13,15 +13,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from accelbench.engine.core.errors import UserError, lookup
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.core.params import Param
 from accelbench.engine.plugin import entrypoints as plugins
-
-if TYPE_CHECKING:
-    from accelbench.engine.config.spec import JobSpec
-    from accelbench.engine.store.runs import RunInfo
 
 
 class Launcher(ABC):

@@ -13,9 +13,9 @@ from collections import deque
 from typing import Any
 
 from accelbench.engine.core.events import Diagnosis, Finished
+from accelbench.engine.core.job import RunInfo
 from accelbench.engine.run.state import RunState, Series
 from accelbench.engine.rundir.files import read_json, write_json
-from accelbench.engine.store.runs import RunInfo
 
 DIGEST_FILE = "digest.json"
 CURVES = 64  # metric histories kept (the first reported): show's sparklines, the curves

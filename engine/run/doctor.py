@@ -23,6 +23,7 @@ import psutil
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
+from accelbench.engine.core.job import RunInfo
 from accelbench.engine.core.text import printable
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin import registry
@@ -31,7 +32,7 @@ from accelbench.engine.run.runner import RunHandle
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import END_FILE, EXIT_FILE, damaged
 from accelbench.engine.store.index import Finding
-from accelbench.engine.store.runs import YOUNG_S, RunInfo, Store
+from accelbench.engine.store.runs import YOUNG_S, Store
 
 TEMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.tmp$")  # what write_json leaves
 

@@ -23,15 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine.config import sweep as sweeps
-from accelbench.engine.config.spec import JobSpec, spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict, variants
 from accelbench.engine.core import safefile
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Event
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers.procs import alive
 from accelbench.engine.plugin.launcher import get_launcher
 from accelbench.engine.run.runner import RunHandle, Runner
 from accelbench.engine.rundir.files import END_FILE, PLAN_FILE, read_json, write_json
-from accelbench.engine.store.runs import ExperimentInfo, RunInfo, Store
+from accelbench.engine.store.runs import ExperimentInfo, Store
 
 JOURNAL_FILE = "journal.jsonl"
 DRIVER_FILE = "driver.json"
@@ -54,16 +55,16 @@ def start(runner: Runner, spec: JobSpec, preset: str = "") -> Experiment:
     """Record the experiment of ``spec``'s sweep and start its driver; returns at once. Its
     name: the sweep's ``experiment``, else the name of the ``preset`` it was started as
     (what the user typed), else the spec's name."""
-    variants = spec.variants()
+    expanded = variants(spec)
     info = runner.store.create_experiment(spec.sweep["experiment"] or preset or spec.name,
-                                          len(variants))
+                                          len(expanded))
     queues = get_launcher(spec.launcher).queues  # a scheduler queues them: submit them all
-    parallel = len(variants) if queues else spec.sweep["max_parallel"]
+    parallel = len(expanded) if queues else spec.sweep["max_parallel"]
     write_json(info.path(PLAN_FILE), {
         "spec": spec.to_dict(), "max_parallel": parallel,
         "stop_on_failure": spec.sweep["stop_on_failure"],
         "variants": [{"label": sweeps.label(v), "variant": v, "spec": s.to_dict()}
-                     for v, s in variants]})
+                     for v, s in expanded]})
     with open(info.path("driver.log"), "ab") as log:
         subprocess.Popen([sys.executable, "-P", "-m", "accelbench.engine.run.experiment",
                           str(info.dir), str(runner.store.home)], cwd=info.dir,

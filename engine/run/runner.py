@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from accelbench.engine.config import site
-from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.batches import Rows, expanded
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import (
@@ -36,6 +35,7 @@ from accelbench.engine.core.events import (
     Progress,
     Redraw,
 )
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.core.summary import Ending, RunSummary
 from accelbench.engine.core.tail import CHUNK, FileTail, Redrawn
 from accelbench.engine.parsers import Dialect, deferred, machine
@@ -61,7 +61,7 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.store.runs import RunInfo, RunQuery, Store
+from accelbench.engine.store.runs import RunQuery, Store
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan
 from accelbench.engine.workloads.emit import PREFIX

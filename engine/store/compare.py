@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelbench.engine.core import safefile
+from accelbench.engine.core.job import RunInfo
 from accelbench.engine.core.summary import FIGURES, RunSummary
 from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.plugin import registry
 from accelbench.engine.rundir.files import SPEC_FILE
-from accelbench.engine.store.runs import RunInfo
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,15 @@ import time
 import tomllib
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine.config.spec import JobSpec, spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core import fs, safefile
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.plugin.launcher import launchers
 from accelbench.engine.rundir.files import (
@@ -56,38 +57,10 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir("accelbench", appauthor=False))
 
 
-@dataclass
-class RunInfo:
-    """One row of the index: a run's identity, status and summary figures."""
-
-    id: str
-    dir: Path
-    created: float
-    name: str
-    workload: str
-    accelerator: str
-    launcher: str
-    status: str
-    ended: float | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    summary: RunSummary = field(default_factory=RunSummary)
-    experiment: str | None = None  # the experiment (sweep) the run belongs to
-    variant: dict[str, Any] = field(default_factory=dict)  # the values its sweep set
-    reason: str = ""  # why a reader found the run ``unreadable`` (never recorded)
-
-    @property
-    def final(self) -> bool:
-        """True once the run has ended, one way or another."""
-        return self.status in FINAL_STATUSES
-
-    def path(self, name: str) -> Path:
-        """A file in the run's directory."""
-        return self.dir / name
-
-    def spec(self) -> JobSpec:
-        """The spec the run was started with."""
-        return spec_from_dict(tomllib.loads(safefile.read_text(self.path(SPEC_FILE))),
-                              source=str(self.path(SPEC_FILE)))
+def run_spec(run: RunInfo) -> JobSpec:
+    """The spec ``run`` was started with (its ``spec.toml``)."""
+    return spec_from_dict(tomllib.loads(safefile.read_text(run.path(SPEC_FILE))),
+                          source=str(run.path(SPEC_FILE)))
 
 
 class Store:

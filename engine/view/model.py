@@ -37,9 +37,9 @@ from accelbench.engine.view import plot
 
 if TYPE_CHECKING:  # annotations only: a listing of runs needs neither (nor what they import)
     from accelbench.engine.config.presets import PresetEntry
+    from accelbench.engine.core.job import RunInfo  # (nor does accelbench parse's table)
     from accelbench.engine.run.experiment import Entry
     from accelbench.engine.store.compare import Comparison
-    from accelbench.engine.store.runs import RunInfo  # (nor does accelbench parse's table)
 
 Justify = Literal["left", "right"]
 Fit = Literal["whole", "wrap"]

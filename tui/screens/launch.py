@@ -15,8 +15,9 @@ from textual.widgets.option_list import Option
 
 from accelbench.engine.config import sweep as sweeps
 from accelbench.engine.config.presets import PresetEntry, find_preset, list_presets
-from accelbench.engine.config.spec import JobSpec, load_preset, spec_from_dict
+from accelbench.engine.config.spec import load_preset, spec_from_dict
 from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.job import JobSpec
 from accelbench.engine.core.params import Param
 from accelbench.engine.plugin import registry
 from accelbench.engine.plugin.launcher import get_launcher

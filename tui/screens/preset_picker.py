@@ -13,7 +13,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from accelbench.engine.config.presets import PresetEntry
-from accelbench.engine.config.spec import JobSpec
+from accelbench.engine.core.job import JobSpec
 
 
 class PresetPicker(ModalScreen[JobSpec | None]):

@@ -23,7 +23,8 @@ from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from accelbench.engine.store.runs import RunInfo, RunOrder, RunQuery
+from accelbench.engine.core.job import RunInfo
+from accelbench.engine.store.runs import RunOrder, RunQuery
 from accelbench.engine.view import layout
 from accelbench.engine.view import model as present
 from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, RunsWanted

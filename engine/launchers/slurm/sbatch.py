@@ -13,8 +13,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core.events import Diagnosis, Phase
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.slurm.commands import (
     QUEUE,
@@ -38,7 +38,6 @@ from accelbench.engine.rundir.files import (
     read_json,
     write_json,
 )
-from accelbench.engine.store.runs import RunInfo
 
 SLURM_FILE = "slurm.json"
 SUBMIT_TIMEOUT = 60.0  # a run with no job id after this long was never submitted

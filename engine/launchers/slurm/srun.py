@@ -16,8 +16,8 @@ import time
 
 import psutil
 
-from accelbench.engine.config.spec import JobSpec
 from accelbench.engine.core import safefile
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers.slurm import sbatch as slurm
 from accelbench.engine.launchers.slurm.commands import (
     QUEUE,
@@ -28,7 +28,6 @@ from accelbench.engine.launchers.slurm.commands import (
 )
 from accelbench.engine.rundir.exitfile import ExitRecord, recorded, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, read_json, write_json
-from accelbench.engine.store.runs import RunInfo
 
 SRUN_LOG = "srun.log"
 

@@ -18,10 +18,10 @@ import time
 
 from accelbench.engine.core import safefile
 from accelbench.engine.core.events import Phase
+from accelbench.engine.core.job import RunInfo
 from accelbench.engine.launchers.local import Local
 from accelbench.engine.launchers.slurm.sbatch import record
 from accelbench.engine.rundir.files import OUTPUT_FILE
-from accelbench.engine.store.runs import RunInfo
 
 _JOB_ID = re.compile(rb"wsjob-[a-z0-9]+")
 _PHASES = {"QUEUEING": "queued", "QUEUED": "queued", "SCHEDULED": "queued",
