@@ -17,7 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-_ELAPSED = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$")
+from accelbench.engine.reading.tools.durations import elapsed_seconds
+
 SACCT_FIELDS = ("JobIDRaw", "JobName", "State", "ExitCode", "Elapsed", "NodeList", "Reason")
 
 
@@ -38,15 +39,6 @@ class AccountedJob:
     def step(self) -> bool:
         """A job step's record rather than the job's own."""
         return "." in self.job_id
-
-
-def elapsed_seconds(text: str) -> float | None:
-    """``2-01:24:56``, ``01:09:48``, ``00:03:25`` or ``00:00.004`` as seconds."""
-    m = _ELAPSED.match(text.strip())
-    if m is None:
-        return None
-    days, hours, minutes, seconds = m.groups()
-    return ((int(days or 0) * 24 + int(hours or 0)) * 60 + int(minutes)) * 60 + float(seconds)
 
 
 def state_name(text: str) -> str:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelbench.engine.launchers.slurm.accounting import (
-    elapsed_seconds,
     exit_status,
     json_record,
     parsable_rows,
@@ -38,6 +37,7 @@ from accelbench.engine.launchers.slurm.commands import (
 )
 from accelbench.engine.launchers.slurm.sinfo import Partition, merged
 from accelbench.engine.launchers.slurm.sinfo import row as sinfo_row
+from accelbench.engine.reading.tools.durations import elapsed_seconds
 
 _JOB_ID = re.compile(r"^\d+(?:[_+]\d+)?(?:\.[\w-]+)?$")
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
