@@ -12,7 +12,7 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.job import JobSpec
 from accelbench.engine.plugin import registry
 
-BUILTIN_DIR = Path(__file__).resolve().parent.parent / "presets"
+BUILTIN_DIR = Path(__file__).resolve().parents[2] / "presets"  # accelbench.presets
 
 
 def user_dir() -> Path:
