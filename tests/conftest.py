@@ -257,7 +257,7 @@ def pytest_runtest_protocol(item, nextitem):
     """Tests not marked ``slurm`` never reach a Slurm cluster, the machine's or the private
     one: Slurm's commands fail for them, and no GRES answer is cached across tests. (A hook,
     not an autouse fixture: hypothesis refuses function-scoped fixtures around @given.)"""
-    from accelbench.engine.plugin.detect import slurm_gres
+    from accelbench.engine.launchers.slurm.gres import slurm_gres
 
     path = os.environ.get("PATH", "")
     os.environ["ACCELBENCH_HOME"] = tempfile.mkdtemp(prefix="store-",

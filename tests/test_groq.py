@@ -46,7 +46,7 @@ def groq_site(home, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(STANDINS))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.plugin.detect.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", dict)
     monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
     return config
 
@@ -80,13 +80,13 @@ def test_detection_without_configuration_asks_this_python(home, monkeypatch):
     from accelbench.engine.plugin.registry import detect, get_accelerator
 
     monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.plugin.detect.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", dict)
     monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
     absent = detect(get_accelerator("groq"))
     assert not absent.available and absent.reason.endswith("; no Slurm GRES 'groq'")
-    monkeypatch.setattr("accelbench.engine.plugin.detect.slurm_gres", lambda: {"groq": 2})
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", lambda: {"groq": 2})
     assert detect(get_accelerator("groq")).detail == "through Slurm (GRES groq:2 per node)"
-    monkeypatch.setattr("accelbench.engine.plugin.detect.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", dict)
     monkeypatch.syspath_prepend(str(STANDINS))
     found = detect(get_accelerator("groq"))
     assert found.available and found.detail.startswith("GroqFlow importable by this Python")

@@ -360,7 +360,7 @@ def test_sampler_reads_real_device_attributes(tmp_path):
      "gc-monitor: 4 IPU(s) in partition ipuof; tools found: gc-monitor"),
 ])
 def test_detection_counts_the_ipus_the_tools_list(tmp_path, monkeypatch, tool, fixture, detail):
-    from accelbench.engine.plugin.detect import slurm_gres
+    from accelbench.engine.launchers.slurm.gres import slurm_gres
     from accelbench.engine.plugin.registry import detect, get_accelerator
 
     listing = tmp_path / "listing.txt"

@@ -141,7 +141,7 @@ def test_sambanova_ntasks_32_is_refused_when_the_preset_loads(site):
                                           ("sambanova", "sntilestat"), ("cerebras", "csctl"),
                                           ("groq", "groq-smi")])
 def test_detection_by_tools_on_path(system, tool, tmp_path, monkeypatch):
-    from accelbench.engine.plugin.detect import slurm_gres
+    from accelbench.engine.launchers.slurm.gres import slurm_gres
     from accelbench.engine.plugin.registry import detect, get_accelerator
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no Slurm, no vendor tools
@@ -158,7 +158,7 @@ def test_detection_by_tools_on_path(system, tool, tmp_path, monkeypatch):
 def test_detection_through_slurm_gres(monkeypatch):
     from accelbench.engine.plugin.registry import detect, get_accelerator
 
-    monkeypatch.setattr("accelbench.engine.plugin.detect.slurm_gres", lambda: {"rdu": 8})
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", lambda: {"rdu": 8})
     found = detect(get_accelerator("sambanova"))
     assert found.available and found.detail == "through Slurm (GRES rdu:8 per node)"
 

@@ -1,11 +1,10 @@
-"""Small probes systems detect themselves with: device files, tools on PATH, Slurm GRES."""
+"""Small probes systems detect themselves with: device files, tools on PATH (a scheduler's
+nodes are a launcher's to answer for: ``Launcher.reaches``)."""
 
 from __future__ import annotations
 
-import functools
 import glob
 import shutil
-import subprocess
 from collections.abc import Callable
 
 from accelbench.engine.plugin.system import Availability
@@ -21,25 +20,6 @@ def tools(*names: str) -> list[str]:
     return [name for name in names if shutil.which(name)]
 
 
-@functools.lru_cache(maxsize=1)
-def slurm_gres() -> dict[str, int]:
-    """The largest count per GRES name on this cluster's nodes (empty without Slurm)."""
-    if shutil.which("sinfo") is None:
-        return {}
-    try:
-        out = subprocess.run(["sinfo", "-h", "-o", "%G"], capture_output=True, text=True,
-                             timeout=10, check=False)
-    except subprocess.TimeoutExpired:
-        return {}
-    found: dict[str, int] = {}
-    for item in out.stdout.replace("\n", ",").split(","):
-        name, _, count = item.partition(":")
-        count = count.split("(")[0].rpartition(":")[2]
-        if name and name != "(null)" and count.isdigit():
-            found[name] = max(found.get(name, 0), int(count))
-    return found
-
-
 def finder(pattern: str, names: tuple[str, ...]) -> Callable[[], Availability]:
     """The usual detection on this machine: here when device files match ``pattern`` or
     tools ``names`` are on PATH (the cluster's GRES are the registry's to check)."""
@@ -53,16 +33,3 @@ def finder(pattern: str, names: tuple[str, ...]) -> Callable[[], Availability]:
         return Availability(False, reason=f"no {pattern} devices and none of"
                                           f" {', '.join(names)} on PATH")
     return detect
-
-
-def through_gres(names: tuple[str, ...], here: Availability) -> Availability:
-    """``here`` (what the machine says) if available, else available through the first of
-    the GRES ``names`` this cluster's nodes have, else unavailable saying both."""
-    if here.available or not names:
-        return here
-    for name in names:
-        count = slurm_gres().get(name)
-        if count:
-            return Availability(True, detail=f"through Slurm (GRES {name}:{count} per node)")
-    return Availability(False, reason=f"{here.reason}; no Slurm GRES "
-                                      + ", ".join(repr(n) for n in names))

@@ -19,6 +19,7 @@ from accelbench.engine.core.errors import UserError, lookup
 from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.core.params import Param
 from accelbench.engine.plugin import entrypoints as plugins
+from accelbench.engine.plugin.system import Availability, System
 
 
 class Launcher(ABC):
@@ -43,6 +44,12 @@ class Launcher(ABC):
     def describe(self, spec: JobSpec) -> str:
         """The door ``spec`` goes through, in one line (the launch screen shows it)."""
         return self.name
+
+    def reaches(self, system: System) -> Availability | None:
+        """Whether ``system``, which this machine does not have, is available through this
+        launcher (a scheduler's nodes that have it); None where it cannot say (the
+        default). ``accelbench accelerators`` and every start ask it."""
+        return None
 
     @abstractmethod
     def start(self, run: RunInfo, spec: JobSpec) -> None:

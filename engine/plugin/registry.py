@@ -24,7 +24,6 @@ from accelbench.engine.core.text import printable
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.generic import ALWAYS_DIALECTS, GENERIC_DIALECTS, TABLE_DIALECTS
 from accelbench.engine.plugin import entrypoints as plugins
-from accelbench.engine.plugin.detect import through_gres
 from accelbench.engine.plugin.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
@@ -69,7 +68,8 @@ def require_available(name: str) -> System:
 
 def detect(system: System, seconds: float = DETECT_S) -> Availability:
     """Whether ``system`` is here: by its own detection (given ``seconds`` at most: one that
-    fails, hangs or answers something else says so), else through its Slurm GRES."""
+    fails, hangs or answers something else says so), else through a launcher that reaches
+    it (``Launcher.reaches``: Slurm's, through the system's GRES)."""
     try:
         answer = plugins.bounded(system.detect, seconds, "detection")
     except plugins.Fault as fault:
@@ -80,7 +80,22 @@ def detect(system: System, seconds: float = DETECT_S) -> Availability:
         answer = Availability(False, reason=f"detection answered a {kind}, not an Availability")
     found = Availability(bool(answer.available), detail=printable(str(answer.detail)),
                          reason=printable(str(answer.reason)))  # a plug-in's words: gated
-    return through_gres(system.gres, found)
+    return found if found.available else _reached(system, found)
+
+
+def _reached(system: System, here: Availability) -> Availability:
+    """``system`` as the first launcher that reaches it says, else ``here`` unavailable
+    with each launcher's reason added."""
+    from accelbench.engine.plugin.launcher import launchers
+
+    reasons = [here.reason]
+    for launcher in launchers().values():
+        reached = launcher.reaches(system)
+        if reached is not None and reached.available:
+            return reached
+        if reached is not None and reached.reason not in reasons:
+            reasons.append(reached.reason)
+    return here if len(reasons) == 1 else Availability(False, reason="; ".join(reasons))
 
 
 def detect_all() -> dict[str, Availability]:

@@ -16,6 +16,7 @@ from typing import Any
 from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers import jobwrap
+from accelbench.engine.launchers.slurm import gres
 from accelbench.engine.launchers.slurm.commands import (
     QUEUE,
     SLURM_PARAMS,
@@ -29,6 +30,7 @@ from accelbench.engine.launchers.slurm.commands import (
 from accelbench.engine.launchers.slurm.commands import check as check_slurm
 from accelbench.engine.launchers.slurm.log_dialect import state_diagnosis
 from accelbench.engine.plugin.launcher import Launcher
+from accelbench.engine.plugin.system import Availability, System
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, write_exit
 from accelbench.engine.rundir.files import (
@@ -93,6 +95,10 @@ class Slurm(Launcher):
 
     def check(self, options: dict[str, Any]) -> None:
         check_slurm(options)
+
+    def reaches(self, system: System) -> Availability | None:
+        """Through the system's GRES on the cluster's nodes."""
+        return gres.reach(system)
 
     def describe(self, spec: JobSpec) -> str:
         return " ".join([self.name, *resource_args(self.settings(spec))])
