@@ -20,7 +20,7 @@ from accelbench.engine.core import safefile
 from accelbench.engine.core.events import Phase
 from accelbench.engine.core.job import RunInfo
 from accelbench.engine.launchers.local import Local
-from accelbench.engine.launchers.slurm.sbatch import record
+from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.files import OUTPUT_FILE
 
 _JOB_ID = re.compile(rb"wsjob-[a-z0-9]+")
@@ -104,8 +104,9 @@ class Appliance(Local):
         if ids and status == "running":
             phase = APPLIANCE.phases().get(ids[-1])
             if phase and phase not in _FINAL:
-                record(run, Phase(run.id, time.time(), _PHASES.get(phase, "running"),
-                                  f"csctl: {ids[-1]} {phase}"))
+                journal.append(run.dir, Phase(run.id, time.time(),
+                                              _PHASES.get(phase, "running"),
+                                              f"csctl: {ids[-1]} {phase}"))
         return status
 
     def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
