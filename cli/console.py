@@ -36,7 +36,7 @@ def width(stream: TextIO | None = None) -> int:
 
 
 class GatedConsole(Console):
-    """A console whose every printed text passes the output gate (``engine.text``): no
+    """A console whose every printed text passes the output gate (``engine.core.text``): no
     control character a job, a log or a plug-in put in a name, a line or a message reaches
     the terminal, whatever view prints it. Its own segments that are terminal controls
     (``Live``'s cursor moves) and the styles' escapes are its own, and pass."""

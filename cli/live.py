@@ -93,7 +93,7 @@ def summary_table(state: RunState, name: str, columns: int) -> Group:
 def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "",
           shape: layout.Layout | None = None) -> Table:
     """A Rich table of the presentation model's heads and cells in ``columns`` cells at most:
-    the columns ``engine.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
+    the columns ``engine.view.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
     never wrap)."""
     shape = shape or layout.fit(heads, rows, columns)
     out = Table(title=Text(printable(title)) if title else None, title_justify="left",

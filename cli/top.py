@@ -1,6 +1,6 @@
 """``accelbench top``: the live view of this node's devices, full screen like top (q or
 ctrl-c leaves), one view (``--once``), or JSON lines for scripts (``--json``; fields:
-``engine.top.FIELDS``)."""
+``engine.run.top.FIELDS``)."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ class FileTail:
         self._redrawn = False  # the current line has met a \r
         self._shown: str | None = None  # the state :meth:`redraw` gave last
         self._unended = b""  # the unfinished state :meth:`redraw` found last
-        self.refused = ""  # why the file is not read (not a regular file: engine.safefile)
+        self.refused = ""  # why the file is not read (not a regular file: engine.core.safefile)
 
     def read_lines(self, limit: int = CHUNK) -> list[str]:
         """Complete new lines (and their earlier states, see above), reading at most

@@ -1,6 +1,6 @@
 """The machine lines accelbench's own workloads print (``@@accelbench {...}``).
 
-They come from user code, so every field is checked (``engine.events.build``): a
+They come from user code, so every field is checked (``engine.core.events.build``): a
 damaged line is refused with the reason, and the caller keeps it as a log line.
 
 The lines a live run prints by the hundred a second (progress, throughput, loss, as

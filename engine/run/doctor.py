@@ -125,7 +125,7 @@ def _runs(store: Store, dry_run: bool) -> list[Finding]:
     for info in store.list():
         try:
             read_exit(info.path(EXIT_FILE))
-        except (OSError, ValueError) as exc:  # damaged, or not a file (``engine.safefile``)
+        except (OSError, ValueError) as exc:  # damaged, or not a file (``engine.core.safefile``)
             found.append(Finding("damaged", f"runs/{info.id}", f"{EXIT_FILE}: {exc}"))
             continue
         record = _exit_record(info)

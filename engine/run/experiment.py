@@ -172,7 +172,7 @@ class Experiment:
 def _journal(path: Path) -> list[dict[str, Any]]:
     try:
         lines = safefile.read_text(path, errors="replace").splitlines()
-    except (OSError, ValueError):  # missing yet, or not a journal (``engine.safefile``)
+    except (OSError, ValueError):  # missing yet, or not a journal (``engine.core.safefile``)
         return []
     out = []
     for line in lines:

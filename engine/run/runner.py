@@ -455,7 +455,7 @@ def _sniffer(classes: list[type[Dialect]], names: Iterable[str]) -> Sniffer | No
 
 
 def _disk_full(run_id: str, ts: float, filesystem: dict[str, Any]) -> Diagnosis:
-    """The diagnosis of a run that met a full disk (``filesystem``: ``engine.fs.filesystem``)."""
+    """The diagnosis of a run that met a full disk (``filesystem``: ``engine.core.fs.filesystem``)."""
     mount = filesystem.get("mount", "?")
     kind = f" ({filesystem['fstype']})" if filesystem.get("fstype") else ""
     return Diagnosis(run_id, ts, "disk_full",
@@ -748,11 +748,11 @@ class Runner:
         """Check ``spec`` can run here, create its run and start the job.
 
         A spec that cannot start leaves no run behind: its directory is removed.
-        A spec with a sweep is started with ``engine.experiment.start`` instead.
+        A spec with a sweep is started with ``engine.run.experiment.start`` instead.
         """
         if spec.sweep:
             raise UserError(f"{spec.name}: a preset with a [sweep] starts an experiment",
-                            hint="start it with engine.experiment.start (accelbench run does)")
+                            hint="start it with engine.run.experiment.start (accelbench run does)")
         registry.require_available(spec.accelerator)
         launcher = get_launcher(spec.launcher)
         info = self.store.create(spec, experiment, variant)

@@ -39,7 +39,7 @@ class ExitRecord:
     detail: str | None = None  # how it ended, in words
     error: str | None = None  # why the job could not start
     verdict: str | None = None  # who settles how it ended ("slurm": its final state)
-    disk_full: dict[str, Any] | None = None  # ``engine.fs.filesystem`` of a full disk
+    disk_full: dict[str, Any] | None = None  # ``engine.core.fs.filesystem`` of a full disk
     kind: ClassVar[str] = "exit"
 
     def to_dict(self) -> dict[str, Any]:

@@ -27,15 +27,15 @@ CANCEL_FILE = "cancel.json"
 STATE_FILE = "state.jsonl"
 STDERR_FILE = "stderr.log"  # the job's stderr again, to tell its lines in output.log apart
 SUMMARY_FILE = "summary.json"  # how the run ended and its summary (what a rebuilt index reads)
-PLAN_FILE = "plan.json"  # an experiment's variants (written by engine.experiment)
-END_FILE = "end.json"  # how an experiment ended (written by engine.experiment)
+PLAN_FILE = "plan.json"  # an experiment's variants (written by engine.run.experiment)
+END_FILE = "end.json"  # how an experiment ended (written by engine.run.experiment)
 WORK_DIR = "work"  # the job's own directory (where it runs, unless it is a command)
 damaged = logging.getLogger(f"{__name__}.damaged")  # run files read as damaged (doctor's too)
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
     """A small JSON object file's content, or None while it is missing or half-written; a
-    damaged one (not UTF-8, not an object, not a regular file: ``engine.safefile``) is None
+    damaged one (not UTF-8, not an object, not a regular file: ``engine.core.safefile``) is None
     too, said in a notice naming it."""
     try:
         data = json.loads(safefile.read_text(path))

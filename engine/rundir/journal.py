@@ -2,7 +2,7 @@
 
 Queue states (``Phase``) and trouble (``Diagnosis``: a Slurm controller that does not
 answer, a wrapper that died) are appended here by whoever learns them, one event per
-line in the form of ``engine.events``; every reader derives the same phases from them.
+line in the form of ``engine.core.events``; every reader derives the same phases from them.
 Lines written by earlier versions (``{"t": ..., "phase": ...}`` or ``{"t": ...,
 "diagnosis": ...}``) read as the same events.
 """
@@ -50,7 +50,7 @@ def read(run_dir: Path) -> list[Entry]:
     try:
         return _events(run_dir.name, safefile.read_text(run_dir / STATE_FILE,
                                                         errors="replace"))
-    except (OSError, ValueError):  # missing, or not a journal (``engine.safefile``)
+    except (OSError, ValueError):  # missing, or not a journal (``engine.core.safefile``)
         return []
 
 

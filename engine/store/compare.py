@@ -8,7 +8,7 @@ accuracy, evaluation figures, the metrics the systems declare as columns
 engine. The best value of a ranked column is marked (utilization is shown, not
 ranked: a busier engine is not better by itself); exports
 (CSV, Markdown, JSON) hold the same numbers. What the runs hold (names, knob values,
-imported section titles, metric names) passes the output gate (``engine.text``) into them:
+imported section titles, metric names) passes the output gate (``engine.core.text``) into them:
 a CSV cell that a spreadsheet would take for a formula is kept text (:func:`csv_cell`), a
 Markdown cell holds no ``|`` or line break that would end it (:func:`markdown_cell`).
 """

@@ -38,7 +38,7 @@ def _figure(name: str) -> str:
             f" ('integer', 'real') THEN json_extract(summary, '$.{name}') END) STORED")
 
 
-# the knobs that tell runs apart (``present.key_params``, as SQL makes the text of a value)
+# the knobs that tell runs apart (``view.model.key_params``, as SQL makes the text of a value)
 KNOBS = "rtrim(" + " || ".join(f"coalesce('{short}=' || json_extract(params, '$.{name}')"
                                " || ' ', '')" for name, short in KEY_PARAMS.items()) + ")"
 SCHEMA = (

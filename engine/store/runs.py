@@ -1,7 +1,7 @@
 """The run store: one private directory per run, and an SQLite index of runs.
 
 The files in a run's directory are the truth (spec, raw output, telemetry, exit
-status, and ``summary.json`` once it has ended); the index (``engine.index``) is a
+status, and ``summary.json`` once it has ended); the index (``engine.store.index``) is a
 fast catalogue rebuilt from those files whenever it is missing, unreadable or old.
 """
 
@@ -334,7 +334,7 @@ class RunQuery:
 
 
 SORTS = ("created", "status", "id", "workload", "accelerator", "knobs", *FIGURES)
-"""What runs can be sorted by: columns of the index (``knobs``: ``present.key_params``)."""
+"""What runs can be sorted by: columns of the index (``knobs``: ``view.model.key_params``)."""
 
 
 @dataclass(frozen=True)
@@ -418,7 +418,7 @@ def _store_mode(home: Path, runs_dir: Path, index: Path) -> bool:
     without being a team store; its runs directory or index a symlink, or (but in a team
     store) another user's. A team store is safe by construction against its other
     members: ids are checked (``valid_id``), run files are read as regular files only
-    (``engine.safefile``), and no one writes in a directory another user owns."""
+    (``engine.core.safefile``), and no one writes in a directory another user owns."""
     top = home.stat()
     team = bool(top.st_mode & stat.S_ISGID and top.st_mode & 0o020)
     me = os.geteuid()

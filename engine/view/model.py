@@ -2,7 +2,7 @@
 
 Plain data: a ``Cell`` is a text, a Rich style string ("bold green") and a justification;
 a ``Head`` is a column's title and justification. Text from outside enters the views here,
-through the output gate (``engine.text``): every cell, title, diagnosis, metric name and
+through the output gate (``engine.core.text``): every cell, title, diagnosis, metric name and
 log line the functions below give is safe for a terminal. The functions here turn runs, run
 states, experiments and comparisons into rows of cells; the CLI prints them in Rich
 tables, the app's screens put them in data tables, both through ``Cell.rich()``
@@ -69,7 +69,7 @@ class Cell:
 @dataclass(frozen=True)
 class Head:
     """A column's title, justification and style, and how a narrow table treats it
-    (``engine.layout``): ``priority`` 0 never dropped, higher dropped sooner; ``shorten`` the
+    (``engine.view.layout``): ``priority`` 0 never dropped, higher dropped sooner; ``shorten`` the
     priority of each shorter form of its cells; ``fit`` whether its cells stay ``whole`` or
     may ``wrap``."""
 
@@ -91,7 +91,7 @@ class Head:
 def heads(titles: Iterable[str], numeric: Iterable[str] = (),
           narrow: Mapping[str, Mapping[str, Any]] | None = None) -> list[Head]:
     """Column heads; those in ``numeric`` right-justified; ``narrow``: by title, the
-    ``priority``, ``shorten`` and ``fit`` a narrow table uses (``engine.layout``)."""
+    ``priority``, ``shorten`` and ``fit`` a narrow table uses (``engine.view.layout``)."""
     titles, right, how = list(titles), set(numeric), narrow or {}
     if stray := set(how) - set(titles):  # a renamed column must keep how it narrows
         raise ValueError(f"narrowing given for no column: {sorted(stray)}")

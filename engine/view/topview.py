@@ -8,7 +8,7 @@ source with more than ``ROWS_MAX`` devices (a trn2 node's 128 NeuronCores) is dr
 one strip like the CPU's, its rows only for the devices that processes use.
 Columns are dropped by priority as the width narrows (the device model first), and
 a run is shown whole when it fits, else by its unique 6-hex suffix. What a tool printed
-(a device's name, why a source is absent) passes the output gate (``engine.text``).
+(a device's name, why a source is absent) passes the output gate (``engine.core.text``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The generic workloads run on the systems that say so (``System.extends``); each
 system's own workloads live in its package (``engine/systems``), and the catalog
-of them all is ``engine.registry.workloads()``. The scripts beside this file are
+of them all is ``engine.plugin.registry.workloads()``. The scripts beside this file are
 standalone (they need only torch, or transformers for BERT) and run under whichever
 Python the run names; this module never imports them.
 """

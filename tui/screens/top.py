@@ -1,7 +1,7 @@
 """``accelbench top`` in the app (f4): this node's devices, redrawn every second.
 
 Sampling never runs on the event loop: one worker thread starts the samplers, reads
-and draws a sample every interval and stops them when the screen is left (``engine.top``;
+and draws a sample every interval and stops them when the screen is left (``engine.run.top``;
 each tool in a thread of its own, so a hung tool holds up only its own row).
 """
 

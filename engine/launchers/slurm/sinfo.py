@@ -1,5 +1,5 @@
 """``sinfo``'s default table (``PARTITION AVAIL TIMELIMIT NODES STATE NODELIST``): a row
-per partition and node state, read as one run per partition (``parsers.slurm_tables``).
+per partition and node state, read as one run per partition (``table_dialect``).
 
 A partition's run says how many of its nodes are in each state, and the share of them
 allocated (``alloc``, or ``mix``: partly) as its utilization; its status is the

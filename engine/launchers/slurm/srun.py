@@ -83,7 +83,7 @@ def _srun_alive(info: dict) -> bool:
 def _srun_log(run: RunInfo) -> str:
     try:
         return safefile.read_text(run.path(SRUN_LOG), errors="replace")
-    except (OSError, ValueError):  # missing yet, or not a log (``engine.safefile``)
+    except (OSError, ValueError):  # missing yet, or not a log (``engine.core.safefile``)
         return ""
 
 

@@ -2,7 +2,7 @@
 ``squeue`` or ``sstat``, one per partition of ``sinfo``.
 
 ``accelbench parse`` and ``import`` cut such a file into one run per job
-(``slurm_rows.job_tables``): each run's text is the table's header and the job's own
+(``tables.job_tables``): each run's text is the table's header and the job's own
 rows (its record in JSON), which this dialect reads. A run ends as its job did
 (``COMPLETED``: done; ``CANCELLED``: cancelled; ``FAILED``, ``TIMEOUT``,
 ``OUT_OF_MEMORY``, ``NODE_FAIL``, ...: failed, with a diagnosis and a hint), with the exit

@@ -1,6 +1,6 @@
 """Reading Slurm's tables: ``sacct`` (its default table, with states and ids cut to ten
 characters; ``--parsable2`` with or without its header; ``--json``), ``squeue`` (its
-default table, ``--json``), ``sstat`` and ``sinfo`` (``parsers.slurm_sinfo``), each row as
+default table, ``--json``), ``sstat`` and ``sinfo`` (``sinfo``), each row as
 the job (or partition) it shows, and ``scontrol show job`` (a ``JobId=`` block of
 ``Key=Value`` words per job, or one line each under ``-o``); :func:`job_tables` cuts a
 table into one per job.

@@ -78,7 +78,7 @@ def job_ids(run: RunInfo) -> list[str]:
         with open(safefile.open_regular(run.path(OUTPUT_FILE)), "rb") as f:
             f.seek(offset)
             data = f.read(safefile.SMALL)
-    except (OSError, ValueError):  # missing yet, or not a log (``engine.safefile``)
+    except (OSError, ValueError):  # missing yet, or not a log (``engine.core.safefile``)
         return ids
     cut = data.rfind(b"\n") + 1
     for found in _JOB_ID.findall(data[:cut]):
