@@ -455,7 +455,7 @@ def _sniffer(classes: list[type[Dialect]], names: Iterable[str]) -> Sniffer | No
 
 
 def _disk_full(run_id: str, ts: float, filesystem: dict[str, Any]) -> Diagnosis:
-    """The diagnosis of a run that met a full disk (``filesystem``: ``engine.core.fs.filesystem``)."""
+    """The diagnosis of a run that met a full disk (``filesystem``: ``core.fs.filesystem``)."""
     mount = filesystem.get("mount", "?")
     kind = f" ({filesystem['fstype']})" if filesystem.get("fstype") else ""
     return Diagnosis(run_id, ts, "disk_full",
