@@ -4,7 +4,7 @@ detection, a launch, ``parse`` and the launch screen; and broken ones, refused i
 line that names them.
 
 The example system and its ``example: ...`` lines are made up for this test (the
-same plug-in as the README's "Writing a system"); no vendor prints them.
+same plug-in as docs/plugins.md's "Writing a system"); no vendor prints them.
 """
 
 import functools
@@ -27,16 +27,17 @@ from accelbench.tui.screens.launch import LaunchScreen
 from tests.conftest import ROOT
 
 
-def readme_example(first_line: str) -> str:
-    """The README's code block that starts with ``first_line`` (its plug-in examples are
-    what these tests install, so the docs cannot drift from what works)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def plugin_guide_example(first_line: str) -> str:
+    """The code block of the plug-in guide (docs/plugins.md) that starts with ``first_line``
+    (its examples are what these tests install, so the docs cannot drift from what works)."""
+    text = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```\w*\n(.*?)^```$", text, flags=re.S | re.M)
     [block] = [b for b in blocks if b.startswith(first_line + "\n")]
     return block
 
 
-SYSTEM_MODULE = readme_example("# accelbench_example.py")
+SYSTEM_MODULE = plugin_guide_example("# accelbench_example.py")
+NODE_SAMPLER = plugin_guide_example("# the example board's node sampler")
 
 TRAINER = '''\
 import sys
@@ -397,3 +398,35 @@ def test_a_plugins_doctor_checks_are_findings(plugin, home):
                                " example-flash)"), False),
         ("system", "example", "check gave no answer in 5 s", False),
         ("system", "example", "check failed: RuntimeError: no board tool", False)]
+
+
+def test_the_guides_node_sampler_reads_its_boards_in_top(plugin, tmp_path, monkeypatch):
+    """The plug-in guide's node sampler, added to its system: ``accelbench top`` shows the
+    boards a stand-in ``example-smi`` lists, and says why there are none without it."""
+    (plugin / "accelbench_example.py").write_text(broken(broken(
+        SYSTEM_MODULE, "workloads=(TRAIN,),", "workloads=(TRAIN,), node=(ExampleBoards,),"),
+        "\n\ndef detect():", "\n\n" + NODE_SAMPLER + "\n\ndef detect():"))
+
+    def example_lines() -> list[dict]:
+        done = cli("top", "--once", "--json")
+        assert done.returncode == 0, done.stderr
+        return [{k: line[k] for k in ("source", "device", "name", "present", "why",
+                                      "util_percent", "mem_used_mib", "mem_total_mib")}
+                for line in map(json.loads, done.stdout.splitlines())
+                if line["system"] == "example"]
+
+    assert example_lines() == [{"source": "example-smi", "device": None, "name": None,
+                                "present": False, "why": "example-smi not on PATH",
+                                "util_percent": None, "mem_used_mib": None,
+                                "mem_total_mib": None}]
+    tool = tmp_path / "bin" / "example-smi"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\nprintf '0 87.5 1024 16384\\n1 0 0 16384\\n'\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tool.parent), os.environ["PATH"]]))
+    board = {"source": "example-smi", "name": "Example board", "present": True, "why": ""}
+    assert example_lines() == [
+        {**board, "device": "ex0", "util_percent": 87.5, "mem_used_mib": 1024.0,
+         "mem_total_mib": 16384.0},
+        {**board, "device": "ex1", "util_percent": 0.0, "mem_used_mib": 0.0,
+         "mem_total_mib": 16384.0}]
