@@ -12,8 +12,10 @@ The classes and functions carry their own docstrings; the constants are:
 A system package exports one ``System``; a launcher package one ``Launcher`` instance.
 """
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import (
+from accelbench.engine.config.site import required as site_required
+from accelbench.engine.config.site import value as site_value
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import (
     Diagnosis,
     Event,
     Log,
@@ -23,18 +25,16 @@ from accelbench.engine.events import (
     Throughput,
     Utilization,
 )
-from accelbench.engine.exitfile import ExitRecord, read_exit
-from accelbench.engine.launchers.base import Launcher
+from accelbench.engine.core.job import JobSpec, RunInfo
+from accelbench.engine.core.params import Param
 from accelbench.engine.launchers.jobwrap import command as wrapper_command
 from accelbench.engine.launchers.procs import alive as process_alive
-from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.probe import finder
-from accelbench.engine.site import required as site_required
-from accelbench.engine.site import value as site_value
-from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import CANCEL_FILE, EXIT_FILE, RunInfo, read_json, write_json
-from accelbench.engine.system import Alias, Availability, Column, System
+from accelbench.engine.plugin.detect import finder
+from accelbench.engine.plugin.launcher import Launcher
+from accelbench.engine.plugin.system import Alias, Availability, Column, System
+from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
+from accelbench.engine.rundir.files import CANCEL_FILE, EXIT_FILE, read_json, write_json
 from accelbench.engine.telemetry.node import (
     Absent,
     Device,

@@ -59,9 +59,9 @@ def measure(runs: int, seconds: float, job: str = JOB
             ) -> tuple[tuple[float, float], tuple[float, float] | None]:
     """The app's CPU (share, seconds) following ``runs`` live runs of ``job``, and
     attach's with one run."""
-    from accelbench.engine.runner import Runner
-    from accelbench.engine.spec import spec_from_dict
-    from accelbench.engine.store import Store
+    from accelbench.engine.config.spec import spec_from_dict
+    from accelbench.engine.run.runner import Runner
+    from accelbench.engine.store.runs import Store
 
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as home:

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from itertools import cycle
 from pathlib import Path
 
-from accelbench.engine import registry
-from accelbench.engine.events import Metric
+from accelbench.engine.core.events import Metric
+from accelbench.engine.plugin import registry
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 

@@ -303,10 +303,10 @@ def materialise(path: str, dest: Path) -> Path:
 
 
 def read_log(fixture: Fixture, tmp: Path) -> None:
-    from accelbench.engine.errors import UserError
-    from accelbench.engine.importer import import_file
-    from accelbench.engine.logfile import parse_file
-    from accelbench.engine.store import Store
+    from accelbench.engine.core.errors import UserError
+    from accelbench.engine.logs.importer import import_file
+    from accelbench.engine.logs.logfile import parse_file
+    from accelbench.engine.store.runs import Store
 
     log = materialise(fixture.path, tmp / "in")
     events = [e for section in parse_file(log) for e in section.events]

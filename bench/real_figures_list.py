@@ -71,44 +71,44 @@ def _neuron_ls(body: str) -> Any:
 
 
 def _sacct_parsable(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_accounting import parse_parsable
+    from accelbench.engine.launchers.slurm.accounting import parse_parsable
     return parse_parsable(body)
 
 
 def _sacct_parsable_as(*names: str):
     def read(body: str) -> Any:
-        from accelbench.engine.launchers.slurm_accounting import parse_parsable
+        from accelbench.engine.launchers.slurm.accounting import parse_parsable
         return parse_parsable(body, names)
     return read
 
 
 def _sacct_table(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_accounting import parse_table
+    from accelbench.engine.launchers.slurm.accounting import parse_table
     return parse_table(body)
 
 
 def _sacct_json(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_accounting import parse_json
+    from accelbench.engine.launchers.slurm.accounting import parse_json
     return parse_json(body)
 
 
 def _squeue_json(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_commands import squeue_job
+    from accelbench.engine.launchers.slurm.commands import squeue_job
     return [squeue_job(job) for job in json.loads(body)["jobs"]]
 
 
 def _squeue_table(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_commands import parse_squeue
+    from accelbench.engine.launchers.slurm.commands import parse_squeue
     return parse_squeue(body)
 
 
 def _sstat_table(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_accounting import table_rows
+    from accelbench.engine.launchers.slurm.accounting import table_rows
     return table_rows(body)
 
 
 def _sstat_parsable(body: str) -> Any:
-    from accelbench.engine.launchers.slurm_accounting import parsable_rows
+    from accelbench.engine.launchers.slurm.accounting import parsable_rows
     return parsable_rows(body)
 
 

@@ -39,9 +39,9 @@ def main() -> None:
         os.environ["PATH"] = f"{shim}:{os.environ['PATH']}"
         os.environ["ACCELBENCH_SLURM_POLL"] = str(args.interval)
 
-        from accelbench.engine.runner import Runner
-        from accelbench.engine.spec import spec_from_dict
-        from accelbench.engine.store import Store
+        from accelbench.engine.config.spec import spec_from_dict
+        from accelbench.engine.run.runner import Runner
+        from accelbench.engine.store.runs import Store
 
         runner = Runner(Store(Path(tmp, "home")))
         spec = spec_from_dict({"name": "q", "workload": "command", "launcher": "slurm",

@@ -25,10 +25,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         os.environ["ACCELBENCH_HOME"] = home
-        from accelbench.engine import experiment
-        from accelbench.engine.runner import Runner
-        from accelbench.engine.spec import spec_from_dict
-        from accelbench.engine.store import read_json
+        from accelbench.engine.config.spec import spec_from_dict
+        from accelbench.engine.run import experiment
+        from accelbench.engine.run.runner import Runner
+        from accelbench.engine.rundir.files import read_json
 
         spec = spec_from_dict({
             "name": "bench-sweep", "workload": "mnist_cnn", "telemetry_interval": 1.0,

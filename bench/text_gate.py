@@ -19,7 +19,7 @@ from pathlib import Path
 
 from textual.widgets import Log
 
-from accelbench.engine.text import printable
+from accelbench.engine.core.text import printable
 
 REAL = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
 

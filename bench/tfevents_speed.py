@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    from accelbench.engine.logfile import parse_file
+    from accelbench.engine.logs.logfile import parse_file
     from accelbench.engine.reading import tfevents
 
     with tempfile.TemporaryDirectory() as tmp:

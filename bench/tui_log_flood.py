@@ -19,9 +19,9 @@ import sys
 import tempfile
 import time
 
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import Store
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.run.runner import Runner
+from accelbench.engine.store.runs import Store
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.run_view import RunView
 

@@ -100,8 +100,8 @@ async def ticks(seconds: float) -> tuple[float, float]:
 async def longest_stall(seconds: float) -> tuple[float, float, float]:
     """The app's longest event-loop stall over ``seconds`` once the run view shows the job's
     output, the loop's CPU seconds within it, and the seconds the app took to get there."""
-    from accelbench.engine.runner import Runner
-    from accelbench.engine.spec import spec_from_dict
+    from accelbench.engine.config.spec import spec_from_dict
+    from accelbench.engine.run.runner import Runner
     from accelbench.tui.app import AccelbenchApp
     from accelbench.tui.screens.run_view import RunView
 

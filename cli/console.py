@@ -10,7 +10,7 @@ from typing import TextIO
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 
-from accelbench.engine.text import printable_lines
+from accelbench.engine.core.text import printable_lines
 
 PIPED_WIDTH = 80  # the width of what is not printed to a terminal, unless COLUMNS says
 
@@ -36,7 +36,7 @@ def width(stream: TextIO | None = None) -> int:
 
 
 class GatedConsole(Console):
-    """A console whose every printed text passes the output gate (``engine.text``): no
+    """A console whose every printed text passes the output gate (``engine.core.text``): no
     control character a job, a log or a plug-in put in a name, a line or a message reaches
     the terminal, whatever view prints it. Its own segments that are terminal controls
     (``Live``'s cursor moves) and the styles' escapes are its own, and pass."""

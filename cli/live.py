@@ -14,15 +14,16 @@ from rich.table import Table
 from rich.text import Text
 
 from accelbench.cli.console import console, width  # noqa: F401 (the commands import them here)
-from accelbench.engine import format as fmt
-from accelbench.engine import layout, present
-from accelbench.engine.present import Cell, Head
-from accelbench.engine.state import RunState
-from accelbench.engine.text import printable
+from accelbench.engine.core.text import printable
+from accelbench.engine.run.state import RunState
+from accelbench.engine.view import figures as fmt
+from accelbench.engine.view import layout
+from accelbench.engine.view import model as present
+from accelbench.engine.view.model import Cell, Head
 
 if TYPE_CHECKING:  # the listings need neither (nor what they import)
-    from accelbench.engine.compare import Comparison
-    from accelbench.engine.experiment import Experiment
+    from accelbench.engine.run.experiment import Experiment
+    from accelbench.engine.store.compare import Comparison
 
 
 def wrapped(text: str, columns: int, indent: str = "") -> str:
@@ -92,7 +93,7 @@ def summary_table(state: RunState, name: str, columns: int) -> Group:
 def table(heads: list[Head], rows: list[list[Cell]], columns: int, title: str = "",
           shape: layout.Layout | None = None) -> Table:
     """A Rich table of the presentation model's heads and cells in ``columns`` cells at most:
-    the columns ``engine.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
+    the columns ``engine.view.layout`` chooses (or ``shape`` chose), none cut (``whole`` ones
     never wrap)."""
     shape = shape or layout.fit(heads, rows, columns)
     out = Table(title=Text(printable(title)) if title else None, title_justify="left",

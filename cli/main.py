@@ -9,11 +9,12 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from accelbench.engine import __version__, registry
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import FINAL_STATUSES
-from accelbench.engine.summary import figures_help
-from accelbench.engine.text import printable
+from accelbench.engine import __version__
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import FINAL_STATUSES
+from accelbench.engine.core.summary import figures_help
+from accelbench.engine.core.text import printable
+from accelbench.engine.plugin import registry
 
 FIGURES_HELP = f"figures (the same in every table, view and export): {figures_help()}."
 
@@ -257,8 +258,8 @@ def _open_tui(args: argparse.Namespace) -> int:
     """The app (no command given); ``--preset`` fills its form, ``--start`` runs it."""
     spec, preset = None, ""
     if args.preset:
-        from accelbench.engine.presets import find_preset
-        from accelbench.engine.spec import load_preset
+        from accelbench.engine.config.presets import find_preset
+        from accelbench.engine.config.spec import load_preset
 
         path = find_preset(args.preset)
         spec, preset = load_preset(path), path.stem
@@ -272,19 +273,19 @@ def _open_tui(args: argparse.Namespace) -> int:
 
 
 def _runner():
-    from accelbench.engine.runner import Runner
+    from accelbench.engine.run.runner import Runner
 
     return Runner()
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from accelbench.engine.presets import find_preset
-    from accelbench.engine.spec import load_preset
+    from accelbench.engine.config.presets import find_preset
+    from accelbench.engine.config.spec import load_preset
 
     path = find_preset(args.preset)
     spec = load_preset(path, args.overrides)
     if spec.sweep:
-        from accelbench.engine import experiment
+        from accelbench.engine.run import experiment
 
         exp = experiment.start(_runner(), spec, path.stem)
         if args.detach:
@@ -300,7 +301,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _open_any(ref: str):
     """The run ``ref`` names, else the experiment; a ``UserError`` if neither exists."""
-    from accelbench.engine.experiment import Experiment
+    from accelbench.engine.run.experiment import Experiment
 
     runner = _runner()
     try:
@@ -323,8 +324,8 @@ def _follow_experiment(exp, as_json: bool) -> int:
     """Show an experiment live (one row per variant) until it ends; Ctrl-C cancels it.
     Then its comparison. Exit 0 only if every run succeeded."""
     from accelbench.cli.live import comparison_table, console, render_experiment
-    from accelbench.engine.compare import compare
-    from accelbench.engine.state import RunState
+    from accelbench.engine.run.state import RunState
+    from accelbench.engine.store.compare import compare
 
     out = console(stderr=as_json)
     states: dict[str, RunState] = {}
@@ -346,7 +347,7 @@ def _follow_experiment(exp, as_json: bool) -> int:
 def _follow(handle, name: str, as_json: bool) -> int:
     """Show the run live until it ends; Ctrl-C cancels it. Exit 0 only if it succeeded."""
     from accelbench.cli.live import console, render, summary_table
-    from accelbench.engine.state import RunState
+    from accelbench.engine.run.state import RunState
 
     out = console(stderr=as_json)
     state = RunState(handle.id)
@@ -373,7 +374,7 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
 
     from rich.live import Live
 
-    from accelbench.engine.events import to_json
+    from accelbench.engine.core.events import to_json
 
     interrupted: list[bool] = []
 
@@ -431,7 +432,8 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
 def _cmd_runs(args: argparse.Namespace) -> int:
     import time
 
-    from accelbench.engine.store import RunInfo, RunQuery
+    from accelbench.engine.core.job import RunInfo
+    from accelbench.engine.store.runs import RunQuery
 
     if args.experiments:
         return _list_experiments(args.format)
@@ -455,7 +457,8 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                          indent=1))
         return 0
     from accelbench.cli.live import console, table
-    from accelbench.engine import layout, present
+    from accelbench.engine.view import layout
+    from accelbench.engine.view import model as present
 
     out = console()
     heads, rows = present.run_heads(), [present.run_cells(present.run_values(i)) for i in infos]
@@ -474,7 +477,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _list_experiments(form: str) -> int:
-    from accelbench.engine.experiment import Experiment
+    from accelbench.engine.run.experiment import Experiment
 
     runner = _runner()
     exps = [Experiment(runner, info) for info in runner.store.experiments()]
@@ -486,8 +489,8 @@ def _list_experiments(form: str) -> int:
         print(json.dumps(rows, indent=1))
         return 0
     from accelbench.cli.live import console, table
-    from accelbench.engine import format as fmt
-    from accelbench.engine.present import Cell, experiment_list_heads, id_cell, status_cell
+    from accelbench.engine.view import figures as fmt
+    from accelbench.engine.view.model import Cell, experiment_list_heads, id_cell, status_cell
 
     out = console()
     out.print(table(
@@ -505,7 +508,7 @@ def _selected_runs(runner, refs: list[str], experiment: str | None) -> list:
     if experiment and refs:
         raise UserError("give run ids or --experiment, not both")
     if experiment:
-        from accelbench.engine.experiment import Experiment
+        from accelbench.engine.run.experiment import Experiment
 
         runs = Experiment.open(runner, experiment).runs()
         if not runs:
@@ -517,7 +520,7 @@ def _selected_runs(runner, refs: list[str], experiment: str | None) -> list:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from accelbench.engine.compare import compare
+    from accelbench.engine.store.compare import compare
 
     runner = _runner()
     cmp = compare(runner.refresh(_selected_runs(runner, args.runs, args.experiment)))
@@ -540,8 +543,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _print_plots(console, runner, cmp) -> None:
-    from accelbench.engine import digest, plot
-    from accelbench.engine.compare import loss_curves, throughput
+    from accelbench.engine.run import digest
+    from accelbench.engine.store.compare import loss_curves, throughput
+    from accelbench.engine.view import plot
 
     width = min(console.width, 100)
     console.rule("throughput (samples/s)")
@@ -577,9 +581,9 @@ def _cmd_rm(args: argparse.Namespace) -> int:
 def _live(info) -> bool:
     """The run's job may still run: it has not ended, even if the index lags (a job whose
     process vanished, on a full disk where that cannot be recorded, is not live)."""
-    from accelbench.engine.exitfile import recorded
-    from accelbench.engine.launchers import job_gone
-    from accelbench.engine.store import EXIT_FILE
+    from accelbench.engine.plugin.launcher import job_gone
+    from accelbench.engine.rundir.exitfile import recorded
+    from accelbench.engine.rundir.files import EXIT_FILE
 
     return not info.final and not recorded(info.path(EXIT_FILE)) and not job_gone(info)
 
@@ -604,10 +608,12 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from accelbench.cli.live import console, summary_table
-    from accelbench.engine import digest, present, safefile
-    from accelbench.engine import format as fmt
-    from accelbench.engine.store import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
-    from accelbench.engine.text import printable_lines
+    from accelbench.engine.core import safefile
+    from accelbench.engine.core.text import printable_lines
+    from accelbench.engine.run import digest
+    from accelbench.engine.rundir.files import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
+    from accelbench.engine.view import figures as fmt
+    from accelbench.engine.view import model as present
 
     handle = _runner().open(args.run)
     if args.log:
@@ -656,8 +662,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _print_charts(console, state, pattern: str) -> None:
-    from accelbench.engine import plot
-    from accelbench.engine.present import metric_curves
+    from accelbench.engine.view import plot
+    from accelbench.engine.view.model import metric_curves
 
     curves = [c for c in metric_curves(state, pattern) if len(c[1]) > 1]
     if not curves:
@@ -693,10 +699,10 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from accelbench.cli.live import width, wrapped
-    from accelbench.engine.errors import shown_key
-    from accelbench.engine.importer import import_path
-    from accelbench.engine.logclock import zone_file
-    from accelbench.engine.present import figures_inline
+    from accelbench.engine.core.errors import shown_key
+    from accelbench.engine.logs.importer import import_path
+    from accelbench.engine.parsers.logclock import zone_file
+    from accelbench.engine.view.model import figures_inline
 
     if args.accelerator:
         registry.get_accelerator(args.accelerator)
@@ -717,8 +723,8 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     """Every preset, those for an accelerator not detected here too (marked: it may still
     run through Slurm, or be edited and saved), with where to read why."""
     from accelbench.cli.live import console, table
-    from accelbench.engine import present
-    from accelbench.engine.presets import detected_here, list_presets
+    from accelbench.engine.config.presets import detected_here, list_presets
+    from accelbench.engine.view import model as present
 
     entries = list_presets()
     here = detected_here(entries)
@@ -735,7 +741,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
 
 def _cmd_accelerators(args: argparse.Namespace) -> int:
     from accelbench.cli.live import console, table
-    from accelbench.engine.present import Cell, accelerator_heads, availability_cell
+    from accelbench.engine.view.model import Cell, accelerator_heads, availability_cell
 
     rows = []
     detected = registry.detect_all()  # (a plug-in left out: its line is among the notices)
@@ -758,7 +764,7 @@ def _cmd_top(args: argparse.Namespace) -> int:
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
     """Exit 0 when the store is healthy (or was repaired), 1 when problems remain."""
-    from accelbench.engine.doctor import examine
+    from accelbench.engine.run.doctor import examine
 
     _NOTICES.muted = True  # the report tells what the notices would
     report = examine(dry_run=args.dry_run)

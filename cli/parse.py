@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from accelbench.engine import format as fmt
-from accelbench.engine import logfile
-from accelbench.engine import rows as batches
-from accelbench.engine.jsonlines import json_lines
-from accelbench.engine.logclock import zone_file
-from accelbench.engine.state import RunState
+from accelbench.engine.core import batches
+from accelbench.engine.logs import logfile
+from accelbench.engine.logs.jsonlines import json_lines
+from accelbench.engine.parsers.logclock import zone_file
+from accelbench.engine.run.state import RunState
+from accelbench.engine.view import figures as fmt
 
 
 class _JsonLines(logfile.Reader):
@@ -44,7 +44,7 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
         return 0
     from accelbench.cli.console import console
     from accelbench.cli.live import table
-    from accelbench.engine.present import Cell, parse_heads
+    from accelbench.engine.view.model import Cell, parse_heads
 
     runs = _Summaries()
     with zone_file():  # (local times read quicker: one thread here)

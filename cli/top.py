@@ -1,6 +1,6 @@
 """``accelbench top``: the live view of this node's devices, full screen like top (q or
 ctrl-c leaves, p shows each CPU core or not), one view (``--once``), or JSON lines for
-scripts (``--json``; fields: ``engine.top.FIELDS``); ``--per-core`` adds each core."""
+scripts (``--json``; fields: ``engine.run.top.FIELDS``); ``--per-core`` adds each core."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from collections.abc import Iterator
 from rich.live import Live
 
 from accelbench.cli.live import console
-from accelbench.engine import registry, topview
-from accelbench.engine.store import Store
-from accelbench.engine.top import FIRST_READING_S, Top, json_lines
+from accelbench.engine.plugin import registry
+from accelbench.engine.run.top import FIRST_READING_S, Top, json_lines
+from accelbench.engine.store.runs import Store
+from accelbench.engine.view import topview
 
 LIVE_FIRST_S = 1.0  # how long the live view waits for the sources' first readings
 

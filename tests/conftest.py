@@ -45,14 +45,14 @@ def home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def store(home):
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     return Store(home)
 
 
 @pytest.fixture
 def runner(store):
-    from accelbench.engine.runner import Runner
+    from accelbench.engine.run.runner import Runner
 
     return Runner(store)
 
@@ -61,8 +61,8 @@ def runner(store):
 def fixed_detection(monkeypatch):
     """Detection answers the same on any machine: the CPU (2 cores), no NVIDIA driver, no
     other system (the app's snapshots)."""
-    from accelbench.engine import registry
-    from accelbench.engine.system import Availability
+    from accelbench.engine.plugin import registry
+    from accelbench.engine.plugin.system import Availability
 
     found = {"cpu": Availability(True, detail="2 cores, x86_64"),
              "cuda": Availability(False, reason="no NVIDIA driver (NVML: NVML Shared Library"
@@ -257,7 +257,7 @@ def pytest_runtest_protocol(item, nextitem):
     """Tests not marked ``slurm`` never reach a Slurm cluster, the machine's or the private
     one: Slurm's commands fail for them, and no GRES answer is cached across tests. (A hook,
     not an autouse fixture: hypothesis refuses function-scoped fixtures around @given.)"""
-    from accelbench.engine.probe import slurm_gres
+    from accelbench.engine.launchers.slurm.gres import slurm_gres
 
     path = os.environ.get("PATH", "")
     os.environ["ACCELBENCH_HOME"] = tempfile.mkdtemp(prefix="store-",

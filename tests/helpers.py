@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 from textual.css.query import NoMatches
 
-from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.tui.screens.launch import LaunchScreen
 from tests.conftest import accelbench
 

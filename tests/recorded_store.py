@@ -13,13 +13,15 @@ import json
 import time
 from types import SimpleNamespace
 
-from accelbench.engine import digest
-from accelbench.engine import store as store_module
-from accelbench.engine.events import Event, Finished, Phase, from_dict
-from accelbench.engine.experiment import DRIVER_FILE, JOURNAL_FILE
-from accelbench.engine.follow import Follower
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import PLAN_FILE, RunInfo, Store, write_json
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import Event, Finished, Phase, from_dict
+from accelbench.engine.core.job import RunInfo
+from accelbench.engine.run import digest
+from accelbench.engine.run.experiment import DRIVER_FILE, JOURNAL_FILE
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.rundir.files import PLAN_FILE, write_json
+from accelbench.engine.store import runs as store_module
+from accelbench.engine.store.runs import Store
 from tests.conftest import FIXTURES
 
 RECORDED = [from_dict(json.loads(line))

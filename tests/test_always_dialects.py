@@ -6,12 +6,12 @@ from typing import ClassVar
 
 import pytest
 
-from accelbench.engine import registry
-from accelbench.engine.events import Diagnosis, Event
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.core.events import Diagnosis, Event
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.runner import Deriver
+from accelbench.engine.plugin import registry
+from accelbench.engine.run.runner import Deriver
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from tests.conftest import FIXTURES
 

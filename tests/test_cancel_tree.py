@@ -6,9 +6,9 @@ import time
 
 import psutil
 
-from accelbench.engine import journal
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import OUTPUT_FILE
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.rundir import journal
+from accelbench.engine.rundir.files import OUTPUT_FILE
 
 MARK = "3017"  # the escaped child's argument, to find it among the machine's processes
 

@@ -16,14 +16,15 @@ from rich.console import Console
 
 from accelbench.cli.live import comparison_table, render_experiment, width
 from accelbench.cli.main import main
-from accelbench.engine import layout, present
-from accelbench.engine.compare import compare
-from accelbench.engine.events import Phase
-from accelbench.engine.experiment import Entry
-from accelbench.engine.presets import list_presets
-from accelbench.engine.state import RunState
-from accelbench.engine.store import Store
-from accelbench.engine.system import Availability
+from accelbench.engine.config.presets import list_presets
+from accelbench.engine.core.events import Phase
+from accelbench.engine.plugin.system import Availability
+from accelbench.engine.run.experiment import Entry
+from accelbench.engine.run.state import RunState
+from accelbench.engine.store.compare import compare
+from accelbench.engine.store.runs import Store
+from accelbench.engine.view import layout
+from accelbench.engine.view import model as present
 from tests.conftest import FIXTURES, accelbench
 
 SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"
@@ -255,7 +256,7 @@ def test_layout_drops_the_least_important_column_and_shortens_ids_first():
 
 def test_presets_for_an_accelerator_not_here_are_listed_and_marked(home, capsys,
                                                                     monkeypatch):
-    from accelbench.engine import registry
+    from accelbench.engine.plugin import registry
 
     out = shown(capsys, 160, "presets", monkeypatch=monkeypatch)
     gpu = next(line for line in out.splitlines() if line.startswith("gpu-mnist "))
@@ -296,7 +297,7 @@ def test_workload_hints_name_what_accelbench_takes():
     the workload script's own ``--flag``, and the key is one of its workload's knobs."""
     import re
 
-    from accelbench.engine.registry import get_workload
+    from accelbench.engine.plugin.registry import get_workload
     from accelbench.engine.workloads import SCRIPTS_DIR
 
     for script, workload in (("bert_finetune.py", "bert_finetune"),
@@ -358,7 +359,7 @@ def test_how_a_column_narrows_is_given_for_its_title_only():
 @pytest.mark.parametrize("columns", [40, 80, 160])
 def test_the_live_run_view_keeps_its_figures_whole(columns):
     from accelbench.cli.live import render
-    from accelbench.engine.events import Metric, Progress, Utilization
+    from accelbench.engine.core.events import Metric, Progress, Utilization
 
     state = RunState(f"20260101-000000-{NAME}-abcdef")
     state.feed(Phase(state.run_id, 1.0, "running"))

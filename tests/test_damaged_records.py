@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from accelbench.engine.digest import DIGEST_FILE
-from accelbench.engine.store import WRAPPER_FILE, Store
-from accelbench.engine.summary import RunSummary
+from accelbench.engine.core.summary import RunSummary
+from accelbench.engine.run.digest import DIGEST_FILE
+from accelbench.engine.rundir.files import WRAPPER_FILE
+from accelbench.engine.store.runs import Store
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.top import TopScreen
 from tests.conftest import accelbench

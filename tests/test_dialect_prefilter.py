@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import registry
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.core.events import Event, Metric
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import (
     Shapes,
@@ -17,6 +16,7 @@ from accelbench.engine.parsers.prefilter import (
     nocase_of,
     wanted_lines,
 )
+from accelbench.engine.plugin import registry
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEXTS = {str(p.relative_to(FIXTURES)): p.read_text(errors="replace")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import registry
+from accelbench.engine.plugin import registry
 from tests.conftest import accelbench
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -60,7 +60,7 @@ def test_parse_and_import_read_past_a_malformed_train_line(tmp_path):
 def test_a_loss_that_blew_up_is_shown_as_such(tmp_path):
     """A loss read as infinite (400 digits) or NaN is a figure of the job's own: ``parse``'s
     table shows it (``inf``, ``nan``), no traceback."""
-    from accelbench.engine import format as fmt
+    from accelbench.engine.view import figures as fmt
 
     assert [fmt.number(float(x)) for x in ("inf", "-inf", "nan")] == ["inf", "-inf", "nan"]
     assert fmt.duration(float("inf")) == "inf" and fmt.number(12345.0) == "12,345"
@@ -77,7 +77,7 @@ def test_a_run_whose_loss_blew_up_keeps_all_its_metrics(home, tmp_path):
     """An imported run whose loss is infinite lists every metric in ``show`` (the index
     holds no such number: the others were lost with it), its loss too; sparklines and
     charts leave a NaN or infinite value out instead of failing."""
-    from accelbench.engine import plot
+    from accelbench.engine.view import plot
 
     assert plot.spark([1.0, float("nan"), float("inf"), 2.0]) == "▁  █"
     assert plot.spark([float("nan")]) == " "
@@ -99,7 +99,7 @@ def test_a_run_whose_loss_blew_up_keeps_all_its_metrics(home, tmp_path):
 def test_a_huge_figure_is_shown_with_an_exponent_not_hundreds_of_digits(tmp_path, monkeypatch):
     """(found by tests/test_fuzz_readers.py: ``{'loss': 1e300}`` in a Trainer log made
     ``parse``'s table a column of 400 characters, one a line)"""
-    from accelbench.engine import format as fmt
+    from accelbench.engine.view import figures as fmt
 
     assert [fmt.number(v) for v in (1e300, -3e150, 10 ** 20, 123456789012345.0)] == [
         "1e+300", "-3e+150", "1e+20", "123,456,789,012,345"]
@@ -122,8 +122,8 @@ def test_a_huge_figure_is_shown_with_an_exponent_not_hundreds_of_digits(tmp_path
 def test_a_figure_or_step_past_what_an_event_holds_gives_no_event(dialect, line):
     """(found by the reader fuzz: ``1e200`` became a Metric, a 77-bit step a Metric's step,
     that ``events.build`` refuses; 1e200 loss is one that blew up)"""
-    from accelbench.engine import events
-    from accelbench.engine.registry import get_dialect
+    from accelbench.engine.core import events
+    from accelbench.engine.plugin.registry import get_dialect
 
     found = get_dialect(dialect)("r").feed(line, 1.0)
     for event in found:

@@ -9,12 +9,13 @@ import subprocess
 
 import pytest
 
-from accelbench.engine import exitfile, fs
-from accelbench.engine.events import Diagnosis
-from accelbench.engine.exitfile import RESERVED, ExitRecord, read_exit, reserve, write_exit
+from accelbench.engine.core import fs
+from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.launchers import jobwrap
-from accelbench.engine.runner import Deriver
-from accelbench.engine.store import EXIT_FILE, write_json
+from accelbench.engine.run.runner import Deriver
+from accelbench.engine.rundir import exitfile
+from accelbench.engine.rundir.exitfile import RESERVED, ExitRecord, read_exit, reserve, write_exit
+from accelbench.engine.rundir.files import EXIT_FILE, write_json
 from tests.helpers import command_spec, follow
 
 NO_SPACE = OSError(errno.ENOSPC, "No space left on device")

@@ -7,7 +7,8 @@ import shutil
 import sqlite3
 import time
 
-from accelbench.engine.store import EXIT_FILE, WRAPPER_FILE, Store, write_json
+from accelbench.engine.rundir.files import EXIT_FILE, WRAPPER_FILE, write_json
+from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench
 from tests.helpers import SPEC, real_runs
 

@@ -12,8 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from accelbench.engine.exitfile import read_exit
-from accelbench.engine.store import EXIT_FILE, Store, read_json
+from accelbench.engine.rundir.exitfile import read_exit
+from accelbench.engine.rundir.files import EXIT_FILE, read_json
+from accelbench.engine.store.runs import Store
 from tests.conftest import ROOT, accelbench, json_events
 
 QUICK = ["--set", "data=synthetic", "--set", "train_samples=3000", "--set", "test_samples=300",

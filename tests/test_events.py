@@ -2,7 +2,7 @@
 
 import pytest
 
-from accelbench.engine.events import (
+from accelbench.engine.core.events import (
     EVENT_TYPES,
     Diagnosis,
     Finished,
@@ -97,8 +97,8 @@ def test_integral_floats_are_integers_and_deep_nesting_is_a_value_error():
 def test_json_lines_are_the_lines_of_to_json() -> None:
     """The quick JSON lines (one template per event type) read as ``to_json``'s, whatever
     the values: NaN, None, words %r spells otherwise, a text field holding a number."""
-    from accelbench.engine.events import Finished, Log, Metric, Throughput, to_json
-    from accelbench.engine.jsonlines import json_lines
+    from accelbench.engine.core.events import Finished, Log, Metric, Throughput, to_json
+    from accelbench.engine.logs.jsonlines import json_lines
 
     batches = [[Metric("r", 1.5, "loss", 2.25, 3), Throughput("r", 2.0, 10.0, None)],
                [Metric("r", 1.0, "loss", float("nan"), 1), Log("r", 1.0, "stdout", "None")],
@@ -113,9 +113,9 @@ def test_json_lines_of_rows_are_the_lines_of_their_events() -> None:
     """A ``Rows``' events are written from its columns: the text of ``to_json`` of each
     event in order, with events before, between and after, a NaN, a None step and a field
     left to its default."""
-    from accelbench.engine.events import Log, Metric, Progress, Throughput, to_json
-    from accelbench.engine.jsonlines import json_lines
-    from accelbench.engine.rows import Rows, expanded
+    from accelbench.engine.core.batches import Rows, expanded
+    from accelbench.engine.core.events import Log, Metric, Progress, Throughput, to_json
+    from accelbench.engine.logs.jsonlines import json_lines
 
     rows = Rows("r\"1", [1.5, 2.0, 2.5],
                 [(Progress, ([1, 2, 3], [9, 9, 9])),  # (epoch, epochs: their defaults)

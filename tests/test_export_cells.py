@@ -9,10 +9,10 @@ import csv
 import io
 import time
 
-from accelbench.engine.compare import compare
-from accelbench.engine.importer import import_file
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.summary import RunSummary
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.summary import RunSummary
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.store.compare import compare
 from tests.conftest import FIXTURES, accelbench
 from tests.helpers import parse_markdown
 

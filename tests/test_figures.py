@@ -12,9 +12,10 @@ import time
 
 from textual.widgets import DataTable, Static
 
-from accelbench.engine import experiment, present
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.summary import FIGURES
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.summary import FIGURES
+from accelbench.engine.run import experiment
+from accelbench.engine.view import model as present
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView

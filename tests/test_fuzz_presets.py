@@ -12,14 +12,14 @@ import tomli_w
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.launchers.slurm_commands import SLURM_PARAMS
-from accelbench.engine.presets import find_preset
-from accelbench.engine.registry import workloads
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import _TOP_LEVEL, load_preset
-from accelbench.engine.sweep import OPTIONS
-from accelbench.engine.tomlfile import parse
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import _TOP_LEVEL, load_preset, variants
+from accelbench.engine.config.sweep import OPTIONS
+from accelbench.engine.config.tomlfile import parse
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.launchers.slurm.commands import SLURM_PARAMS
+from accelbench.engine.plugin.registry import workloads
+from accelbench.engine.run.runner import Runner
 
 FUZZ = settings(max_examples=1500, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -148,8 +148,8 @@ def check(path: Path, overrides: list[str], scratch: Path) -> None:
         assert exc.message.startswith((str(path), "--set ")), exc.message
         return
     event("loaded")
-    assert len(spec.variants()) <= spec.sweep.get("max_variants", 1)
-    for _, variant in spec.variants()[:3]:
+    assert len(variants(spec)) <= spec.sweep.get("max_variants", 1)
+    for _, variant in variants(spec)[:3]:
         try:
             Runner.plan(variant, scratch)
         except UserError as exc:

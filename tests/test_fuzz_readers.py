@@ -24,19 +24,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accelbench.engine import events as ev
-from accelbench.engine.errors import UserError
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.core import events as ev
+from accelbench.engine.core.batches import Rows
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.plugin.registry import dialects, get_dialect
 from accelbench.engine.reading import metrics_csv, tfevents, trainer_files
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader
 from accelbench.engine.reading.tools import kinds, runs
 from accelbench.engine.reading.tools.pbs import read_jobs
-from accelbench.engine.registry import dialects, get_dialect
-from accelbench.engine.rows import Rows
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
+from accelbench.engine.run.top import Sample
 from accelbench.engine.telemetry.node import Absent, Reading
-from accelbench.engine.top import Sample
 from tests.conftest import FIXTURES
 
 FUZZ = settings(max_examples=40, deadline=None, database=None,
@@ -154,7 +154,7 @@ def test_shapes_read_random_text_cut_anywhere(lines, cuts):
 @given(LINES)
 def test_tool_readers_read_random_text(lines):
     text = "\n".join(lines) + "\n"
-    from accelbench.engine.parsers.slurm_rows import read_table
+    from accelbench.engine.launchers.slurm.tables import read_table
     from accelbench.engine.systems.cuda.dialect import query_rows, topology
 
     for kind in kinds():
@@ -295,7 +295,7 @@ def test_parse_file_reads_random_files(lines, zipped):
 def test_present_views_of_random_events(lines):
     """A run state fed what every dialect read: every text ``present`` returns for it,
     and every cell, holds no control."""
-    from accelbench.engine import present
+    from accelbench.engine.view import model as present
 
     state = RunState("r")
     state.plain_lines(lines, 1.0)
@@ -320,11 +320,11 @@ def test_present_views_of_random_events(lines):
 @settings(FUZZ, max_examples=15)
 @given(st.lists(PIECE, min_size=1, max_size=3), PIECE)
 def test_compare_exports_of_runs_named_with_random_text(home, tmp_path, names, knob):
-    from accelbench.engine.compare import compare
-    from accelbench.engine.present import comparison_rows
-    from accelbench.engine.spec import spec_from_dict
-    from accelbench.engine.store import Store
-    from accelbench.engine.summary import RunSummary
+    from accelbench.engine.config.spec import spec_from_dict
+    from accelbench.engine.core.summary import RunSummary
+    from accelbench.engine.store.compare import compare
+    from accelbench.engine.store.runs import Store
+    from accelbench.engine.view.model import comparison_rows
 
     with tempfile.TemporaryDirectory(dir=tmp_path) as tmp:
         store = Store(Path(tmp))
@@ -353,8 +353,8 @@ def test_compare_exports_of_runs_named_with_random_text(home, tmp_path, names, k
 @FUZZ
 @given(LINES, LINES)
 def test_top_rows_of_random_nvidia_smi_output(gpus, apps):
-    from accelbench.engine import topview
     from accelbench.engine.systems.cuda.node import read_smi
+    from accelbench.engine.view import topview
 
     out = {"--query-gpu": "\n".join(gpus), "--query-compute-apps": "\n".join(apps)}
 

@@ -9,11 +9,11 @@ import sys
 import pytest
 
 from accelbench.cli.main import main
-from accelbench.engine.errors import UserError
-from accelbench.engine.launchers.slurm_commands import resource_args
-from accelbench.engine.presets import find_preset, list_presets
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
+from accelbench.engine.config.presets import find_preset, list_presets
+from accelbench.engine.config.spec import load_preset
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.launchers.slurm.commands import resource_args
+from accelbench.engine.run.runner import Runner
 from accelbench.engine.workloads import SCRIPTS_DIR
 from tests.conftest import accelbench
 

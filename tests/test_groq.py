@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Phase
-from accelbench.engine.presets import find_preset
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
+from accelbench.engine.core.events import Phase
+from accelbench.engine.run.runner import Runner
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from tests.conftest import ROOT, SYSTEMS
 
@@ -46,7 +46,7 @@ def groq_site(home, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(STANDINS))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", dict)
     monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
     return config
 
@@ -64,7 +64,7 @@ def test_preset_command_lines(preset, length, groq_site, tmp_path):
 
 
 def test_detection_finds_groqflow_importable_by_the_configured_python(groq_site, monkeypatch):
-    from accelbench.engine.registry import detect, get_accelerator
+    from accelbench.engine.plugin.registry import detect, get_accelerator
 
     found = detect(get_accelerator("groq"))
     assert found.available
@@ -77,16 +77,16 @@ def test_detection_finds_groqflow_importable_by_the_configured_python(groq_site,
 
 
 def test_detection_without_configuration_asks_this_python(home, monkeypatch):
-    from accelbench.engine.registry import detect, get_accelerator
+    from accelbench.engine.plugin.registry import detect, get_accelerator
 
     monkeypatch.setattr("accelbench.engine.systems.groq.devices", lambda pattern: [])
-    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", dict)
     monkeypatch.setattr("accelbench.engine.systems.groq.tools", lambda *names: [])
     absent = detect(get_accelerator("groq"))
     assert not absent.available and absent.reason.endswith("; no Slurm GRES 'groq'")
-    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", lambda: {"groq": 2})
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", lambda: {"groq": 2})
     assert detect(get_accelerator("groq")).detail == "through Slurm (GRES groq:2 per node)"
-    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", dict)
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", dict)
     monkeypatch.syspath_prepend(str(STANDINS))
     found = detect(get_accelerator("groq"))
     assert found.available and found.detail.startswith("GroqFlow importable by this Python")
@@ -161,7 +161,7 @@ def test_batch_of_four_is_measured_on_batches(groq_site, runner, tiny_model):
 
 
 def test_run_without_groqflow_says_so(home, runner, tiny_model, monkeypatch):
-    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.plugin.registry.require_available", lambda name: None)
     events, _ = run(runner, "groq-bert-tiny-seq128", f"model={tiny_model}")
     assert events[-1].status == "failed"
     [diagnosis] = [e for e in events if e.kind == "diagnosis" and e.code == "groqflow_missing"]

@@ -8,10 +8,11 @@ import time
 from rich.console import Console
 from textual.widgets import Static
 
-from accelbench.engine import logclock, present
-from accelbench.engine.compare import compare
-from accelbench.engine.importer import import_file
-from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.parsers import logclock
+from accelbench.engine.store.compare import compare
+from accelbench.engine.view import model as present
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
@@ -148,8 +149,8 @@ def test_an_imported_run_derives_its_alike_rows_as_their_lines_one_by_one(store,
     """Deriving an imported run folds a chunk's alike rows (a dialect's ``Rows``) as
     columns at the times the log's clock gives their lines: the same state as the lines
     one by one, for every fixture log and long Cerebras logs, in large and small chunks."""
-    from accelbench.engine.errors import UserError
-    from accelbench.engine.runner import Deriver, RunHandle
+    from accelbench.engine.core.errors import UserError
+    from accelbench.engine.run.runner import Deriver, RunHandle
     from tests.test_rows import FILES, TRAIN_ONLY, _cerebras_log
 
     paths = [p for p in FILES if p.suffix in (".log", ".txt")]

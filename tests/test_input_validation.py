@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from accelbench.engine import site
-from accelbench.engine.errors import UserError
-from accelbench.engine.presets import find_preset
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset, spec_from_dict
+from accelbench.engine.config import site
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset, spec_from_dict, variants
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.run.runner import Runner
 from tests.conftest import accelbench, json_events
 
 MNIST = {"name": "x", "workload": "mnist_cnn"}
@@ -66,9 +66,9 @@ def test_max_variants_raises_the_limit(tmp_path):
     with pytest.raises(UserError, match=r"sweep: 6 variants, more than the limit of 5$"):
         load_preset(path)
     spec = load_preset(path, ["sweep.max_variants=6"])
-    assert len(spec.variants()) == 6
+    assert len(variants(spec)) == 6
     path.write_text(path.read_text().replace("max_variants = 5", "max_variants = 6"))
-    assert len(load_preset(path).variants()) == 6
+    assert len(variants(load_preset(path))) == 6
 
 
 # ---- item 6: values that pass and should not ---------------------------------------------

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Diagnosis, Log, Phase
-from accelbench.engine.launchers.slurm_commands import QUEUE
-from accelbench.engine.presets import find_preset
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
+from accelbench.engine.core.events import Diagnosis, Log, Phase
+from accelbench.engine.launchers.slurm.commands import QUEUE
+from accelbench.engine.run.runner import Runner
 from tests.conftest import ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"
@@ -43,7 +43,7 @@ def test_preset_command_line_and_srun_argv(home, runner, tmp_path, monkeypatch):
         (fake / tool).write_text("#!/bin/sh\nexit 0\n")
         (fake / tool).chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
-    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.plugin.registry.require_available", lambda name: None)
     handle = runner.start(spec)
     srun = json.loads(handle.info.path("slurm.json").read_text())["srun"]
     assert srun[0] == str(fake / "srun") and "--ipus=1" in srun and no_env_words(srun)

@@ -10,9 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import LAUNCH_FILE, WORK_DIR, Store, read_json
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.run.runner import Runner
+from accelbench.engine.rundir.files import LAUNCH_FILE, WORK_DIR, read_json
+from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench
 
 NAMES = ("output.log", "summary.json", "exit.json", "meta.json", "spec.toml", "launch.json",

@@ -10,11 +10,11 @@ import sys
 import pytest
 from real_logs import REAL, body
 
-from accelbench.engine import registry
-from accelbench.engine.events import Diagnosis, Log, Metric, Progress, Utilization
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import Deriver, _sniffer
-from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import Diagnosis, Log, Metric, Progress, Utilization
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.plugin import registry
+from accelbench.engine.run.runner import Deriver, _sniffer
 
 # A stand-in for the user's script: prints a real log's lines (its source line aside) as
 # the program printed them, a few at a time; ``redraw``: each bar state over the last one

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import logclock
+from accelbench.engine.parsers import logclock
 
 STAMPS = [(2024, 3, 31, 1, 59, 59), (2024, 3, 31, 2, 30, 0), (2024, 10, 27, 2, 30, 0),
           (2024, 6, 1, 12, 0, 0), (1999, 12, 31, 23, 59, 59)]

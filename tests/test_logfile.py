@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.logfile import parse_file, split_sections
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.logs.logfile import parse_file, split_sections
 from tests.conftest import FIXTURES, accelbench, json_events
 
 SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"
@@ -67,7 +67,7 @@ def test_import_makes_finished_runs_that_list_and_show(home):
 
 
 def test_imported_runs_cannot_be_started(runner):
-    from accelbench.engine.spec import spec_from_dict
+    from accelbench.engine.config.spec import spec_from_dict
 
     spec = spec_from_dict({"name": "x", "workload": "imported"})
     with pytest.raises(UserError, match="imported run holds a log"):
@@ -90,8 +90,8 @@ def test_a_section_holding_two_runs_is_split_after_each_runs_end():
 
 
 def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_path):
-    from accelbench.engine.importer import import_file
-    from accelbench.engine.runner import RunHandle
+    from accelbench.engine.logs.importer import import_file
+    from accelbench.engine.run.runner import RunHandle
 
     log = tmp_path / "mixed.log"  # dialect lines, gaps, a redrawn line and machine lines
     recordings = sorted((FIXTURES / "recordings").glob("*.log"))
@@ -121,7 +121,7 @@ def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_pat
 
 
 def test_a_dialect_marked_only_in_the_middle_of_a_large_section_is_detected(tmp_path):
-    from accelbench.engine import logfile
+    from accelbench.engine.logs import logfile
 
     log = tmp_path / "big.log"
     filler = "".join(f"2024-03-30 13:00:00,000 INFO:   Compiling kernels {i}\n"
@@ -145,7 +145,7 @@ def test_a_dialect_marked_only_in_the_middle_of_a_large_section_is_detected(tmp_
 def test_a_marker_holding_digits_is_found_in_the_middle_of_a_large_section(tmp_path):
     """The middle is searched by line shapes (digits taken out): a marker with digits of
     its own (SambaNova's ``e2e_train_time``) is still found there."""
-    from accelbench.engine import logfile
+    from accelbench.engine.logs import logfile
 
     log = tmp_path / "big.log"
     filler = "".join(f"step {i} of the warm-up\n" for i in range(3 * logfile.SNIFF // 24))

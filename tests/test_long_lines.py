@@ -7,12 +7,12 @@ import asyncio
 import shlex
 import sys
 
-from accelbench.engine.events import Diagnosis, Log, Metric
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import RunHandle
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.tail import CUT_MARK, MAX_LINE
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import Diagnosis, Log, Metric
+from accelbench.engine.core.tail import CUT_MARK, MAX_LINE
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.run.runner import RunHandle
 
 # A Trainer log dict with a grad norm per layer: its learning rate and epoch come last,
 # 20 kB into the line (the Trainer prints the dict in the order it was filled).

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accelbench.engine.events import Diagnosis, Log, from_json, to_json
-from accelbench.engine.exitfile import ExitRecord
+from accelbench.engine.core.events import Diagnosis, Log, from_json, to_json
 from accelbench.engine.parsers.machine import _FROM_WORKLOAD, _from_json, _short, parse
-from accelbench.engine.registry import dialects
-from accelbench.engine.runner import Deriver
+from accelbench.engine.plugin.registry import dialects
+from accelbench.engine.run.runner import Deriver
+from accelbench.engine.rundir.exitfile import ExitRecord
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads.emit import PREFIX
 from tests.conftest import accelbench, json_events

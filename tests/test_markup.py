@@ -6,7 +6,7 @@ import sys
 
 from textual.widgets import DataTable, Static
 
-from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView

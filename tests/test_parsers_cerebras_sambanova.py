@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.registry import get_dialect
+from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Throughput
+from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from tests.conftest import heading_sections
@@ -216,7 +216,7 @@ def test_train_line_times_are_mktime_s_across_a_clock_change(monkeypatch, zone, 
     """A stamp's seconds, taken from its hour's where the offset holds all hour, are what
     ``mktime`` gives for the whole stamp, on the days the clock changes, by an hour or half,
     one by one (a line's) and many at once (step lines' columns)."""
-    from accelbench.engine import logclock
+    from accelbench.engine.parsers import logclock
 
     monkeypatch.setenv("TZ", zone)
     time.tzset()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Diagnosis, Metric, Phase, Progress
-from accelbench.engine.registry import get_dialect
+from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress
+from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from accelbench.engine.systems.ipu.dialect import PopTorch
 

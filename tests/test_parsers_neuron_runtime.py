@@ -2,7 +2,7 @@
 
 import pytest
 
-from accelbench.engine.registry import get_dialect
+from accelbench.engine.plugin.registry import get_dialect
 
 LINES = {
     "neuron_cores_busy": "2024-Apr-08 09:01:59.258 ERROR NRT:nrt_allocate_neuron_cores "

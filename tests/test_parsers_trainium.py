@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.events import Metric, Utilization
+from accelbench.engine.core.events import Metric, Utilization
 from accelbench.engine.parsers.hf_trainer import HFTrainer
-from accelbench.engine.registry import get_dialect
+from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
 from tests.conftest import heading_sections
 

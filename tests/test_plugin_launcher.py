@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.launchers import get_launcher, launchers
-from accelbench.engine.spec import load_preset
-from accelbench.engine.store import OUTPUT_FILE, WRAPPER_FILE, Store, read_json
+from accelbench.engine.config.spec import load_preset
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.plugin.launcher import get_launcher, launchers
+from accelbench.engine.rundir.files import OUTPUT_FILE, WRAPPER_FILE, read_json
+from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench, json_events
 
 MODULE = '''

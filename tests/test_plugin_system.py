@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList
 
-from accelbench.engine import plugins, registry
-from accelbench.engine.store import WORK_DIR
+from accelbench.engine.plugin import entrypoints as plugins
+from accelbench.engine.plugin import registry
+from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from tests.conftest import ROOT

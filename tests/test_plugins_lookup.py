@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import plugins
+from accelbench.engine.plugin import entrypoints as plugins
 
 GROUPS = ("accelbench.systems", "accelbench.launchers", "console_scripts", "accelbench.none")
 

@@ -8,14 +8,21 @@ from rich.console import Console
 from textual.widgets import DataTable
 
 from accelbench.cli.live import comparison_table, render_experiment, table
-from accelbench.engine import present
-from accelbench.engine.compare import Column, Comparison
-from accelbench.engine.events import FINAL_STATUSES, PHASES, Metric, Phase, Progress, Utilization
-from accelbench.engine.experiment import Entry
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.state import RunState
-from accelbench.engine.store import RunInfo
-from accelbench.engine.summary import RunSummary
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import (
+    FINAL_STATUSES,
+    PHASES,
+    Metric,
+    Phase,
+    Progress,
+    Utilization,
+)
+from accelbench.engine.core.job import RunInfo
+from accelbench.engine.core.summary import RunSummary
+from accelbench.engine.run.experiment import Entry
+from accelbench.engine.run.state import RunState
+from accelbench.engine.store.compare import Column, Comparison
+from accelbench.engine.view import model as present
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.runs import RunsScreen
 from tests.helpers import wait_until
@@ -179,7 +186,7 @@ def test_figures_and_clock():
 
 
 def test_a_one_line_table_keeps_its_columns_whole_and_its_sorted_column():
-    from accelbench.engine import layout
+    from accelbench.engine.view import layout
 
     heads = present.run_heads()
     row = present.run_cells(("running", "20261123-174812-cpu-mnist-a1b2c3", "mnist_cnn", "cpu",

@@ -14,12 +14,12 @@ import time
 
 import psutil
 
-from accelbench.engine.events import Diagnosis, Phase
-from accelbench.engine.exitfile import read_exit, reserve, write_exit
-from accelbench.engine.launchers import slurm
+from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.launchers.procs import alive, group_alive
-from accelbench.engine.launchers.slurm_commands import SlurmJob
-from accelbench.engine.store import EXIT_FILE, WRAPPER_FILE, read_json, write_json
+from accelbench.engine.launchers.slurm import sbatch as slurm
+from accelbench.engine.launchers.slurm.commands import SlurmJob
+from accelbench.engine.rundir.exitfile import read_exit, reserve, write_exit
+from accelbench.engine.rundir.files import EXIT_FILE, WRAPPER_FILE, read_json, write_json
 from tests.conftest import accelbench
 from tests.helpers import command_spec, follow, wait_for
 
@@ -224,7 +224,7 @@ def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
     still says COMPLETING, even on the steps that ask the launcher (the CI race of the
     time-limit test: the record came back on the next liveness check as `cancelled`)."""
     from accelbench.engine.launchers.jobwrap import exit_record
-    from accelbench.engine.runner import RunHandle
+    from accelbench.engine.run.runner import RunHandle
 
     info = slurm_run(store, monkeypatch, "COMPLETING")
     info.launcher = "slurm"
@@ -241,7 +241,7 @@ def test_a_signalled_slurm_job_waits_for_slurms_verdict_at_every_liveness_check(
 def test_sacct_has_the_last_word_on_how_a_slurm_job_ended(store, monkeypatch):
     """Where the cluster keeps accounting, sacct's final state and exit code (here an OOM
     kill the controller still shows as FAILED) settle the run, with a diagnosis and hint."""
-    from accelbench.engine import journal
+    from accelbench.engine.rundir import journal
 
     info = slurm_run(store, monkeypatch, "FAILED")
     monkeypatch.setattr(slurm.QUEUE, "accounted", lambda job: SlurmJob(

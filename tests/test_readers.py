@@ -13,10 +13,10 @@ import tracemalloc
 import pytest
 
 from accelbench.cli.main import main
-from accelbench.engine.runner import Deriver, RunHandle
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.state import SERIES
-from accelbench.engine.store import (
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.run.runner import Deriver, RunHandle
+from accelbench.engine.run.state import SERIES
+from accelbench.engine.rundir.files import (
     EXIT_FILE,
     META_FILE,
     OUTPUT_FILE,

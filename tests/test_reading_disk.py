@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.importer import import_file, import_path
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.logs.importer import import_file, import_path
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.reading import tfevents
-from accelbench.engine.runner import RunHandle
+from accelbench.engine.run.runner import RunHandle
 from tests.conftest import ROOT, accelbench
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -79,7 +79,7 @@ EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_fixture_gives_the_figures_a_user_reads(name, home, tmp_path):
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     status, step, total, metrics, rates, duration = EXPECTED[name]
     path = materialise(name, tmp_path / "in")
@@ -102,7 +102,7 @@ def test_each_fixture_gives_the_figures_a_user_reads(name, home, tmp_path):
 def test_mlperf_eval_accuracy_is_the_runs_accuracy(home, tmp_path):
     """MLPerf's ``eval_accuracy`` is the accuracy figure (the vocabulary's), so the run's
     summary shows the last one."""
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     path = materialise("mlperf_dlrm_asus_result_1.txt", tmp_path)
     assert import_file(Store(home), path)[0].summary.accuracy == 0.8029922246932983
@@ -114,7 +114,7 @@ def test_the_aborted_mlperf_run_fails_with_its_cause(tmp_path):
 
 
 def test_a_gz_log_reads_as_the_plain_one(home, tmp_path):
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     plain = materialise("mlperf_dlrm_asus_result_1.txt", tmp_path)
     packed = tmp_path / "result_1.txt.gz"
@@ -195,7 +195,7 @@ def test_a_directory_imports_each_run_once_and_lists_what_it_skipped(home, tmp_p
     assert f"skipped {top / 'notes.txt'}: no section holds a log accelbench can read" in lines
     assert f"skipped {top / 'weights.bin'}: binary, not a log" in lines
     assert f"skipped {top / 'logs.tar.gz'}: binary, not a log" in lines
-    from accelbench.engine.store import Store
+    from accelbench.engine.store.runs import Store
 
     assert len(import_path(Store(home), top).runs) == 3
 
@@ -246,7 +246,7 @@ def test_the_usual_scalar_event_read_at_once_is_what_its_fields_give(tmp_path, m
 def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content, tmp_path):
     """(found by tests/test_fuzz_readers.py: ``int(inf)`` raised OverflowError, an epoch of
     ``inf`` or a total of 1e300 made events that ``events.build`` refuses)"""
-    from accelbench.engine import events
+    from accelbench.engine.core import events
 
     path = tmp_path / name
     path.write_text(content)
@@ -260,7 +260,7 @@ def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content
 def test_an_mllog_figure_no_event_can_hold_is_left_out():
     """(found by tests/test_fuzz_readers.py: NaN and ``1e999`` became a Metric and a
     Throughput that ``events.build`` refuses, shown as ``inf`` and ``nan`` by ``parse``)"""
-    from accelbench.engine import events
+    from accelbench.engine.core import events
     from accelbench.engine.reading.mllog import Mllog
 
     lines = [':::MLLOG {"key": "eval_accuracy", "value": NaN, "metadata": {"epoch_num": 1e999}}',

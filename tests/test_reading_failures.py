@@ -12,10 +12,10 @@ import sys
 import pytest
 from real_logs import REAL, body
 
-from accelbench.engine.events import Diagnosis
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import Deriver
+from accelbench.engine.core.events import Diagnosis
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.run.runner import Deriver
 from tests.conftest import ROOT, accelbench
 
 sys.path.insert(0, str(ROOT / "bench"))

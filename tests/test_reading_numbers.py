@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelbench.engine.events import Throughput
+from accelbench.engine.core.events import Throughput
+from accelbench.engine.core.summary import GENERIC_ALIASES
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, not_a_figure
-from accelbench.engine.summary import GENERIC_ALIASES
 from tests.conftest import FIXTURES
 
 NAN = math.nan

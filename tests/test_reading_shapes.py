@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import registry
-from accelbench.engine.events import Diagnosis, Metric, Progress
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.core.batches import expanded
+from accelbench.engine.core.events import Diagnosis, Metric, Progress
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.parsers.prefilter import read_text
+from accelbench.engine.plugin import registry
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader, _canon
 from accelbench.engine.reading.vocabulary import metric_name
-from accelbench.engine.rows import expanded
 from tests.conftest import FIXTURES, accelbench, json_events
 
 FRAMEWORKS = FIXTURES / "real" / "frameworks"
@@ -215,7 +215,7 @@ def test_a_setting_printed_on_its_own_is_no_figure(tmp_path):
     """A learning rate printed once on a line of its own (a config file's ``lr: 0.1``, a
     banner's) is a setting, not a figure of the run: nothing to import; on a line that counts
     steps, or beside a loss, it is read."""
-    from accelbench.engine.logfile import parse_file
+    from accelbench.engine.logs.logfile import parse_file
 
     (tmp_path / "config.yaml").write_text("lr: 0.1\n")
     assert [e for s in parse_file(tmp_path / "config.yaml") for e in s.events] == []
@@ -277,7 +277,7 @@ def test_a_loss_that_blew_up_on_step_lines_is_diagnosed_once(name):
     """nanoGPT's ``loss nan`` and word_language_model's ``loss   nan`` step lines (no
     dialect reads either): one ``loss_not_finite`` warning for the run, which is not failed by
     it (a diverged run may go on to its end)."""
-    from accelbench.engine.logfile import parse_file
+    from accelbench.engine.logs.logfile import parse_file
 
     [section] = parse_file(FRAMEWORKS / name)
     found = [e for e in section.events if isinstance(e, Diagnosis)]

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from real_logs import REAL
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Diagnosis, Metric, Phase, Utilization
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Diagnosis, Metric, Phase, Utilization
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.reading.tools.pbs import PbsJob, read_jobs
 from accelbench.engine.systems.cuda.dialect import topology
 from accelbench.engine.systems.cuda.node import read_smi

@@ -7,10 +7,10 @@ import time
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Metric, Phase, Progress, Throughput
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.store import Store
+from accelbench.engine.core.events import Metric, Phase, Progress, Throughput
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.store.runs import Store
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from accelbench.engine.systems.groq.dialect import GroqFlow
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from real_logs import REAL
 
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.logs.logfile import parse_file
 
 
 def _readings(name: str) -> tuple[dict, dict, list]:

@@ -64,7 +64,7 @@ def test_a_canonical_figure_counts_on_its_canonical_metric_or_the_printed_keys_n
     Metric named for the printed key; the wrong unit or another metric's name is no hit."""
     from real_figures import Fixture, found_in_log, memory, mfu, step_time
 
-    from accelbench.engine.events import Metric, Progress
+    from accelbench.engine.core.events import Metric, Progress
 
     fixture = Fixture("frameworks/x.log", "x", [])
     figure = step_time(812.3, "ms", "elapsed time per iteration (ms)")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from real_logs import REAL, body
 
-from accelbench.engine import registry
-from accelbench.engine.events import Metric, Progress
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import detect, parse_file
-from accelbench.engine.runner import Deriver
+from accelbench.engine.core.events import Metric, Progress
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import detect, parse_file
+from accelbench.engine.plugin import registry
+from accelbench.engine.run.runner import Deriver
 from tests.conftest import FIXTURES
 
 

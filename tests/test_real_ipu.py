@@ -10,12 +10,12 @@ import shutil
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import Deriver, Runner
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import Store
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Throughput
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.run.runner import Deriver, Runner
+from accelbench.engine.store.runs import Store
 from accelbench.engine.systems.ipu.telemetry import Attached, read_devices, read_monitor
 
 
@@ -360,8 +360,8 @@ def test_sampler_reads_real_device_attributes(tmp_path):
      "gc-monitor: 4 IPU(s) in partition ipuof; tools found: gc-monitor"),
 ])
 def test_detection_counts_the_ipus_the_tools_list(tmp_path, monkeypatch, tool, fixture, detail):
-    from accelbench.engine.probe import slurm_gres
-    from accelbench.engine.registry import detect, get_accelerator
+    from accelbench.engine.launchers.slurm.gres import slurm_gres
+    from accelbench.engine.plugin.registry import detect, get_accelerator
 
     listing = tmp_path / "listing.txt"
     listing.write_text(body("ipu", fixture))
@@ -385,7 +385,7 @@ def test_a_graphcore_example_run_as_a_command_on_ipus_is_read_live(runner, monke
                                                                     tmp_path):
     """``command`` on the ipu accelerator reads its output with the Graphcore dialects: a
     job printing a real BERT pre-training log ends with that log's figures."""
-    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.plugin.registry.require_available", lambda name: None)
     log = tmp_path / "pod64.log"
     log.write_text(body("ipu", "bert_pretraining_poprun_pod64.log"))
     spec = spec_from_dict({"name": "bert", "workload": "command", "accelerator": "ipu",

@@ -8,10 +8,10 @@ import time
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.store import Store
+from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Throughput
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.store.runs import Store
 from accelbench.engine.systems.sambanova.telemetry import read_table
 
 

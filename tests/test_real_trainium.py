@@ -5,10 +5,17 @@ from __future__ import annotations
 import pytest
 from real_logs import body
 
-from accelbench.engine.events import Diagnosis, Metric, Phase, Progress, Throughput, Utilization
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import RunHandle
+from accelbench.engine.core.events import (
+    Diagnosis,
+    Metric,
+    Phase,
+    Progress,
+    Throughput,
+    Utilization,
+)
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.run.runner import RunHandle
 from accelbench.engine.systems.trainium import neuron_ls
 from accelbench.engine.systems.trainium.nxd_training import NxDTraining
 from accelbench.engine.systems.trainium.telemetry import NeuronSampler

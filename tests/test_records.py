@@ -6,13 +6,13 @@ import shutil
 
 import pytest
 
-from accelbench.engine import journal
-from accelbench.engine.events import Diagnosis, Metric, Phase, Throughput
-from accelbench.engine.exitfile import ExitRecord, read_exit, recorded, reserve, write_exit
-from accelbench.engine.registry import metric_aliases
-from accelbench.engine.state import RunState
-from accelbench.engine.store import EXIT_FILE, STATE_FILE
-from accelbench.engine.summary import MEAN_THROUGHPUT, Ending, RunSummary, canonical
+from accelbench.engine.core.events import Diagnosis, Metric, Phase, Throughput
+from accelbench.engine.core.summary import MEAN_THROUGHPUT, Ending, RunSummary, canonical
+from accelbench.engine.plugin.registry import metric_aliases
+from accelbench.engine.run.state import RunState
+from accelbench.engine.rundir import journal
+from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, reserve, write_exit
+from accelbench.engine.rundir.files import EXIT_FILE, STATE_FILE
 from tests.conftest import FIXTURES, accelbench
 
 OLD = FIXTURES / "old_layout"

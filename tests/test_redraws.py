@@ -11,10 +11,10 @@ import sys
 import tracemalloc
 
 from accelbench.cli.live import render
-from accelbench.engine.events import Log, Redraw
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.state import RunState
-from accelbench.engine.tail import CUT_MARK, MAX_LINE, FileTail
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import Log, Redraw
+from accelbench.engine.core.tail import CUT_MARK, MAX_LINE, FileTail
+from accelbench.engine.run.state import RunState
 
 REDRAWS = 1_000_000
 JOB = f"""

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine import logfile, registry
-from accelbench.engine.events import (
+from accelbench.engine.core.batches import Batch, Rows, count, expanded
+from accelbench.engine.core.events import (
     Diagnosis,
     Event,
     Finished,
@@ -22,10 +22,11 @@ from accelbench.engine.events import (
     Throughput,
     Utilization,
 )
+from accelbench.engine.logs import logfile
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
-from accelbench.engine.rows import Batch, Rows, count, expanded
-from accelbench.engine.state import MAX_NAMES, RunState, Series
+from accelbench.engine.run.state import MAX_NAMES, RunState, Series
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = [p for p in sorted(FIXTURES.rglob("*"))  # (structured files: no lines of dialects)

@@ -10,7 +10,7 @@ from contextlib import closing
 import pytest
 
 from accelbench.cli.main import main
-from accelbench.engine.store import RunQuery, Store
+from accelbench.engine.store.runs import RunQuery, Store
 from tests.conftest import accelbench
 
 HOUR = 3600.0

@@ -9,10 +9,10 @@ import time
 import psutil
 import pytest
 
-from accelbench.engine.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
-from accelbench.engine.lane import Hub
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import WRAPPER_FILE, read_json, write_json
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import Diagnosis, Finished, Log, Metric, Phase, Utilization
+from accelbench.engine.run.reader import Hub
+from accelbench.engine.rundir.files import WRAPPER_FILE, read_json, write_json
 from tests.helpers import command_spec, follow, wait_for
 
 
@@ -241,7 +241,7 @@ def test_a_hub_steps_every_source_in_one_thread_until_each_ends():
 def test_a_follower_takes_the_state_its_reader_folded_the_same_as_one_fed_the_events(runner):
     """Following folds each event once (in the reader): the follower's state equals that of
     one fed every event, and the states it took are copies later batches leave as they were."""
-    from accelbench.engine.follow import Follower
+    from accelbench.engine.run.follow import Follower
 
     handle = runner.start(command_spec(SUCCESS))
     follower, taken, fed = Follower(handle.id), [], Follower(handle.id)
@@ -261,8 +261,8 @@ def test_a_follower_takes_the_state_its_reader_folded_the_same_as_one_fed_the_ev
 
 
 def test_a_state_copy_grows_on_its_own():
-    from accelbench.engine.events import Throughput
-    from accelbench.engine.state import RunState
+    from accelbench.engine.core.events import Throughput
+    from accelbench.engine.run.state import RunState
 
     state = RunState("r")
     state.feed_all([Metric("r", 1.0, "loss", 0.5, 1), Throughput("r", 1.0, 10.0, 1),
@@ -282,7 +282,7 @@ def test_a_state_copy_grows_on_its_own():
 async def test_a_follower_is_read_as_often_as_its_views_want():
     """Watched (its log lines asked for): every poll; unwatched: every ``unwatched`` seconds,
     or as often as a view wants (``want``) while it keeps asking."""
-    from accelbench.engine import follow
+    from accelbench.engine.run import follow
 
     class Handle:
         async def folds(self, poll, chunk, pace):

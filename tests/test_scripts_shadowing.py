@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.registry import workloads
+from accelbench.engine.plugin.registry import workloads
 from tests.conftest import ROOT
 
 SIBLINGS = {"emit", "mnist_cnn", "torch_device"}  # the generic scripts' own modules, imported

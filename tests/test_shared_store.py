@@ -26,8 +26,9 @@ from typing import NamedTuple
 import pytest
 
 from accelbench.cli.main import main
-from accelbench.engine.index import SYNCED
-from accelbench.engine.store import Store, write_json
+from accelbench.engine.rundir.files import write_json
+from accelbench.engine.store.index import SYNCED
+from accelbench.engine.store.runs import Store
 from tests.test_store_index import SPEC
 
 pytestmark = pytest.mark.skipif(

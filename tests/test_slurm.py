@@ -9,13 +9,14 @@ import time
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Diagnosis, Log, Phase
-from accelbench.engine.exitfile import read_exit
-from accelbench.engine.launchers import jobwrap, slurm_commands
-from accelbench.engine.launchers.slurm_commands import QUEUE, SlurmQueue, preflight
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import EXIT_FILE
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Diagnosis, Log, Phase
+from accelbench.engine.launchers import jobwrap
+from accelbench.engine.launchers.slurm import commands as slurm_commands
+from accelbench.engine.launchers.slurm.commands import QUEUE, SlurmQueue, preflight
+from accelbench.engine.rundir.exitfile import read_exit
+from accelbench.engine.rundir.files import EXIT_FILE
 from tests.conftest import ROOT, accelbench, json_events
 
 pytestmark = pytest.mark.slurm
@@ -280,8 +281,8 @@ def test_environment_reaches_the_job_without_text_around_srun(runner):
 
 def test_a_sweep_submits_every_variant_at_once(runner):
     """Slurm queues: the experiment's driver submits all variants, whatever max_parallel."""
-    from accelbench.engine.experiment import start
-    from accelbench.engine.store import read_json
+    from accelbench.engine.run.experiment import start
+    from accelbench.engine.rundir.files import read_json
 
     sleep = shlex.join([sys.executable, "-c", "import time; time.sleep(4)"])
     sweep = spec_from_dict({"name": "sl-sweep", "workload": "command", "launcher": "slurm",

@@ -10,17 +10,17 @@ import re
 import pytest
 from real_logs import REAL, body
 
-from accelbench.engine.events import Diagnosis
-from accelbench.engine.importer import import_file
-from accelbench.engine.launchers.slurm_accounting import (
+from accelbench.engine.core.events import Diagnosis
+from accelbench.engine.launchers.slurm.accounting import (
     parsable_rows,
     parse_json,
     parse_parsable,
     parse_table,
     table_rows,
 )
-from accelbench.engine.launchers.slurm_commands import parse_squeue, squeue_job
-from accelbench.engine.logfile import parse_file
+from accelbench.engine.launchers.slurm.commands import parse_squeue, squeue_job
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
 from tests.conftest import FIXTURES, accelbench
 
 SLURM = REAL / "slurm"

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from real_logs import REAL
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Diagnosis, Metric, Phase
-from accelbench.engine.importer import import_file
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.parsers.slurm_rows import read_table
-from accelbench.engine.parsers.slurm_tables import SlurmTable
-from accelbench.engine.runner import RunHandle
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Diagnosis, Metric, Phase
+from accelbench.engine.launchers.slurm.table_dialect import SlurmTable
+from accelbench.engine.launchers.slurm.tables import read_table
+from accelbench.engine.logs.importer import import_file
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.run.runner import RunHandle
 from tests.conftest import accelbench
 
 SLURM = REAL / "slurm"

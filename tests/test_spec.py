@@ -2,9 +2,9 @@
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.presets import BUILTIN_DIR, find_preset, list_presets
-from accelbench.engine.spec import load_preset, save_preset, spec_from_dict
+from accelbench.engine.config.presets import BUILTIN_DIR, find_preset, list_presets
+from accelbench.engine.config.spec import load_preset, save_preset, spec_from_dict
+from accelbench.engine.core.errors import UserError
 
 
 def write(tmp_path, text, name="p.toml"):

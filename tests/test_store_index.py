@@ -14,18 +14,18 @@ from contextlib import closing
 import psutil
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.index import SCHEMA_VERSION
-from accelbench.engine.runner import Runner
-from accelbench.engine.store import (
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.summary import Ending, RunSummary
+from accelbench.engine.run.runner import Runner
+from accelbench.engine.rundir.files import (
     EXIT_FILE,
     SUMMARY_FILE,
     WRAPPER_FILE,
-    Store,
     read_json,
     write_json,
 )
-from accelbench.engine.summary import Ending, RunSummary
+from accelbench.engine.store.index import SCHEMA_VERSION
+from accelbench.engine.store.runs import Store
 from tests.conftest import accelbench
 from tests.helpers import SPEC, listing, real_runs
 
@@ -142,7 +142,7 @@ def test_concurrent_openers_of_a_deleted_index_rebuild_it_once(home):
     store = Store(home)
     ids = {store.create(SPEC).id for _ in range(20)}
     (home / "index.sqlite").unlink()
-    code = ("import sys; from accelbench.engine.store import Store;"
+    code = ("import sys; from accelbench.engine.store.runs import Store;"
             " print(len(Store(sys.argv[1]).list()))")
     procs = [subprocess.Popen([os.sys.executable, "-c", code, str(home)], text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -395,7 +395,7 @@ def test_opening_lists_the_run_directories_only_when_they_or_the_index_changed(h
     """A store opened again, with nothing added or removed, costs no listing of its
     directories (however many runs it holds); a new directory, or a row gone from the
     index, is seen at the next open."""
-    from accelbench.engine import store as store_module
+    from accelbench.engine.store import runs as store_module
 
     settled = time.time() - 100  # as if made a while ago (a fresh mtime is not trusted)
     store = Store(home)
@@ -426,7 +426,7 @@ def test_opening_lists_the_run_directories_only_when_they_or_the_index_changed(h
 def test_a_run_whose_figures_are_nan_is_indexed(tmp_path, caplog):
     """SQLite's JSON functions reject NaN: the index stores it as null (no warning, the run
     listed); the run's own summary keeps it."""
-    from accelbench.engine.importer import import_file
+    from accelbench.engine.logs.importer import import_file
 
     log = tmp_path / "nan.log"
     log.write_text("2024-03-30 13:00:00,000 INFO:   | Train Device=CSX, Step=1, Loss=nan,"

@@ -5,11 +5,11 @@ import stat
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import Store
-from accelbench.engine.summary import RunSummary
-from accelbench.engine.tail import FileTail, Redrawn
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.summary import RunSummary
+from accelbench.engine.core.tail import FileTail, Redrawn
+from accelbench.engine.store.runs import Store, run_spec
 
 SPEC = spec_from_dict({"name": "t", "workload": "command", "params": {"command": "true"}})
 
@@ -19,7 +19,7 @@ def test_run_dirs_are_private_and_indexed(store):
     assert stat.S_IMODE(info.dir.stat().st_mode) == 0o700
     assert stat.S_IMODE(store.home.stat().st_mode) == 0o700
     assert (info.dir / "spec.toml").read_text() == SPEC.to_toml()
-    assert info.spec() == SPEC
+    assert run_spec(info) == SPEC
     assert [r.id for r in store.list()] == [info.id]
     store.record_end(info.id, "done", RunSummary(samples_per_s=12.5), ended=5.0)
     again = store.get(info.id)

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from accelbench.engine.compare import compare
-from accelbench.engine.experiment import Experiment, start
-from accelbench.engine.spec import load_preset, spec_from_dict
-from accelbench.engine.store import EXIT_FILE, read_json
+from accelbench.engine.config.spec import load_preset, spec_from_dict, variants
+from accelbench.engine.run.experiment import Experiment, start
+from accelbench.engine.rundir.files import EXIT_FILE, read_json
+from accelbench.engine.store.compare import compare
 from tests.conftest import accelbench, json_events
 from tests.helpers import parse_markdown
 
@@ -38,12 +38,12 @@ max_parallel = 2
 def test_grid_times_variants_in_order_and_round_trip(tmp_path):
     spec = load_preset(write(tmp_path, GRID))
     got = [(s.params["max_seq_length"], s.options["slurm"]["ntasks"], s.params["batch_size"],
-            s.env) for _, s in spec.variants()]
+            s.env) for _, s in variants(spec)]
     assert got == [(16, 1, 4, {}), (16, 1, 8, {"X": "1"}), (16, 2, 4, {}), (16, 2, 8, {"X": "1"}),
                    (32, 1, 4, {}), (32, 1, 8, {"X": "1"}), (32, 2, 4, {}), (32, 2, 8, {"X": "1"})]
-    assert (spec.variants()[1][1].name
+    assert (variants(spec)[1][1].name
             == "grid max_seq_length=16 slurm.ntasks=1 batch_size=8 env.X=1")
-    assert all(not s.sweep for _, s in spec.variants())
+    assert all(not s.sweep for _, s in variants(spec))
     again = write(tmp_path, spec.to_toml(), "again.toml")
     assert load_preset(again) == spec
     assert load_preset(again, ["sweep.max_parallel=3"]).sweep["max_parallel"] == 3
@@ -67,7 +67,7 @@ def test_grid_times_variants_in_order_and_round_trip(tmp_path):
      "--set sweep.colour: unknown sweep option 'colour'"),
 ])
 def test_bad_sweeps_are_one_line_errors(tmp_path, sweep, overrides, message):
-    from accelbench.engine.errors import UserError
+    from accelbench.engine.core.errors import UserError
 
     path = write(tmp_path, f'name = "x"\nworkload = "bert_finetune"\n\n[sweep]\n{sweep}\n')
     with pytest.raises(UserError) as caught:
@@ -180,7 +180,7 @@ def test_four_run_sweep_compares_and_exports_parse_back(home):
 
 
 def test_compare_of_imported_seed_runs(store):
-    from accelbench.engine.importer import import_file
+    from accelbench.engine.logs.importer import import_file
     from tests.conftest import FIXTURES
 
     infos = import_file(store, FIXTURES / "seeds" / "004_fa457edab846a9b4.txt", "auto", None)

@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 from textual.geometry import Region
 from textual.widgets import DataTable
 
-from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.summary import RunSummary
-from accelbench.engine.text import printable, printable_lines
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.summary import RunSummary
+from accelbench.engine.core.text import printable, printable_lines
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
@@ -258,7 +258,8 @@ def test_random_bytes_through_parse_and_show(tmp_path, monkeypatch, capsys, data
     """A log of random bytes (attacks among them) parsed, and a run whose output they are
     shown: nothing raises, nothing a terminal acts on is printed."""
     from accelbench.cli.main import main
-    from accelbench.engine.store import OUTPUT_FILE, Store
+    from accelbench.engine.rundir.files import OUTPUT_FILE
+    from accelbench.engine.store.runs import Store
 
     monkeypatch.setenv("ACCELBENCH_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ACCELBENCH_CONFIG", str(tmp_path / "config"))

@@ -27,8 +27,9 @@ import psutil
 import pytest
 from rich.console import Console
 
-from accelbench.engine import topview
-from accelbench.engine.store import WRAPPER_FILE, Store, read_json, write_json
+from accelbench.engine.run.top import FIELDS, LiveRuns, Sample, Top
+from accelbench.engine.rundir.files import WRAPPER_FILE, read_json, write_json
+from accelbench.engine.store.runs import Store
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import GraphcoreNode
@@ -36,7 +37,7 @@ from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.host import cpu_devices
 from accelbench.engine.telemetry.node import Device, Reading
-from accelbench.engine.top import FIELDS, LiveRuns, Sample, Top
+from accelbench.engine.view import topview
 from tests.conftest import ROOT, accelbench
 from tests.helpers import SPEC
 from tests.helpers import wait_for as holds_within

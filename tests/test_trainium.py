@@ -13,12 +13,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import Phase
-from accelbench.engine.presets import find_preset
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
-from accelbench.engine.store import WORK_DIR
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import Phase
+from accelbench.engine.run.runner import Runner
+from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
 from accelbench.engine.workloads import SCRIPTS_DIR
 from accelbench.engine.workloads.emit import PREFIX

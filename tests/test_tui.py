@@ -4,8 +4,8 @@ import time
 
 from textual.widgets import Button, DataTable, Input, OptionList, ProgressBar
 
-from accelbench.engine.presets import user_dir
-from accelbench.engine.spec import load_preset, spec_from_dict
+from accelbench.engine.config.presets import user_dir
+from accelbench.engine.config.spec import load_preset, spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.preset_picker import PresetPicker
@@ -407,7 +407,7 @@ async def test_the_runs_screen_pages_and_sorts_through_the_index(runner):
     """A page of 50 runs at a time, in the order the index gives for the column sorted
     by (runs without a figure last, either way); moving past a page's edge turns it, and
     the sub-title says where the cursor is among every run; marks outlive the page."""
-    from accelbench.engine.summary import RunSummary
+    from accelbench.engine.core.summary import RunSummary
     from accelbench.tui.screens.runs import RunsScreen
 
     store = runner.store

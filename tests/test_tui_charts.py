@@ -7,8 +7,8 @@ from rich.console import Console
 from rich.rule import Rule
 from textual.widgets import Input, Static
 
-from accelbench.engine.events import Metric, Phase
-from accelbench.engine.follow import Follower
+from accelbench.engine.core.events import Metric, Phase
+from accelbench.engine.run.follow import Follower
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView

@@ -3,8 +3,8 @@ panel follows a loaded preset, help wraps, and Run shows the knob it is refused 
 
 from textual.widgets import Button, Input, Static
 
-from accelbench.engine.presets import find_preset
-from accelbench.engine.spec import load_preset
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.widgets.param_form import ParamForm
 from tests.helpers import launch, wait_until

@@ -8,9 +8,9 @@ from rich.console import Console
 from textual.widgets import DataTable, Footer, Header
 from textual.widgets._footer import FooterKey
 
-from accelbench.engine import present
-from accelbench.engine.experiment import Experiment
-from accelbench.engine.follow import Follower
+from accelbench.engine.run.experiment import Experiment
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.view import model as present
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.compare import CompareScreen
@@ -331,7 +331,7 @@ async def test_a_legend_keeps_each_mark_with_its_run(runner, monkeypatch):
 
 
 async def test_progress_without_a_total_is_whole(runner):
-    from accelbench.engine.events import Finished, Phase
+    from accelbench.engine.core.events import Finished, Phase
 
     events = [Phase("r1", 1.0, "running"), Phase("r1", 2.0, "failed"),
               Finished("r1", 2.0, "failed")]
@@ -350,7 +350,7 @@ async def test_progress_without_a_total_is_whole(runner):
 async def test_long_variants_wrap_in_the_experiment_table(runner, monkeypatch):
     import json
 
-    from accelbench.engine.store import PLAN_FILE
+    from accelbench.engine.rundir.files import PLAN_FILE
 
     fixed_clock(monkeypatch)
     exp_id, followers = live_experiment(runner.store)

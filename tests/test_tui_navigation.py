@@ -3,7 +3,7 @@ esc closes the innermost thing, the header says where one is, sorted columns are
 
 from textual.widgets import DataTable, Input, Log
 
-from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView

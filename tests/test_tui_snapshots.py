@@ -10,9 +10,9 @@ import json
 import pytest
 from textual.widgets import DataTable, Input
 
-from accelbench.engine.events import from_dict
-from accelbench.engine.experiment import Experiment
-from accelbench.engine.follow import Follower
+from accelbench.engine.core.events import from_dict
+from accelbench.engine.run.experiment import Experiment
+from accelbench.engine.run.follow import Follower
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView

@@ -15,6 +15,7 @@ import pytest
 from rich.console import Console
 from textual.widgets._header import HeaderTitle
 
+from accelbench.engine.run.top import Sample
 from accelbench.engine.systems.cuda.dialect import query_rows
 from accelbench.engine.systems.cuda.node import smi_devices
 from accelbench.engine.systems.ipu.node import ipus
@@ -24,7 +25,6 @@ from accelbench.engine.systems.trainium.node import cores
 from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.host import cpu_devices
 from accelbench.engine.telemetry.node import Device, Reading
-from accelbench.engine.top import Sample
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens import top as top_screen
 from accelbench.tui.screens.top import TopLine

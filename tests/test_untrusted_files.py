@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from accelbench.engine import safefile
-from accelbench.engine.errors import UserError
-from accelbench.engine.logfile import parse_file
-from accelbench.engine.store import Store
+from accelbench.engine.core import safefile
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.logs.logfile import parse_file
+from accelbench.engine.store.runs import Store
 from accelbench.engine.telemetry.node import Absent, NodeSampler
 from tests.conftest import FIXTURES, ROOT, accelbench
 from tests.test_store_index import SPEC
@@ -106,7 +106,7 @@ def test_parse_of_one_huge_line_stays_bounded_in_memory(tmp_path):
         for _ in range(48):
             f.write(b"loss=0.5 " * (1 << 17))  # 48 MiB, no newline
         f.write(b"\nEpoch 1: loss=0.25\n")
-    code = ("import resource, sys\nfrom accelbench.engine.logfile import parse_file\n"
+    code = ("import resource, sys\nfrom accelbench.engine.logs.logfile import parse_file\n"
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             "parse_file(sys.argv[1])\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)")
@@ -170,7 +170,7 @@ def test_a_streaming_tools_endless_line_is_cut(tmp_path):
 def test_an_import_of_a_file_truncated_while_read_says_so(tmp_path, monkeypatch):
     log = tmp_path / "train.log"
     log.write_text(REAL_LOG.read_text() * 50)
-    from accelbench.engine import logfile
+    from accelbench.engine.logs import logfile
 
     real = logfile._blocks
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.launchers.slurm_commands import QUEUE, resource_args
-from accelbench.engine.presets import find_preset
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import load_preset
-from accelbench.engine.store import WORK_DIR
+from accelbench.engine.config.presets import find_preset
+from accelbench.engine.config.spec import load_preset
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.launchers.slurm.commands import QUEUE, resource_args
+from accelbench.engine.run.runner import Runner
+from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.engine.workloads import SCRIPTS_DIR
 from tests.conftest import FIXTURES, ROOT
 
@@ -100,7 +100,7 @@ def follow(handle):
 
 def test_cerebras_run_with_a_stand_in_run_py(site, runner, monkeypatch):
     # no csctl here
-    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.plugin.registry.require_available", lambda name: None)
     spec = load_preset(find_preset("cerebras-bert-large-batch512"))
     handle = runner.start(spec)
     events = follow(handle)
@@ -141,8 +141,8 @@ def test_sambanova_ntasks_32_is_refused_when_the_preset_loads(site):
                                           ("sambanova", "sntilestat"), ("cerebras", "csctl"),
                                           ("groq", "groq-smi")])
 def test_detection_by_tools_on_path(system, tool, tmp_path, monkeypatch):
-    from accelbench.engine.probe import slurm_gres
-    from accelbench.engine.registry import detect, get_accelerator
+    from accelbench.engine.launchers.slurm.gres import slurm_gres
+    from accelbench.engine.plugin.registry import detect, get_accelerator
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no Slurm, no vendor tools
     slurm_gres.cache_clear()
@@ -156,9 +156,9 @@ def test_detection_by_tools_on_path(system, tool, tmp_path, monkeypatch):
 
 
 def test_detection_through_slurm_gres(monkeypatch):
-    from accelbench.engine.registry import detect, get_accelerator
+    from accelbench.engine.plugin.registry import detect, get_accelerator
 
-    monkeypatch.setattr("accelbench.engine.probe.slurm_gres", lambda: {"rdu": 8})
+    monkeypatch.setattr("accelbench.engine.launchers.slurm.gres.slurm_gres", lambda: {"rdu": 8})
     found = detect(get_accelerator("sambanova"))
     assert found.available and found.detail == "through Slurm (GRES rdu:8 per node)"
 
@@ -166,7 +166,7 @@ def test_detection_through_slurm_gres(monkeypatch):
 def test_cerebras_appliance_state_and_cancel_with_csctl(site, runner, monkeypatch, tmp_path):
     from accelbench.engine.systems.cerebras.appliance import APPLIANCE
 
-    monkeypatch.setattr("accelbench.engine.registry.require_available", lambda name: None)
+    monkeypatch.setattr("accelbench.engine.plugin.registry.require_available", lambda name: None)
     monkeypatch.setenv("PATH", f"{STANDINS}:{__import__('os').environ['PATH']}")
     monkeypatch.setenv("CSCTL_CANCELLED", str(tmp_path / "cancelled"))
     monkeypatch.setattr(APPLIANCE, "interval", 0.2)

@@ -10,9 +10,9 @@ from collections import defaultdict
 import psutil
 import pytest
 
-from accelbench.engine.events import Utilization
-from accelbench.engine.registry import get_accelerator
-from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.config.spec import spec_from_dict
+from accelbench.engine.core.events import Utilization
+from accelbench.engine.plugin.registry import get_accelerator
 from tests.conftest import ROOT
 
 STANDINS = ROOT / "tests" / "standins"
@@ -33,7 +33,7 @@ TOOLS = {"trainium": "neuron-monitor", "ipu": "gc-inventory", "sambanova": "snti
 @pytest.fixture
 def run_on(runner, monkeypatch):
     """Run a 2 s job on an accelerator (taken as present) with ``path`` as PATH."""
-    monkeypatch.setattr("accelbench.engine.registry.require_available", get_accelerator)
+    monkeypatch.setattr("accelbench.engine.plugin.registry.require_available", get_accelerator)
 
     def run(accelerator, path):
         monkeypatch.setenv("PATH", path)

@@ -19,15 +19,17 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from accelbench.engine import digest, experiment, plugins, registry
-from accelbench.engine.compare import compare
-from accelbench.engine.errors import UserError
-from accelbench.engine.follow import Follower
-from accelbench.engine.runner import RunHandle, Runner
-from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import RunQuery
-from accelbench.engine.summary import RunSummary
-from accelbench.engine.text import printable, printable_lines
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.job import JobSpec
+from accelbench.engine.core.summary import RunSummary
+from accelbench.engine.core.text import printable, printable_lines
+from accelbench.engine.plugin import entrypoints as plugins
+from accelbench.engine.plugin import registry
+from accelbench.engine.run import digest, experiment
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.run.runner import RunHandle, Runner
+from accelbench.engine.store.compare import compare
+from accelbench.engine.store.runs import RunQuery
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
 from accelbench.tui.screens.compare import CompareScreen

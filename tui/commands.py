@@ -10,11 +10,11 @@ from typing import Any, Protocol, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from accelbench.engine import registry
-from accelbench.engine.present import short_id
-from accelbench.engine.presets import list_presets
-from accelbench.engine.runner import Runner
-from accelbench.engine.spec import JobSpec
+from accelbench.engine.config.presets import list_presets
+from accelbench.engine.core.job import JobSpec
+from accelbench.engine.plugin import registry
+from accelbench.engine.run.runner import Runner
+from accelbench.engine.view.model import short_id
 
 Entry = tuple[str, Callable[[], Any], str, tuple[str, ...]]
 EXACT = 1e9  # the score of a run named exactly by the query: above any fuzzy match

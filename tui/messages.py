@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from accelbench.engine.compare import Comparison
-from accelbench.engine.follow import Follower
-from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import RunInfo, RunOrder, RunQuery
-from accelbench.engine.summary import RunSummary
+from accelbench.engine.core.job import JobSpec, RunInfo
+from accelbench.engine.core.summary import RunSummary
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.store.compare import Comparison
+from accelbench.engine.store.runs import RunOrder, RunQuery
 
 
 class OpenRun(Message):

@@ -34,11 +34,12 @@ from typing import Any, BinaryIO
 
 import psutil
 
-from accelbench.engine import fs, journal
-from accelbench.engine.events import Diagnosis
-from accelbench.engine.exitfile import ExitRecord, recorded, reserve, write_exit
+from accelbench.engine.core import fs
+from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.launchers.procs import group_alive
-from accelbench.engine.store import (
+from accelbench.engine.rundir import journal
+from accelbench.engine.rundir.exitfile import ExitRecord, recorded, reserve, write_exit
+from accelbench.engine.rundir.files import (
     CANCEL_FILE,
     EXIT_FILE,
     LAUNCH_FILE,

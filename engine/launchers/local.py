@@ -9,17 +9,16 @@ import socket
 import subprocess
 import time
 
-from accelbench.engine import journal
-from accelbench.engine.exitfile import recorded, write_exit
+from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers import jobwrap
-from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.procs import alive, group_alive
-from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import (
+from accelbench.engine.plugin.launcher import Launcher
+from accelbench.engine.rundir import journal
+from accelbench.engine.rundir.exitfile import recorded, write_exit
+from accelbench.engine.rundir.files import (
     CANCEL_FILE,
     EXIT_FILE,
     WRAPPER_FILE,
-    RunInfo,
     read_json,
     write_json,
 )

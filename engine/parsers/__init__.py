@@ -12,8 +12,8 @@ from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from accelbench.engine.events import Diagnosis, Event
-from accelbench.engine.rows import Batch, Rows
+from accelbench.engine.core.batches import Batch, Rows
+from accelbench.engine.core.events import Diagnosis, Event
 
 if TYPE_CHECKING:
     from accelbench.engine.parsers.steps import StepLines
@@ -26,7 +26,7 @@ class Dialect:
     Throughput, Utilization, Diagnosis; never Log: the caller makes those), each
     with this dialect's ``run_id`` and the timestamp it is given unless the line
     carries its own; ``feed_lines`` (optional) does the same for many lines at once, and
-    may give the events of a run of lines alike as one ``Rows`` (columns: ``engine.rows``);
+    may give the events of a run of lines alike as one ``Rows`` (columns: ``engine.core.batches``);
     ``feed_text`` reads the lines it needs straight from a block of text, where the
     dialect declares its ``step_lines`` (``parsers.steps``: the literal each holds, the
     pattern that reads it, the conversion of each group) and gives their events from the

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from accelbench.engine.launchers.slurm.log_dialect import SlurmLog
+from accelbench.engine.launchers.slurm.table_dialect import SlurmTable
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.hf_trainer import HFTrainer
 from accelbench.engine.parsers.keras import Keras
-from accelbench.engine.parsers.slurm_log import SlurmLog
-from accelbench.engine.parsers.slurm_tables import SlurmTable
 from accelbench.engine.parsers.tqdm_bar import TqdmBar
 from accelbench.engine.reading.failures import Failures
 from accelbench.engine.reading.mllog import Mllog

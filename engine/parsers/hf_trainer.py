@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
-from accelbench.engine.events import Event, Metric, Progress, finite
+from accelbench.engine.core.events import Event, Metric, Progress, finite
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 

@@ -1,6 +1,6 @@
 """The machine lines accelbench's own workloads print (``@@accelbench {...}``).
 
-They come from user code, so every field is checked (``engine.events.build``): a
+They come from user code, so every field is checked (``engine.core.events.build``): a
 damaged line is refused with the reason, and the caller keeps it as a log line.
 
 The lines a live run prints by the hundred a second (progress, throughput, loss, as
@@ -15,8 +15,8 @@ import json
 import re
 from typing import Any
 
-from accelbench.engine.errors import shown
-from accelbench.engine.events import (
+from accelbench.engine.core.errors import shown
+from accelbench.engine.core.events import (
     EVENT_TYPES,
     Event,
     Finished,

@@ -14,9 +14,9 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 
-from accelbench.engine.events import Event
+from accelbench.engine.core.batches import Rows
+from accelbench.engine.core.events import Event
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.rows import Rows
 
 # The characters that an ASCII letter matches in any case (re.IGNORECASE) but not lowered:
 # a text holding one is searched by a pattern in any case.

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from accelbench.engine.events import Event
+from accelbench.engine.core.batches import Rows
+from accelbench.engine.core.events import Event
 from accelbench.engine.parsers.prefilter import line_starts
-from accelbench.engine.rows import Rows
 
 if TYPE_CHECKING:
     from accelbench.engine.parsers import Dialect

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from accelbench.engine.events import Event, Metric, Progress
+from accelbench.engine.core.events import Event, Metric, Progress
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import any_line
 

@@ -29,7 +29,7 @@ one ``Diagnosis`` with the figures it names and what to do.
   that failure's echo: other ranks, the launcher re-raising it).
 
 Slurm's own lines (time limit, ``oom_kill`` events, a task's exit code) are
-``parsers.slurm_log``'s. Each code is diagnosed once per run: the same error from eight
+``launchers.slurm.log_dialect``'s. Each code is diagnosed once per run: the same error from eight
 ranks, or a traceback on every rank, is one diagnosis.
 """
 
@@ -40,7 +40,7 @@ import signal
 from collections.abc import Callable
 from typing import ClassVar
 
-from accelbench.engine.events import Diagnosis, Event
+from accelbench.engine.core.events import Diagnosis, Event
 from accelbench.engine.parsers import Dialect
 
 _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"

@@ -12,8 +12,8 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from accelbench.engine import safefile
-from accelbench.engine.errors import UserError
+from accelbench.engine.core import safefile
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.reading.records import Record, figure, lines, place
 from accelbench.engine.reading.vocabulary import named
 

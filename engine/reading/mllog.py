@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Throughput
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Throughput
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.reading.records import figure
 from accelbench.engine.reading.vocabulary import named

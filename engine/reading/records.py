@@ -19,8 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.events import MAX_INT, Diagnosis, Event, Metric, Progress, Throughput, finite
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.events import (
+    MAX_INT,
+    Diagnosis,
+    Event,
+    Metric,
+    Progress,
+    Throughput,
+    finite,
+)
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 

@@ -65,7 +65,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from accelbench.engine.events import (
+from accelbench.engine.core.batches import Batch, Rows, expanded
+from accelbench.engine.core.events import (
     MAX_INT,
     Diagnosis,
     Event,
@@ -79,7 +80,6 @@ from accelbench.engine.parsers.prefilter import line_starts
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 from accelbench.engine.reading.numbers import Counter, Named, counters, named_numbers
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
-from accelbench.engine.rows import Batch, Rows, expanded
 
 REPEAT = 3  # times a masked line is seen before it is a template
 SAMPLE_ALL = 64 * 1024  # a text this short is its own sample

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from accelbench.engine import safefile
-from accelbench.engine.errors import UserError
+from accelbench.engine.core import safefile
+from accelbench.engine.core.errors import UserError
 
 MAX_RECORD = 64 * 1024 * 1024  # bytes: an event larger than this is damage, not data
 PREFIX = "events.out.tfevents."

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import safefile
-from accelbench.engine.errors import UserError
+from accelbench.engine.core import safefile
+from accelbench.engine.core.errors import UserError
 from accelbench.engine.reading.records import Record, figure, lines, number, place
 from accelbench.engine.reading.vocabulary import named
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from accelbench.engine.events import Utilization, build, loads
+from accelbench.engine.core.events import Utilization, build, loads
 
 
 def record_line(t: float, engines: list[dict[str, Any]]) -> str:

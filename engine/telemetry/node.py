@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from accelbench.engine import safefile
+from accelbench.engine.core import safefile
 
 TOOL_TIMEOUT_S = 5.0  # a one-shot tool that has not answered by then is reported hung
 WAITING = "no reading yet"  # the why of a source that has not answered once

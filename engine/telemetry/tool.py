@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import safefile
+from accelbench.engine.core import safefile
 
 Readings = list[dict[str, Any]]
 

@@ -2,7 +2,7 @@
 
 The generic workloads run on the systems that say so (``System.extends``); each
 system's own workloads live in its package (``engine/systems``), and the catalog
-of them all is ``engine.registry.workloads()``. The scripts beside this file are
+of them all is ``engine.plugin.registry.workloads()``. The scripts beside this file are
 standalone (they need only torch, or transformers for BERT) and run under whichever
 Python the run names; this module never imports them.
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine.errors import UserError, shown
-from accelbench.engine.params import Param
+from accelbench.engine.core.errors import UserError, shown
+from accelbench.engine.core.params import Param
 from accelbench.engine.parsers.generic import GENERIC_DIALECTS
 
 SCRIPTS_DIR = Path(__file__).resolve().parent

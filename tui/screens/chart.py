@@ -14,10 +14,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Input, Static
 
-from accelbench.engine import format as fmt
-from accelbench.engine import plot, present
-from accelbench.engine.follow import Follower
-from accelbench.engine.text import printable
+from accelbench.engine.core.text import printable
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.view import figures as fmt
+from accelbench.engine.view import model as present
+from accelbench.engine.view import plot
 from accelbench.tui.nav import NavScreen
 
 REFRESH_S = 1.0

@@ -14,9 +14,10 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 
-from accelbench.engine import layout, plot, present
-from accelbench.engine.compare import Comparison, loss_curves, throughput
-from accelbench.engine.summary import figures_help
+from accelbench.engine.core.summary import figures_help
+from accelbench.engine.store.compare import Comparison, loss_curves, throughput
+from accelbench.engine.view import layout, plot
+from accelbench.engine.view import model as present
 from accelbench.tui.messages import ComparisonWanted
 from accelbench.tui.nav import NavScreen
 

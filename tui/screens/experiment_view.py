@@ -14,10 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from accelbench.engine import layout, present
-from accelbench.engine.experiment import Entry, Experiment
-from accelbench.engine.follow import Follower
-from accelbench.engine.summary import figures_help
+from accelbench.engine.core.summary import figures_help
+from accelbench.engine.run.experiment import Entry, Experiment
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.view import layout
+from accelbench.engine.view import model as present
 from accelbench.tui.messages import CompareRuns, FollowersWanted, OpenRun
 from accelbench.tui.nav import NavScreen
 from accelbench.tui.screens.confirm import Confirm

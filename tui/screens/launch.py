@@ -13,15 +13,16 @@ from textual.markup import escape
 from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from accelbench.engine import registry
-from accelbench.engine import sweep as sweeps
-from accelbench.engine.errors import UserError
-from accelbench.engine.launchers import get_launcher
-from accelbench.engine.params import Param
-from accelbench.engine.present import availability_cell
-from accelbench.engine.presets import PresetEntry, find_preset, list_presets
-from accelbench.engine.spec import JobSpec, load_preset, spec_from_dict
-from accelbench.engine.system import Availability
+from accelbench.engine.config import sweep as sweeps
+from accelbench.engine.config.presets import PresetEntry, find_preset, list_presets
+from accelbench.engine.config.spec import load_preset, spec_from_dict
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.job import JobSpec
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin import registry
+from accelbench.engine.plugin.launcher import get_launcher
+from accelbench.engine.plugin.system import Availability
+from accelbench.engine.view.model import availability_cell
 from accelbench.tui.messages import SpecWanted, StartRun
 from accelbench.tui.nav import NavScreen
 from accelbench.tui.widgets.param_form import ParamForm

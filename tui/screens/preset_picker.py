@@ -12,8 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from accelbench.engine.presets import PresetEntry
-from accelbench.engine.spec import JobSpec
+from accelbench.engine.config.presets import PresetEntry
+from accelbench.engine.core.job import JobSpec
 
 
 class PresetPicker(ModalScreen[JobSpec | None]):

@@ -12,11 +12,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Footer, Header, ProgressBar, Static, Tab, Tabs
 
-from accelbench.engine import format as fmt
-from accelbench.engine import present
-from accelbench.engine.follow import Follower
-from accelbench.engine.state import RunState
-from accelbench.engine.summary import figures_help
+from accelbench.engine.core.summary import figures_help
+from accelbench.engine.run.follow import Follower
+from accelbench.engine.run.state import RunState
+from accelbench.engine.view import figures as fmt
+from accelbench.engine.view import model as present
 from accelbench.tui.messages import CancelRun
 from accelbench.tui.nav import NavScreen
 from accelbench.tui.screens.chart import ChartScreen

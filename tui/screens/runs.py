@@ -23,8 +23,10 @@ from textual.strip import Strip
 from textual.widgets import DataTable, Footer, Header
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from accelbench.engine import layout, present
-from accelbench.engine.store import RunInfo, RunOrder, RunQuery
+from accelbench.engine.core.job import RunInfo
+from accelbench.engine.store.runs import RunOrder, RunQuery
+from accelbench.engine.view import layout
+from accelbench.engine.view import model as present
 from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, RunsWanted
 from accelbench.tui.nav import NavScreen
 

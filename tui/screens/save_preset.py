@@ -13,8 +13,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from accelbench.engine.presets import user_dir
-from accelbench.engine.spec import JobSpec, save_preset
+from accelbench.engine.config.presets import user_dir
+from accelbench.engine.config.spec import save_preset
+from accelbench.engine.core.job import JobSpec
 from accelbench.tui.screens.confirm import Confirm
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

@@ -2,7 +2,7 @@
 each CPU core or not).
 
 Sampling never runs on the event loop: one worker thread starts the samplers, reads
-and draws a sample every interval and stops them when the screen is left (``engine.top``;
+and draws a sample every interval and stops them when the screen is left (``engine.run.top``;
 each tool in a thread of its own, so a hung tool holds up only its own row).
 """
 
@@ -20,8 +20,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Footer, Header
 
-from accelbench.engine import registry, topview
-from accelbench.engine.top import Sample, Top
+from accelbench.engine.plugin import registry
+from accelbench.engine.run.top import Sample, Top
+from accelbench.engine.view import topview
 from accelbench.tui.nav import NavScreen
 
 

@@ -6,9 +6,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from accelbench.engine.present import utilization_figure
-from accelbench.engine.state import RunState
-from accelbench.engine.text import printable
+from accelbench.engine.core.text import printable
+from accelbench.engine.run.state import RunState
+from accelbench.engine.view.model import utilization_figure
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 

@@ -16,9 +16,9 @@ from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Log, Static
 
-from accelbench.engine.events import Log as LogEvent
-from accelbench.engine.follow import Follower
-from accelbench.engine.text import printable
+from accelbench.engine.core.events import Log as LogEvent
+from accelbench.engine.core.text import printable
+from accelbench.engine.run.follow import Follower
 
 MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines

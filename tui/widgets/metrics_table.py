@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from accelbench.engine import present
-from accelbench.engine.state import RunState
+from accelbench.engine.run.state import RunState
+from accelbench.engine.view import model as present
 
 SPARK_WIDTH = 20  # characters of each metric's sparkline (fewer where the table is narrow)
 SPARK_MIN = 4

@@ -10,8 +10,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from accelbench.engine.errors import UserError
-from accelbench.engine.params import Param
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.params import Param
 
 
 class Toggle(Checkbox):

@@ -26,8 +26,8 @@ class Kind:
 
 def kinds() -> tuple[Kind, ...]:
     """Every kind of tool output read whole, in the order a file is tried."""
-    from accelbench.engine.parsers.slurm_rows import job_tables
-    from accelbench.engine.parsers.slurm_tables import SlurmTable
+    from accelbench.engine.launchers.slurm.table_dialect import SlurmTable
+    from accelbench.engine.launchers.slurm.tables import job_tables
     from accelbench.engine.reading.tools.pbs_jobs import PbsTable, job_runs
 
     return (Kind(SlurmTable.name, SlurmTable.sniff, job_tables),

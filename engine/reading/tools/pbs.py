@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from accelbench.engine.launchers.slurm_accounting import elapsed_seconds
 from accelbench.engine.reading.tools import columns, keyvalue
+from accelbench.engine.reading.tools.durations import elapsed_seconds
 
 _JOB_ID = re.compile(r"^\d+(?:\[\d*\])?(?:\.[\w.*-]*)?\*?$")
 _FULL = re.compile(r"^Job Id:\s*(\S+)\s*$")

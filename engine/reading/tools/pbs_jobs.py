@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.reading.tools.pbs import WAITING, PbsJob, looks_like_pbs, read_jobs
 

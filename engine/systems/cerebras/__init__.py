@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import site
-from accelbench.engine.errors import UserError
-from accelbench.engine.params import Param
-from accelbench.engine.probe import tools
-from accelbench.engine.system import Availability, System
+from accelbench.engine.config import site
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin.detect import tools
+from accelbench.engine.plugin.system import Availability, System
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from accelbench.engine.workloads import Context, Plan, Workload, file_arg
 

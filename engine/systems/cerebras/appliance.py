@@ -16,11 +16,12 @@ import subprocess
 import threading
 import time
 
-from accelbench.engine import safefile
-from accelbench.engine.events import Phase
+from accelbench.engine.core import safefile
+from accelbench.engine.core.events import Phase
+from accelbench.engine.core.job import RunInfo
 from accelbench.engine.launchers.local import Local
-from accelbench.engine.launchers.slurm import record
-from accelbench.engine.store import OUTPUT_FILE, RunInfo
+from accelbench.engine.rundir import journal
+from accelbench.engine.rundir.files import OUTPUT_FILE
 
 _JOB_ID = re.compile(rb"wsjob-[a-z0-9]+")
 _PHASES = {"QUEUEING": "queued", "QUEUED": "queued", "SCHEDULED": "queued",
@@ -77,7 +78,7 @@ def job_ids(run: RunInfo) -> list[str]:
         with open(safefile.open_regular(run.path(OUTPUT_FILE)), "rb") as f:
             f.seek(offset)
             data = f.read(safefile.SMALL)
-    except (OSError, ValueError):  # missing yet, or not a log (``engine.safefile``)
+    except (OSError, ValueError):  # missing yet, or not a log (``engine.core.safefile``)
         return ids
     cut = data.rfind(b"\n") + 1
     for found in _JOB_ID.findall(data[:cut]):
@@ -103,8 +104,9 @@ class Appliance(Local):
         if ids and status == "running":
             phase = APPLIANCE.phases().get(ids[-1])
             if phase and phase not in _FINAL:
-                record(run, Phase(run.id, time.time(), _PHASES.get(phase, "running"),
-                                  f"csctl: {ids[-1]} {phase}"))
+                journal.append(run.dir, Phase(run.id, time.time(),
+                                              _PHASES.get(phase, "running"),
+                                              f"csctl: {ids[-1]} {phase}"))
         return status
 
     def cancel(self, run: RunInfo, grace: float = 10.0) -> None:

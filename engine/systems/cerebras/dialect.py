@@ -20,11 +20,11 @@ import re
 from itertools import repeat
 from typing import Any
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
-from accelbench.engine.logclock import stamp_seconds, stamps_times
+from accelbench.engine.core.batches import Rows
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, split_rows, whole
-from accelbench.engine.rows import Rows
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
 _LINE = re.compile("^" + _HEAD + "(.*)$")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import platform
 
-from accelbench.engine.params import Param
-from accelbench.engine.system import Availability, System
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin.system import Availability, System
 from accelbench.engine.telemetry.host import HostNode
 from accelbench.engine.workloads import Extension
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from accelbench.engine.params import Param
-from accelbench.engine.system import Availability, System
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin.system import Availability, System
 from accelbench.engine.systems.cuda.dialect import NvidiaSmi
 from accelbench.engine.systems.cuda.node import NvidiaNode
 from accelbench.engine.systems.cuda.telemetry import NvmlSampler

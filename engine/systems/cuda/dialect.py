@@ -29,7 +29,7 @@ import re
 import time
 from datetime import datetime
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Utilization
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Utilization
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import any_line
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accelbench.engine.params import Param
+from accelbench.engine.core.params import Param
 from accelbench.engine.workloads import Context, Plan, Workload
 
 GPUS = Param("gpus", int, 0, "CUDA: GPUs to train on, one torchrun process each"

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import site
-from accelbench.engine.errors import UserError
-from accelbench.engine.params import Param
-from accelbench.engine.probe import devices, tools
-from accelbench.engine.system import Availability, Column, System
+from accelbench.engine.config import site
+from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin.detect import devices, tools
+from accelbench.engine.plugin.system import Availability, Column, System
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from accelbench.engine.workloads import Context, Plan, Workload, own_script
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from accelbench.engine.events import Event, Metric, Phase
+from accelbench.engine.core.events import Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

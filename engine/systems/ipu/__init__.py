@@ -8,8 +8,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine.params import Param
-from accelbench.engine.system import System
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin.system import System
 from accelbench.engine.systems.ipu.detect import detect
 from accelbench.engine.systems.ipu.dialect import PopTorch
 from accelbench.engine.systems.ipu.examples import GraphcoreExamples

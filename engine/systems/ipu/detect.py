@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import subprocess
 
-from accelbench.engine.probe import finder, tools
-from accelbench.engine.system import Availability
+from accelbench.engine.plugin.detect import finder, tools
+from accelbench.engine.plugin.system import Availability
 from accelbench.engine.systems.ipu.telemetry import read_devices, read_monitor
 
 _HERE = finder("/dev/ipu*", ("gc-info", "gc-monitor"))

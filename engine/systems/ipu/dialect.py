@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.systems.ipu.examples import GraphcoreExamples
 

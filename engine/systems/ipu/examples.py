@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from accelbench.engine.events import Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.core.events import Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 
 _NUM = r"(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"

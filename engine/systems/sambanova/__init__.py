@@ -6,9 +6,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from accelbench.engine import site
-from accelbench.engine.params import Param
-from accelbench.engine.system import System
+from accelbench.engine.config import site
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin.system import System
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from accelbench.engine.systems.sambanova.inventory import detect
 from accelbench.engine.systems.sambanova.node import SntilestatNode

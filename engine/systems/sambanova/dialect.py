@@ -27,11 +27,11 @@ import time
 from itertools import repeat
 from typing import Any
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
-from accelbench.engine.logclock import stamps_times
+from accelbench.engine.core.batches import Rows
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.logclock import stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, whole
-from accelbench.engine.rows import Rows
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _SUMMARY = re.compile(r"\b(e2e_train_time|training_sequences_per_second|final_loss|"

@@ -12,8 +12,8 @@ import re
 import subprocess
 from dataclasses import dataclass
 
-from accelbench.engine.probe import finder, tools
-from accelbench.engine.system import Availability
+from accelbench.engine.plugin.detect import finder, tools
+from accelbench.engine.plugin.system import Availability
 
 _COUNT = re.compile(r"^\s*Number of (XRDUS|RDUS|TILES)\s*:\s*(\d+)\s*$")
 _PLATFORM = re.compile(r"^\s*Platform Name\s*:\s*(.*\S)\s*$")

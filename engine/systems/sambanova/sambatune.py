@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from accelbench.engine.events import Diagnosis, Event, Phase
+from accelbench.engine.core.events import Diagnosis, Event, Phase
 from accelbench.engine.parsers import Dialect
 
 _FAILURE = re.compile(r" - Error - FAILURE: (.*\S)")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accelbench.engine.events import Diagnosis, Event, Utilization
+from accelbench.engine.core.events import Diagnosis, Event, Utilization
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.telemetry.tool import Readings, ToolSampler
 

@@ -5,8 +5,8 @@ neuron-profile's output read."""
 
 from __future__ import annotations
 
-from accelbench.engine.params import Param
-from accelbench.engine.system import Column, System
+from accelbench.engine.core.params import Param
+from accelbench.engine.plugin.system import Column, System
 from accelbench.engine.systems.trainium import neuron_ls
 from accelbench.engine.systems.trainium.neuron_compile import NeuronCompile
 from accelbench.engine.systems.trainium.neuron_monitor import NeuronMonitor

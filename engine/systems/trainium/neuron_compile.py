@@ -19,7 +19,7 @@ import functools
 import re
 import time
 
-from accelbench.engine.events import Diagnosis, Event, Metric, Phase
+from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
 
 _COMPILING = ("||NEURON_CC_WRAPPER||", "||NEURON_CACHE||", "PARALLEL_COMPILE||",

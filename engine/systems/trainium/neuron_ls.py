@@ -16,10 +16,10 @@ import re
 import subprocess
 from dataclasses import dataclass
 
-from accelbench.engine.events import Event, Metric
+from accelbench.engine.core.events import Event, Metric
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.probe import finder, tools
-from accelbench.engine.system import Availability
+from accelbench.engine.plugin.detect import finder, tools
+from accelbench.engine.plugin.system import Availability
 
 _GIB = 2 ** 30
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?) GB$")

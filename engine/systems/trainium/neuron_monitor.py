@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from accelbench.engine.events import Event, Metric, Utilization
+from accelbench.engine.core.events import Event, Metric, Utilization
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.systems.trainium.telemetry import device_memory_used, readings
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from accelbench.engine.events import Event, Metric, Utilization
+from accelbench.engine.core.events import Event, Metric, Utilization
 from accelbench.engine.parsers import Dialect
 
 _BOLD = re.compile(r"^\*\*(\w+)\*\*$")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from accelbench.engine.events import Diagnosis, Event
+from accelbench.engine.core.events import Diagnosis, Event
 from accelbench.engine.parsers import Dialect
 
 # (code, pattern, message, hint): the first match of a line wins; each code once per run.

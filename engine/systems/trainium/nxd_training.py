@@ -14,11 +14,11 @@ import re
 from itertools import repeat
 from typing import Any
 
-from accelbench.engine.events import Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.core.batches import Rows
+from accelbench.engine.core.events import Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.steps import StepLines, optional
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
-from accelbench.engine.rows import Rows
 
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan|-?inf)"
 _STEP = re.compile(rf"\bstep (\d+) step_time {_NUMBER}s throughput {_NUMBER} seq/s"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine import site
-from accelbench.engine.params import Param
+from accelbench.engine.config import site
+from accelbench.engine.core.params import Param
 from accelbench.engine.workloads import Context, Extension, Plan, Workload
 
 HERE = Path(__file__).resolve().parent
