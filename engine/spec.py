@@ -6,7 +6,6 @@ the key and what was expected.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -17,7 +16,7 @@ import tomli_w
 
 from accelbench.engine import sweep as sweeps
 from accelbench.engine import tomlfile
-from accelbench.engine.errors import UserError, lookup, shown, shown_key
+from accelbench.engine.errors import UserError, close_to, lookup, shown, shown_key
 from accelbench.engine.launchers import Launcher, launchers, option_tables
 from accelbench.engine.params import Param, check_text
 from accelbench.engine.registry import get_accelerator, get_workload
@@ -317,5 +316,5 @@ def _line_of(text: str, table: str, key: str) -> int | None:
 
 
 def _suggest(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(known)})"
+    close = close_to(key, known)
+    return f" (did you mean {close!r}?)" if close else f" (known keys: {', '.join(known)})"

@@ -42,6 +42,11 @@ class Launcher(ABC):
         """The door ``spec`` goes through, in one line (the launch screen shows it)."""
         return self.name
 
+    def unavailable(self) -> str:
+        """Why no job can go through this door here, in one line ("" where one can: the
+        default). Bounded in time: ``accelbench presets`` asks every launcher it lists."""
+        return ""
+
     @abstractmethod
     def start(self, run: RunInfo, spec: JobSpec) -> None:
         """Start the job that the run's ``launch.json`` describes; return once it is on its way."""

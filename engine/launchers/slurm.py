@@ -27,6 +27,7 @@ from accelbench.engine.launchers.slurm_commands import (
     resource_args,
     sbatch,
     scancel,
+    submit_refused,
 )
 from accelbench.engine.launchers.slurm_commands import (
     check as check_slurm,
@@ -96,6 +97,9 @@ class Slurm(Launcher):
 
     def check(self, options: dict[str, Any]) -> None:
         check_slurm(options)
+
+    def unavailable(self) -> str:
+        return submit_refused()
 
     def describe(self, spec: JobSpec) -> str:
         return " ".join([self.name, *resource_args(self.settings(spec))])
