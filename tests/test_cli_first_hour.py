@@ -32,10 +32,9 @@ def ran_true() -> str:
 
 def imported(path: Path = NANOGPT) -> str:
     """The id of the run an import of ``path`` makes."""
-    out = accelbench("import", str(path), "--json")
+    out = accelbench("import", str(path))
     assert out.returncode == 0, out.stderr
-    [run] = json.loads(out.stdout)["runs"]
-    return run["id"]
+    return listing()[0]["id"]  # (the newest)
 
 
 class Terminal:
@@ -220,9 +219,10 @@ def test_a_sweep_is_one_experiment_name_from_the_cli_and_the_form(home, tmp_path
     deadline = time.monotonic() + 60
     while exp.status() == "running" and time.monotonic() < deadline:
         time.sleep(0.2)
-    experiments = json.loads(accelbench("runs", "--experiments", "--json").stdout)
+    experiments = json.loads(accelbench("runs", "--experiments", "--format", "json").stdout)
     assert [e["name"] for e in experiments] == ["pad", "pad"]
-    compared = json.loads(accelbench("compare", "--experiment", "pad", "--json").stdout)
+    compared = json.loads(accelbench("compare", "--experiment", "pad", "--format",
+                                     "json").stdout)
     assert len(compared["runs"]) == 2
 
 
@@ -275,15 +275,18 @@ def test_a_slurm_preset_is_usable_only_where_sbatch_submits(home, tmp_path, monk
     (tools / "sbatch").write_text(f"#!/bin/sh\n{script}")
     (tools / "sbatch").chmod(0o755)
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("COLUMNS", "300")
+    table = accelbench("presets").stdout
+    [row] = [line.split() for line in table.splitlines() if line.startswith("slurm-cpu-mnist ")]
+    assert row[:5] == ["slurm-cpu-mnist", "cpu", "yes" if here else "no", "mnist_cnn", "slurm"]
+    said = ("here = no: launchers slurm, srun: sbatch --test-only failed: sbatch: fatal: Could"
+            " not establish a configuration source")
+    assert (said in table.splitlines()) is not here
     presets = {p["name"]: p for p in json.loads(accelbench("presets", "--json").stdout)}
     assert presets["slurm-cpu-mnist"]["here"] is here and presets["cpu-mnist"]["here"] is True
     assert presets["slurm-cpu-mnist"]["launcher_refused"] == (
         None if here else "sbatch --test-only failed: sbatch: fatal: Could not establish a"
         " configuration source")
-    table = accelbench("presets").stdout
-    said = ("here = no: launchers slurm, srun: sbatch --test-only failed: sbatch: fatal: Could"
-            " not establish a configuration source")
-    assert (said in " ".join(table.split())) is not here
 
 
 def test_one_of_a_thing_is_counted_in_the_singular(home, monkeypatch):
