@@ -107,22 +107,27 @@ class _Importer(Reader):
 
 
 def content_hash(path: Path) -> str:
-    """The SHA-256 of what importing ``path`` reads: a file's bytes, or a run directory's
-    structured files (each one's name and bytes); "" for what has no fixed content (a pipe)
-    or cannot be read (its reading says why)."""
-    files = ondisk.run_files(path) if path.is_dir() else [path]
-    digest = hashlib.sha256()
+    """The SHA-256 of what importing ``path`` reads: a file's bytes (as ``sha256sum`` gives
+    it), or for a run directory that of its structured files' names and SHA-256s; "" for
+    what has no fixed content (a pipe) or cannot be read (its reading says why)."""
+    if not path.is_dir():
+        return _sha256(path)
+    sums = {file: _sha256(file) for file in ondisk.run_files(path) or ()}
+    if not sums or "" in sums.values():
+        return ""
+    text = "".join(f"{file.relative_to(path)}\0{digest}\n" for file, digest in sums.items())
+    return hashlib.sha256(text.encode(errors="surrogateescape")).hexdigest()
+
+
+def _sha256(file: Path) -> str:
+    """The SHA-256 of a regular file's bytes, "" for anything else or an unreadable one."""
     try:
-        for file in files or ():
-            if safefile.irregular(file) is not None:
-                return ""
-            if path.is_dir():
-                digest.update(f"{file.relative_to(path)}\0".encode(errors="surrogateescape"))
-            with safefile.opened(file) as data:
-                digest.update(hashlib.file_digest(data, "sha256").digest())
+        if safefile.irregular(file) is not None:
+            return ""
+        with safefile.opened(file) as data:
+            return hashlib.file_digest(data, "sha256").hexdigest()
     except (OSError, UserError):
         return ""
-    return digest.hexdigest() if files else ""
 
 
 def imported_before(store, content: str) -> list[str]:
