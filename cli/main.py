@@ -246,8 +246,8 @@ def _json_option(command: argparse.ArgumentParser, formats: tuple[str, ...] = ()
     command.add_argument("--json", action="store_true", help="print JSON, for scripts")
     if formats:
         command.add_argument("--format", choices=(*formats, "json"), default=None,
-                             help=f"{', '.join(formats)} (default {formats[0]});"
-                             " --format json is --json")
+                             help=f"what to print (default {formats[0]}; json: the same as"
+                             " --json)")
 
 
 def _form(args: argparse.Namespace) -> str:
