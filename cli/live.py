@@ -37,9 +37,15 @@ BAR_WIDTH = 40  # the progress bar's cells, where the width allows
 MIN_BAR = 10  # narrower than this, the bar takes a line of its own above the figures
 
 
-def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> RenderableType:
+WRAP_KEY = "w"  # the live view's key that shows its cut log lines whole (and cuts them again)
+
+
+def render(state: RunState, name: str, columns: int, log_lines: int = 5,
+           whole: bool | None = None) -> RenderableType:
     """Phase, progress bar with step/epoch/samples/s/loss/ETA, engines, last log lines, in
-    ``columns`` cells: the figures whole (on a line of their own when narrow)."""
+    ``columns`` cells: the figures whole (on a line of their own when narrow). A log line
+    wider than that is cut with ``…``, or wrapped when ``whole``; ``whole`` None: no key
+    switches it (else a line says that ``WRAP_KEY`` does, where a line is that wide)."""
     now = time.time()
     head = Text.assemble((f"● {state.phase}", present.phase_style(state.phase)),
                          (present.phase_detail(state), "dim"),
@@ -65,8 +71,12 @@ def render(state: RunState, name: str, columns: int, log_lines: int = 5) -> Rend
                               for u in state.utilization.values()], padding=(0, 2)))
     for diag in state.diagnoses:
         parts.append(Text.assemble("! ", present.diagnosis_line(diag), style="yellow"))
-    for line in present.log_lines(state, log_lines):
-        parts.append(Text(line, style="dim", overflow="ellipsis", no_wrap=True))
+    lines = [Text(line, style="dim", overflow="fold" if whole else "ellipsis", no_wrap=not whole)
+             for line in present.log_lines(state, log_lines)]
+    parts.extend(lines)
+    if whole is not None and any(line.cell_len > columns for line in lines):
+        what = "cut the long lines" if whole else "show the cut lines whole"
+        parts.append(Text(f"{WRAP_KEY}: {what}", style="italic dim"))
     return Group(*parts)
 
 
@@ -125,7 +135,7 @@ def comparison_table(cmp: Comparison, title: str, columns: int) -> RenderableTyp
     """A ``Comparison`` as the seed notes tabulate runs, the best value per column marked: a
     row per run, or where that is too wide, a column per run (in as many tables as needed)."""
     heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
-    title = f"{title}: {len(cmp.runs)} runs ({present.BEST_MARK} best)"
+    title = f"{title}: {fmt.counted(len(cmp.runs), 'run')} ({present.BEST_MARK} best)"
     if layout.fit(heads, rows, columns).width <= columns:
         return table(heads, rows, columns, title=title)
     heads, rows = layout.transpose(heads, rows)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import re
 import sys
-from collections.abc import Callable
-from typing import Any, TextIO
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NoReturn, TextIO
 
 from accelbench.engine import __version__
-from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.errors import UserError, close_to
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.core.summary import figures_help
 from accelbench.engine.core.text import printable
@@ -76,8 +78,25 @@ class _Notices(logging.Handler):
 _NOTICES = _Notices()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error for a mistyped command names the close one."""
+
+    commands: Mapping[str, argparse.ArgumentParser]  # the top parser's (the commands' have none)
+
+    def error(self, message: str) -> NoReturn:
+        given = re.search(r"argument COMMAND: invalid choice: '([^']*)'", message)
+        typed = given.group(1) if given else ""
+        close = close_to(typed, getattr(self, "commands", ())) if typed else None
+        if close is None:
+            super().error(message)
+        self.print_usage(sys.stderr)
+        _say(f"{self.prog}: error: unknown command {typed!r} (did you mean {close!r}?)",
+             sys.stderr)
+        sys.exit(2)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="accelbench",
         description="Launch, watch and compare training and inference runs on AI accelerators.")
     parser.add_argument("--version", action="version", version=f"accelbench {__version__}")
@@ -86,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--start", action="store_true",
                         help="with --preset: start the run at once and show it live")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices  # (its error names the close one)
 
     run = sub.add_parser("run", help="start a run from a preset and follow it live")
     run.add_argument("preset", help="a preset file or the name of one (see `accelbench presets`)")
@@ -106,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help=f"show at most N runs (default: {PAGE} in a table, all in JSON)")
     runs.add_argument("--all", action="store_true", help="show every run")
-    runs.add_argument("--format", choices=("table", "json"), default="table")
+    _json_option(runs, ("table",))
     runs.add_argument("--status", metavar="STATUS",
                       help="only runs with this status (comma-separated: done,failed)")
     runs.add_argument("--accelerator", metavar="NAME", help="only runs on this accelerator")
@@ -121,8 +141,7 @@ def _parser() -> argparse.ArgumentParser:
                              " figures, the best marked", epilog=FIGURES_HELP)
     compare.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique parts)")
     compare.add_argument("--experiment", metavar="NAME", help="every run of this experiment")
-    compare.add_argument("--format", choices=("table", "csv", "markdown", "json"),
-                         default="table")
+    _json_option(compare, ("table", "csv", "markdown"))
     compare.add_argument("--plot", action="store_true",
                          help="also plot throughput against the knobs, and the loss curves")
     compare.add_argument("--output", "-o", metavar="FILE", help="write the export to FILE")
@@ -132,6 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     rm.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique parts)")
     rm.add_argument("--experiment", metavar="NAME", help="the experiment and all its runs")
     rm.add_argument("--force", action="store_true", help="cancel live runs first")
+    rm.add_argument("--yes", "-y", action="store_true",
+                    help="delete without asking (needed where there is no terminal to ask on)")
     rm.set_defaults(func=_cmd_rm)
 
     clean = sub.add_parser("clean", help="delete finished runs older than some days")
@@ -139,6 +160,7 @@ def _parser() -> argparse.ArgumentParser:
     clean.add_argument("--status", default=",".join(FINAL_STATUSES),
                        help="only runs that ended so (comma-separated; default: any end)")
     clean.add_argument("--dry-run", action="store_true", help="list what would go, delete nothing")
+    _json_option(clean)
     clean.set_defaults(func=_cmd_clean)
 
     show = sub.add_parser("show", help="a run's spec, summary and metrics", epilog=FIGURES_HELP)
@@ -146,7 +168,12 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--log", action="store_true",
                       help="print the whole job output byte for byte, as `cat` would: the one"
                       " place accelbench shows a job's output raw (terminal controls"
-                      " included; pipe it to `less` or `cat -v` to see them)")
+                      " included; pipe it to `less` or `cat -v` to see them); long lines"
+                      " whole, wrapped by the terminal")
+    show.add_argument("--cut", action="store_true",
+                      help="with --log: each line cut to the width with … (one line each, its"
+                      " controls shown, not raw)")
+    _json_option(show)
     show.add_argument("--chart", metavar="GLOB", help="also chart the metrics whose names"
                       " match GLOB (loss*, '*acc* eval*'), one chart each")
     show.set_defaults(func=_cmd_show)
@@ -160,7 +187,7 @@ def _parser() -> argparse.ArgumentParser:
     parse = sub.add_parser("parse", help="print the events found in a log file you already have")
     parse.add_argument("logfile")
     _dialect_option(parse)
-    parse.add_argument("--json", action="store_true", help="one JSON event per line")
+    parse.add_argument("--json", action="store_true", help="print one JSON event per line")
     parse.set_defaults(func=_cmd_parse)
 
     imp = sub.add_parser("import", help="keep a log you already have (or each run under a"
@@ -170,12 +197,18 @@ def _parser() -> argparse.ArgumentParser:
     _dialect_option(imp)
     imp.add_argument("--accelerator", default=None,
                      help="the system it ran on (default: the one its dialect points to)")
+    imp.add_argument("--again", action="store_true",
+                     help="import a file imported before again (by default it is recognised"
+                     " by its content and left as it was)")
+    _json_option(imp)
     imp.set_defaults(func=_cmd_import)
 
     presets = sub.add_parser("presets", help="list the presets with their descriptions")
+    _json_option(presets)
     presets.set_defaults(func=_cmd_presets)
 
     accelerators = sub.add_parser("accelerators", help="what is available here, and why not")
+    _json_option(accelerators)
     accelerators.set_defaults(func=_cmd_accelerators)
 
     top = sub.add_parser("top", help="this node's devices live, and the run on each (q quits):"
@@ -208,6 +241,24 @@ class _Later:
 
     def __str__(self) -> str:
         return self.make()
+
+
+def _json_option(command: argparse.ArgumentParser, formats: tuple[str, ...] = ()) -> None:
+    """``--json`` (the one spelling, on every command that prints data) and, for a command
+    with other forms, ``--format`` (``--format json``: the same as ``--json``)."""
+    command.add_argument("--json", action="store_true", help="print JSON, for scripts")
+    if formats:
+        command.add_argument("--format", choices=(*formats, "json"), default=None,
+                             help=f"what to print (default {formats[0]}; json: the same as"
+                             " --json)")
+
+
+def _form(args: argparse.Namespace) -> str:
+    """The form ``runs`` or ``compare`` prints in: ``json`` for ``--json`` or ``--format
+    json``, else the ``--format`` given, else a table."""
+    if args.json and args.format not in (None, "json"):
+        raise UserError(f"give --json or --format {args.format}, not both")
+    return "json" if args.json else args.format or "table"
 
 
 def _dialect_option(command: argparse.ArgumentParser) -> None:
@@ -256,19 +307,23 @@ def _interval(text: str) -> float:
 
 def _open_tui(args: argparse.Namespace) -> int:
     """The app (no command given); ``--preset`` fills its form, ``--start`` runs it."""
-    spec, preset = None, ""
+    spec = None
     if args.preset:
         from accelbench.engine.config.presets import find_preset
         from accelbench.engine.config.spec import load_preset
 
-        path = find_preset(args.preset)
-        spec, preset = load_preset(path), path.stem
+        spec = load_preset(find_preset(args.preset))
     elif args.start:
         raise UserError("--start needs --preset", hint="e.g. accelbench --preset cpu-mnist --start")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        _say("accelbench: the app needs a terminal (stdin and stdout are not one); the"
+             " commands work without: accelbench --help lists them (runs, show, run ...)",
+             sys.stderr)
+        return 2
     from accelbench.tui.app import AccelbenchApp
 
     _NOTICES.muted = True  # the app tells its own (a line on its screen would break it)
-    AccelbenchApp(_runner(), spec, start=args.start, preset=preset).run()
+    AccelbenchApp(_runner(), spec, start=args.start).run()
     return 0
 
 
@@ -282,12 +337,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from accelbench.engine.config.presets import find_preset
     from accelbench.engine.config.spec import load_preset
 
-    path = find_preset(args.preset)
-    spec = load_preset(path, args.overrides)
+    spec = load_preset(find_preset(args.preset), args.overrides)
     if spec.sweep:
         from accelbench.engine.run import experiment
 
-        exp = experiment.start(_runner(), spec, path.stem)
+        exp = experiment.start(_runner(), spec)
         if args.detach:
             print(exp.id)
             return 0
@@ -346,14 +400,22 @@ def _follow_experiment(exp, as_json: bool) -> int:
 
 def _follow(handle, name: str, as_json: bool) -> int:
     """Show the run live until it ends; Ctrl-C cancels it. Exit 0 only if it succeeded."""
-    from accelbench.cli.live import console, render, summary_table
+    from accelbench.cli.live import WRAP_KEY, console, render, summary_table
     from accelbench.engine.run.state import RunState
 
     out = console(stderr=as_json)
     state = RunState(handle.id)
     batches = handle.batches() if as_json else handle.batches(poll=1 / LIVE_HZ)
+    keys = not as_json and _keys() is not None  # (the live view reads keys)
+    whole = [False]  # the cut log lines shown whole (the key switches it)
+
+    def switch() -> None:
+        whole[0] = not whole[0]
+
     interrupted = _watch(batches, state.feed, handle.cancel, f"run {handle.id}",
-                         as_json, out, lambda: render(state, name, out.width))
+                         as_json, out, lambda: render(state, name, out.width,
+                                                      whole=whole[0] if keys else None),
+                         {WRAP_KEY: switch} if keys else None)
     if not as_json:
         out.print(summary_table(state, name, out.width))
     if interrupted:
@@ -362,13 +424,41 @@ def _follow(handle, name: str, as_json: bool) -> int:
     return 0 if status == "done" else 1
 
 
+def _keys() -> int | None:
+    """The terminal the live view reads keys from (its descriptor): stdin, where it is a
+    terminal this process has in the foreground (a background job must not take it)."""
+    import os
+
+    try:
+        fd = sys.stdin.fileno()
+        return fd if sys.stdin.isatty() and os.tcgetpgrp(fd) == os.getpgrp() else None
+    except (AttributeError, OSError, ValueError):  # (stdin closed or replaced)
+        return None
+
+
+@contextlib.contextmanager
+def _keys_one_by_one(terminal: int) -> Iterator[None]:
+    """The terminal gives each key as it is pressed, unechoed (Ctrl-C still a signal);
+    as it was after."""
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(terminal)
+    tty.setcbreak(terminal)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(terminal, termios.TCSADRAIN, saved)
+
+
 def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, console,
-           render: Callable) -> bool:
+           render: Callable, keys: dict[str, Callable[[], None]] | None = None) -> bool:
     """Fold every event of ``batches`` and show them (JSON lines on stdout, or ``render()``
     live: drawn again when a batch came, ``LIVE_HZ`` times a second at most, else once a
-    second for its clock) until they end; Ctrl-C calls ``cancel`` once. True if Ctrl-C was
-    pressed."""
+    second for its clock) until they end; Ctrl-C calls ``cancel`` once; a key of ``keys``
+    pressed on the terminal calls its action and draws again. True if Ctrl-C was pressed."""
     import asyncio
+    import os
     import signal
     import time
 
@@ -384,8 +474,13 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
             console.print(f"Ctrl-C: cancelling {what} …", style="yellow")
             asyncio.get_running_loop().run_in_executor(None, cancel)
 
-    async def consume(on_batch: Callable[[list], None], beside=None) -> None:
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_interrupt)
+    async def consume(on_batch: Callable[[list], None], beside=None,
+                      on_key: Callable[[str], None] | None = None, terminal: int = -1) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, on_interrupt)
+        if on_key:
+            loop.add_reader(terminal, lambda: on_key(os.read(terminal, 64).decode(
+                errors="replace")))
         task = asyncio.create_task(beside()) if beside else None
         async for batch in batches:
             for event in batch:
@@ -393,6 +488,8 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
             on_batch(batch)
         if task:
             task.cancel()
+        if on_key:
+            loop.remove_reader(terminal)
 
     if as_json:
         def write(batch: list) -> None:
@@ -420,7 +517,18 @@ def _watch(batches, fold: Callable, cancel: Callable, what: str, as_json: bool, 
                     if (due[0] and late >= gap) or late >= 1:
                         draw()
 
-            asyncio.run(consume(came, ticks))
+            def pressed(typed: str) -> None:
+                for key, action in (keys or {}).items():
+                    if key in typed:
+                        action()
+                        draw()
+
+            terminal = _keys() if keys else None
+            if terminal is None:
+                asyncio.run(consume(came, ticks))
+            else:
+                with _keys_one_by_one(terminal):
+                    asyncio.run(consume(came, ticks, pressed, terminal))
             live.update(render())  # the last frame (Live draws it as it stops)
         if not console.is_terminal:  # Live ends its last frame with a newline only on one
             console.line()
@@ -435,8 +543,9 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     from accelbench.engine.core.job import RunInfo
     from accelbench.engine.store.runs import RunQuery
 
+    form = _form(args)
     if args.experiments:
-        return _list_experiments(args.format)
+        return _list_experiments(form)
     if args.all and args.limit:
         raise UserError("give --limit N or --all, not both")
     runner = _runner()
@@ -445,18 +554,13 @@ def _cmd_runs(args: argparse.Namespace) -> int:
         accelerator=args.accelerator, workload=args.workload,
         experiment=runner.store.get_experiment(args.experiment).id if args.experiment else None,
         since=None if args.since is None else time.time() - args.since)
-    limit = None if args.all else args.limit or (PAGE if args.format == "table" else None)
+    limit = None if args.all else args.limit or (PAGE if form == "table" else None)
     infos: list[RunInfo] = runner.runs(limit, query)
-    if args.format == "json":
-        print(json.dumps([{"id": i.id, "name": i.name, "workload": i.workload,
-                           "accelerator": i.accelerator, "launcher": i.launcher,
-                           "status": i.status, "created": i.created, "ended": i.ended,
-                           "experiment": i.experiment, "variant": i.variant,
-                           "params": i.params, "summary": i.summary.to_dict(),
-                           **({"reason": i.reason} if i.reason else {})} for i in infos],
-                         indent=1))
+    if form == "json":
+        print(json.dumps([_run_record(i) for i in infos], indent=1))
         return 0
     from accelbench.cli.live import console, table
+    from accelbench.engine.view import figures as fmt
     from accelbench.engine.view import layout
     from accelbench.engine.view import model as present
 
@@ -467,13 +571,24 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     total = len(infos) if limit is None or len(infos) < limit else runner.store.count(query)
     ids = ("each run by an end of its id, which names it too" if shortened
            else "ids start with the date and time")
-    title = (f"{len(infos)} runs ({ids})" if total == len(infos)
-             else f"{len(infos)} of {total:,} runs; --all for every one, --limit N for more")
+    title = (f"{fmt.counted(len(infos), 'run')} ({ids})" if total == len(infos)
+             else f"{len(infos)} of {fmt.counted(total, 'run')}; --all for every one,"
+             " --limit N for more")
     out.print(table(heads, rows, out.width, title=title, shape=shape))
     for i in infos:
         if i.reason:
             out.print(f"{i.id} is {i.status}: {i.reason}")
     return 0
+
+
+def _run_record(info) -> dict[str, Any]:
+    """A run as ``runs --json`` (and ``show --json``, ``import --json``) print it."""
+    return {"id": info.id, "name": info.name, "workload": info.workload,
+            "accelerator": info.accelerator, "launcher": info.launcher,
+            "status": info.status, "created": info.created, "ended": info.ended,
+            "experiment": info.experiment, "variant": info.variant,
+            "params": info.params, "summary": info.summary.to_dict(),
+            **({"reason": info.reason} if info.reason else {})}
 
 
 def _list_experiments(form: str) -> int:
@@ -499,7 +614,7 @@ def _list_experiments(form: str) -> int:
           Cell(str(row["variants"]), justify="right"),
           Cell(str(sum(1 for r in row["runs"] if r)), justify="right"),
           Cell(fmt.when(row["created"]))] for row in rows],
-        out.width, title=f"{len(rows)} experiments"))
+        out.width, title=fmt.counted(len(rows), "experiment")))
     return 0
 
 
@@ -523,8 +638,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from accelbench.engine.store.compare import compare
 
     runner = _runner()
+    form = _form(args)
     cmp = compare(runner.refresh(_selected_runs(runner, args.runs, args.experiment)))
-    if args.format == "table":
+    if form == "table":
         from accelbench.cli.live import comparison_table, console
 
         out = console()
@@ -532,7 +648,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         if args.plot:
             _print_plots(out, runner, cmp)
         return 0
-    text = {"csv": cmp.to_csv, "markdown": cmp.to_markdown, "json": cmp.to_json}[args.format]()
+    text = {"csv": cmp.to_csv, "markdown": cmp.to_markdown, "json": cmp.to_json}[form]()
     if args.output:
         with open(args.output, "w", encoding="utf-8") as file:
             file.write(text)
@@ -566,6 +682,12 @@ def _cmd_rm(args: argparse.Namespace) -> int:
         raise UserError(f"run {live[0]} is live" + (f" (and {len(live) - 1} more)" if live[1:]
                                                      else ""),
                         hint="cancel it first, or use --force to cancel and delete")
+    if not args.yes and not _confirm(
+            f"delete {_listed([info.id for info in runs], 'run')}"
+            + (f" and experiment {args.experiment}" if args.experiment else "")
+            + (" (cancelling the live ones)" if live else "") + " for good?"):
+        print("nothing deleted")
+        return 1
     for info in runs:
         if info.id in live:
             runner.open(info.id).cancel()
@@ -576,6 +698,30 @@ def _cmd_rm(args: argparse.Namespace) -> int:
         runner.store.remove_experiment(exp.id)
         print(f"removed experiment {exp.id}")
     return 0
+
+
+def _listed(ids: list[str], noun: str, shown: int = 3) -> str:
+    """``run a, b, c`` or ``5 runs (a, b, c, ...)``."""
+    from accelbench.engine.view import figures as fmt
+
+    if len(ids) == 1:
+        return f"{noun} {ids[0]}"
+    more = ", …" if len(ids) > shown else ""
+    return f"{fmt.counted(len(ids), noun)} ({', '.join(ids[:shown])}{more})"
+
+
+def _confirm(question: str) -> bool:
+    """Whether the user answers yes to ``question`` on the terminal (a ``UserError`` where
+    there is none to ask on: ``--yes`` says it there)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError(f"{question.removesuffix('?')}: not without --yes (no terminal to ask"
+                        " on)", hint="add --yes to delete without asking")
+    _say(question)
+    try:
+        answer = input("[y/N] ")
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _live(info) -> bool:
@@ -591,6 +737,8 @@ def _live(info) -> bool:
 def _cmd_clean(args: argparse.Namespace) -> int:
     import time
 
+    from accelbench.engine.view import figures as fmt
+
     runner = _runner()
     statuses = {s.strip() for s in args.status.split(",") if s.strip()}
     cutoff = time.time() - args.older_than * 86400
@@ -599,8 +747,13 @@ def _cmd_clean(args: argparse.Namespace) -> int:
     for info in old:
         if not args.dry_run:
             runner.store.remove(info.id)
-        print(f"{'would remove' if args.dry_run else 'removed'} {info.id} ({info.status})")
-    print(f"{len(old)} runs {'to remove' if args.dry_run else 'removed'}")
+        if not args.json:
+            print(f"{'would remove' if args.dry_run else 'removed'} {info.id} ({info.status})")
+    if args.json:
+        print(json.dumps({"dry_run": args.dry_run,
+                          "runs": [{"id": i.id, "status": i.status} for i in old]}, indent=1))
+    else:
+        print(f"{fmt.counted(len(old), 'run')} {'to remove' if args.dry_run else 'removed'}")
     return 0
 
 
@@ -615,24 +768,27 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from accelbench.engine.view import figures as fmt
     from accelbench.engine.view import model as present
 
+    if args.cut and not args.log:
+        raise UserError("--cut is for --log", hint="accelbench show RUN --log --cut")
     handle = _runner().open(args.run)
     if args.log:
-        import shutil
-
         try:
             log = open(safefile.open_regular(handle.info.path(OUTPUT_FILE)), "rb")  # noqa: SIM115
         except (OSError, ValueError) as exc:
             raise UserError(f"{handle.id}: the log cannot be read ({exc})") from None
         with log:
-            shutil.copyfileobj(log, sys.stdout.buffer)
+            _print_log(log, args.cut)
         return 0
     # an ended run: its digest (no log read); else one streaming pass over the logs
     state = digest.read(handle.info) or handle.state()
+    cwd = (read_json(handle.info.path(LAUNCH_FILE)) or {}).get("cwd")
+    if args.json:
+        print(json.dumps(_show_record(handle, state, cwd), indent=1))
+        return 0
     out = console()
     status = handle.info.status
     out.print(Text.assemble((handle.id, "bold"), "  ", (status, present.phase_style(status)),
                             f"  started {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
-    cwd = (read_json(handle.info.path(LAUNCH_FILE)) or {}).get("cwd")
     if isinstance(cwd, str) and cwd != str(handle.info.dir):  # (the run's dir: an old run)
         out.print(Text(f"ran in {printable(cwd)}"))
     if state is None:
@@ -659,6 +815,51 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if args.chart:
         _print_charts(out, state, args.chart)
     return 0
+
+
+def _print_log(log, cut: bool) -> None:
+    """A run's output: byte for byte (its long lines whole: the terminal wraps them), or
+    with ``cut`` each line cut to the width with ``…``, through the output gate."""
+    import shutil
+
+    if not cut:
+        shutil.copyfileobj(log, sys.stdout.buffer)
+        return
+    from rich.cells import cell_len, set_cell_size
+
+    from accelbench.cli.console import width
+    from accelbench.engine.core.text import printable
+
+    columns = width()
+    for raw in log:
+        line = printable(raw.decode("utf-8", "replace").rstrip("\r\n").expandtabs())
+        if cell_len(line) > columns:
+            line = set_cell_size(line, columns - 1) + "…"
+        sys.stdout.write(line + "\n")
+
+
+def _show_record(handle, state, cwd: Any) -> dict[str, Any]:
+    """What ``show`` prints, as ``show --json`` prints it: the run (as ``runs --json``), where
+    it ran, its spec, its figures so far, its latest metrics, diagnoses and last lines."""
+    import tomllib
+
+    from accelbench.engine.core import safefile
+    from accelbench.engine.store.runs import SPEC_FILE
+    from accelbench.engine.view import model as present
+
+    try:
+        spec = tomllib.loads(safefile.read_text(handle.info.path(SPEC_FILE)))
+    except (OSError, ValueError):  # (TOMLDecodeError, UnicodeDecodeError are ValueErrors)
+        spec = None
+    record = {**_run_record(handle.info), "dir": str(handle.info.dir),
+              "cwd": cwd if isinstance(cwd, str) and cwd else None, "spec": spec}
+    if state is not None:
+        record.update(phase=state.phase, summary=present.run_summary(state).to_dict(),
+                      metrics=dict(state.metrics),
+                      diagnoses=[{"code": d.code, "message": d.message, "hint": d.hint}
+                                 for d in state.diagnoses],
+                      log_tail=list(state.log_tail))
+    return record
 
 
 def _print_charts(console, state, pattern: str) -> None:
@@ -708,34 +909,65 @@ def _cmd_import(args: argparse.Namespace) -> int:
         registry.get_accelerator(args.accelerator)
     columns = width()
     with zone_file():  # (local times read quicker: one thread here)
-        done = import_path(_runner().store, args.logfile, args.dialect, args.accelerator)
-    for info in done.runs:
-        print(wrapped(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}",
-                      columns, "  "))
-    for path, reason in done.skipped:
-        print(f"skipped {shown_key(path)}: {shown_key(reason)}")
-    if not done.runs:
+        done = import_path(_runner().store, args.logfile, args.dialect, args.accelerator,
+                           again=args.again)
+    if args.json:
+        print(json.dumps({"runs": [_run_record(info) for info in done.runs],
+                          "imported_before": [{"path": str(path), "runs": ids}
+                                              for path, ids in done.before],
+                          "skipped": [{"path": str(path), "reason": reason}
+                                      for path, reason in done.skipped]}, indent=1))
+    else:
+        for info in done.runs:
+            print(wrapped(f"{info.id}  {info.accelerator}  {figures_inline(info.summary)}",
+                          columns, "  "))
+        for path, ids in done.before:
+            print(wrapped(f"{shown_key(path)}: imported before, as {', '.join(ids)}"
+                          " (--again imports it again)", columns, "  "))
+        for path, reason in done.skipped:
+            print(f"skipped {shown_key(path)}: {shown_key(reason)}")
+    if not done.runs and not done.before:
         raise UserError(f"{args.logfile}: no file under it holds a run accelbench can read")
     return 0
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:
     """Every preset, those for an accelerator not detected here too (marked: it may still
-    run through Slurm, or be edited and saved), with where to read why."""
+    run through Slurm, or be edited and saved), and those whose launcher can start no job
+    here (marked too), with where to read why."""
     from accelbench.cli.live import console, table
-    from accelbench.engine.config.presets import detected_here, list_presets
+    from accelbench.engine.config import sweep as sweeps
+    from accelbench.engine.config.presets import detected_here, launchers_refused, list_presets
+    from accelbench.engine.view import figures as fmt
     from accelbench.engine.view import model as present
 
     entries = list_presets()
-    here = detected_here(entries)
+    here, refused = detected_here(entries), launchers_refused(entries)
+
+    def usable(spec) -> bool:
+        return here[spec.accelerator] and not refused[spec.launcher]
+
+    if args.json:
+        print(json.dumps([{"name": e.name, "path": str(e.path), "origin": e.origin,
+                           **({"accelerator": e.spec.accelerator, "workload": e.spec.workload,
+                               "launcher": e.spec.launcher, "description": e.spec.description,
+                               "here": usable(e.spec),
+                               "launcher_refused": refused[e.spec.launcher] or None,
+                               "variants": sweeps.count(e.spec.sweep) if e.spec.sweep else None}
+                              if e.spec else {"error": e.error})} for e in entries], indent=1))
+        return 0
     out = console()
     out.print(table(present.preset_heads(),
-                    [present.preset_cells(e, bool(e.spec and here[e.spec.accelerator]))
-                     for e in entries], out.width, title=f"{len(entries)} presets"))
+                    [present.preset_cells(e, bool(e.spec and usable(e.spec)))
+                     for e in entries], out.width, title=fmt.counted(len(entries), "preset")))
     missing = sorted(name for name, found in here.items() if not found)
     if missing:
         out.print(f"here = no: {', '.join(missing)} not detected on this machine;"
                   " `accelbench accelerators` tells why")
+    for why in dict.fromkeys(why for why in refused.values() if why):  # (srun's is sbatch's)
+        names = [name for name, said in refused.items() if said == why]
+        out.print(f"here = no: {'launchers' if names[1:] else 'launcher'} {', '.join(names)}:"
+                  f" {why}")
     return 0
 
 
@@ -745,6 +977,15 @@ def _cmd_accelerators(args: argparse.Namespace) -> int:
 
     rows = []
     detected = registry.detect_all()  # (a plug-in left out: its line is among the notices)
+    if args.json:
+        print(json.dumps([{"name": acc.name, "title": acc.title,
+                           "available": detected[acc.name].available,
+                           "detail": detected[acc.name].detail,
+                           "reason": detected[acc.name].reason,
+                           "workloads": [w.name for w in registry.workloads().values()
+                                         if w.runs_on(acc.name)]}
+                          for acc in registry.systems().values()], indent=1))
+        return 0
     for acc in registry.systems().values():
         found = detected[acc.name]
         rows.append([Cell(acc.name), Cell(acc.title), availability_cell(found.available),
@@ -777,7 +1018,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     if not report.findings:
         print(f"{report.home}: healthy")
     else:
-        print(f"{report.home}: {len(report.findings)} problems found, {fixed} fixed,"
+        from accelbench.engine.view import figures as fmt
+
+        print(f"{report.home}: {fmt.counted(len(report.findings), 'problem')} found, {fixed} fixed,"
               f" {len(report.findings) - fixed} remain" + (" (dry run)" if args.dry_run else ""))
     return 0 if report.healthy else 1
 

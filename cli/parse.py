@@ -60,5 +60,6 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
                      Cell(fmt.fixed(summary.accuracy), justify="right"),
                      Cell("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses) or "-")])
     out = console()
-    out.print(table(parse_heads(), rows, out.width, title=f"{path}: {len(runs.rows)} sections"))
+    title = f"{path}: {fmt.counted(len(runs.rows), 'section')}"
+    out.print(table(parse_heads(), rows, out.width, title=title))
     return 0

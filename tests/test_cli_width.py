@@ -280,14 +280,16 @@ def test_a_runs_output_piped_ends_its_lines(home):
     assert_fits(out.stdout, 80)
 
 
-def test_a_sweep_presets_experiment_is_named_as_the_preset(home, capsys, monkeypatch):
+def test_a_sweep_presets_experiment_is_its_name_or_the_one_it_names(home, capsys, monkeypatch):
+    """The experiment is the preset's ``name`` (as from the app's form: one rule), or the
+    sweep's own ``experiment``; not the file's name."""
     presets = home.parent / "config" / "presets"
     presets.mkdir(parents=True)
     sweep = ('name = "short"\nworkload = "command"\ntelemetry_interval = 0\n'
              '[params]\ncommand = "true"\n[sweep]\nenv.X = ["1", "2"]\n')
     (presets / "my-sweep.toml").write_text(sweep)
     (presets / "named.toml").write_text(sweep + 'experiment = "chosen"\n')
-    for preset, expected in (("my-sweep", "my-sweep"), ("named", "chosen")):
+    for preset, expected in (("my-sweep", "short"), ("named", "chosen")):
         assert main(["run", preset, "--detach"]) == 0
         assert Store().get_experiment(capsys.readouterr().out.strip()).name == expected
 

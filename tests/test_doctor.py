@@ -85,4 +85,4 @@ def test_what_doctor_cannot_repair_leaves_a_nonzero_exit(home):
     out = accelbench("doctor")
     assert out.returncode == 1 and out.stdout.splitlines() == [
         f"found: runs/{broken.name}: meta.json is missing or unreadable",
-        f"{home}: 1 problems found, 0 fixed, 1 remain"]
+        f"{home}: 1 problem found, 0 fixed, 1 remain"]

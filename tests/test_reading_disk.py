@@ -197,7 +197,9 @@ def test_a_directory_imports_each_run_once_and_lists_what_it_skipped(home, tmp_p
     assert f"skipped {top / 'logs.tar.gz'}: binary, not a log" in lines
     from accelbench.engine.store.runs import Store
 
-    assert len(import_path(Store(home), top).runs) == 3
+    again = import_path(Store(home), top)  # (each run's files known by their content)
+    assert (again.runs, len(again.before)) == ([], 3)
+    assert len(import_path(Store(home), top, again=True).runs) == 3
 
 
 def test_an_over_long_line_is_damage_not_read_whole(tmp_path):

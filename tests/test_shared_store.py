@@ -84,7 +84,7 @@ def _warm(tmp_path: Path) -> None:
             Store().create(SPEC)
             for args in (["runs"], ["runs", "--format", "json"], ["show", "t"],
                          ["clean", "--older-than", "30"], ["doctor", "--dry-run"], ["doctor"],
-                         ["rm", "t"]):
+                         ["rm", "--yes", "t"]):
                 main(args)
     finally:
         for key, value in old.items():
@@ -166,7 +166,7 @@ def test_a_row_whose_id_leaves_the_store_deletes_nothing_outside(users, shared):
     out = cli(victim, shared, store, "clean", "--older-than", "30")
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert (precious / "thesis.tex").read_text() == "years of work"
-    out = cli(victim, shared, store, "rm", target)
+    out = cli(victim, shared, store, "rm", "--yes", target)
     assert out.returncode != 0 and (precious / "thesis.tex").exists()
 
 

@@ -265,7 +265,7 @@ def test_full_disk_keeps_runs_show_attach_and_rm_working(small_fs):
          f" written (no space left on the file system at {small_fs})"),
         ("hint: free some space there (`accelbench rm RUN`, `accelbench clean --older-than"
          " DAYS`), or set ACCELBENCH_HOME to another file system")]
-    out = accelbench("rm", before[0]["id"])
+    out = accelbench("rm", "--yes", before[0]["id"])
     assert out.returncode == 0 and out.stdout == f"removed {before[0]['id']}\n"
     assert not (small_fs / "home" / "runs" / before[0]["id"]).exists()
     assert [r["id"] for r in listing()] == [before[1]["id"]]
@@ -290,7 +290,7 @@ def test_rm_frees_the_space_a_run_filled_although_its_end_could_not_be_recorded(
             break
         time.sleep(0.2)
     assert shutil.disk_usage(small_fs).free == 0
-    out = accelbench("rm", run_id)
+    out = accelbench("rm", "--yes", run_id)
     assert (out.returncode, out.stdout) == (0, f"removed {run_id}\n"), out.stderr
     one_line_notice(out.stderr, "no space left on the file system at")
     assert shutil.disk_usage(small_fs).free > 3_000_000 and not run_dir.exists()
@@ -313,7 +313,7 @@ def test_read_only_file_system_lists_and_refuses_changes_in_one_line(small_fs):
     assert json.loads(out.stdout) == before
     one_line_notice(out.stderr, f"the file system at {small_fs} is read-only")
     assert accelbench("show", before[0]["id"]).returncode == 0
-    out = accelbench("rm", before[0]["id"])
+    out = accelbench("rm", "--yes", before[0]["id"])
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert (f"error: cannot delete {small_fs}/home/runs/{before[0]['id']}: the file system at"
             f" {small_fs} is read-only") in out.stderr

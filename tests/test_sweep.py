@@ -207,8 +207,8 @@ def test_rm_and_clean(home, runner):
     assert live.id not in out.stdout and done.info.dir.exists()
     out = accelbench("rm", live.id)
     assert out.returncode == 2 and "is live" in out.stderr and "--force" in out.stderr
-    out = accelbench("rm", live.id, "--force")
+    out = accelbench("rm", live.id, "--force", "--yes")
     assert out.returncode == 0 and not live.info.dir.exists()
     out = accelbench("clean", "--older-than", "0")
-    assert out.returncode == 0 and "1 runs removed" in out.stdout
+    assert out.returncode == 0 and "1 run removed" in out.stdout
     assert runner.store.list() == []

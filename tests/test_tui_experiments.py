@@ -110,11 +110,11 @@ async def test_a_cancelled_sweep_shows_the_share_that_ran(runner):
         assert (bar.progress, bar.total) == (1, 3)
 
 
-async def test_a_sweep_preset_started_from_the_app_names_its_experiment_after_the_preset(runner):
-    """``accelbench --preset cpu-bert-padding-sweep --start``: the experiment is the preset's
-    name as given (the sweep names none), not the spec's ``name``, as ``accelbench run``."""
-    app = AccelbenchApp(runner, sweep_spec(), start=True, preset="my-sweep-preset")
+async def test_a_sweep_started_from_the_app_names_its_experiment_as_the_cli_does(runner):
+    """The experiment of a sweep that names none is the spec's ``name`` wherever it starts
+    (``experiment.start``: tests/test_cli_first_hour.py starts one from the CLI)."""
+    app = AccelbenchApp(runner, sweep_spec(), start=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ExperimentView))
-        assert app.screen.experiment.info.name == "my-sweep-preset"
+        assert app.screen.experiment.info.name == "fake-sweep"
         app.screen.experiment.cancel()

@@ -49,12 +49,12 @@ def test_a_fifo_named_like_a_run_file_hangs_no_command(home, name):
     for command in COMMANDS:
         out = accelbench(*(arg.format(id=info.id) for arg in command), timeout=60)
         assert "Traceback" not in out.stderr, (command, out.stderr)
-    for command in (("rm", info.id), ("clean", "--older-than", "0")):
+    for command in (("rm", "--yes", info.id), ("clean", "--older-than", "0")):
         info = _old_run(home, name)
         out = accelbench(*command, timeout=60)
         assert "Traceback" not in out.stderr, (command, out.stderr)
     info = _old_run(home, name)
-    out = accelbench("rm", "--force", info.id, timeout=60)
+    out = accelbench("rm", "--force", "--yes", info.id, timeout=60)
     assert out.returncode == 0 and not info.dir.exists(), out.stderr
 
 

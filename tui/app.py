@@ -77,11 +77,10 @@ class AccelbenchApp(App):
     ]
 
     def __init__(self, runner: Runner | None = None, spec: JobSpec | None = None,
-                 start: bool = False, clock=time.time, preset: str = "") -> None:
+                 start: bool = False, clock=time.time) -> None:
         super().__init__()
         self.runner = runner or Runner()
         self.initial_spec = spec
-        self.preset = preset  # the name ``spec`` was given by (an experiment of it takes it)
         self.start_on_mount = start and spec is not None
         self.clock = clock
         self.followers: dict[str, Follower] = {}
@@ -101,7 +100,7 @@ class AccelbenchApp(App):
             self.notify(line, title="plug-in left out", severity="error", timeout=FAULT_S,
                         markup=False)
         if self.start_on_mount and self.initial_spec is not None:
-            self.start_run(self.initial_spec, self.preset)
+            self.start_run(self.initial_spec)
         elif self.initial_spec is None:
             self.run_worker(self._live_runs_first, thread=True, group="start")
 
@@ -153,14 +152,14 @@ class AccelbenchApp(App):
             return None
         return follower.state.phase, follower.state.summary()
 
-    def start_run(self, spec: JobSpec, preset: str = "") -> None:
+    def start_run(self, spec: JobSpec) -> None:
         """Start a run of ``spec`` (off the UI thread) and open its run view; a spec with
-        a sweep starts an experiment (named as ``experiment.start`` says, ``preset`` being
-        the preset's name as given) and opens the experiment view."""
+        a sweep starts an experiment (named as ``experiment.start`` says) and opens the
+        experiment view."""
         def start() -> None:
             try:
                 if spec.sweep:
-                    exp = experiment.start(self.runner, spec, preset)
+                    exp = experiment.start(self.runner, spec)
                     self.call_from_thread(self.push_screen, ExperimentView(exp))
                     return
                 handle = self.runner.start(spec)

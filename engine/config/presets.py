@@ -4,13 +4,15 @@ the systems' packages ship (``System.presets``), in that order: the first of a n
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from accelbench.engine.config.spec import load_preset
-from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.errors import UserError, close_to
 from accelbench.engine.core.job import JobSpec
 from accelbench.engine.plugin import registry
+from accelbench.engine.plugin.launcher import get_launcher
 
 BUILTIN_DIR = Path(__file__).resolve().parents[2] / "presets"  # accelbench.presets
 
@@ -69,8 +71,12 @@ def find_preset(ref: str) -> Path:
         candidate = folder / f"{ref.removesuffix('.toml')}.toml"
         if candidate.is_file():
             return candidate
+    names = {path.stem for _, folder in folders() if folder.is_dir()
+             for path in folder.glob("*.toml")}
+    close = close_to(ref.removesuffix(".toml"), sorted(names))
     raise UserError(f"{ref}: no such preset file or preset name",
-                    hint="run `accelbench presets` to list the presets")
+                    hint=(f"did you mean {close!r}? " if close else "")
+                    + "run `accelbench presets` to list the presets")
 
 
 def detected_here(entries: list[PresetEntry]) -> dict[str, bool]:
@@ -79,3 +85,14 @@ def detected_here(entries: list[PresetEntry]) -> dict[str, bool]:
     names = {entry.spec.accelerator for entry in entries if entry.spec}
     found = registry.detect_all()
     return {name: name in found and found[name].available for name in names}
+
+
+def launchers_refused(entries: list[PresetEntry]) -> dict[str, str]:
+    """Why each launcher the presets use can start no job here ("" where it can), all
+    asked at once (each launcher's ``unavailable``, bounded in time)."""
+    names = sorted({entry.spec.launcher for entry in entries if entry.spec})
+    if not names:
+        return {}
+    with ThreadPoolExecutor(len(names)) as pool:
+        asked = {name: pool.submit(get_launcher(name).unavailable) for name in names}
+        return {name: future.result() for name, future in asked.items()}

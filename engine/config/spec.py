@@ -6,7 +6,6 @@ the key and what was expected.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -15,7 +14,7 @@ from typing import Any
 
 from accelbench.engine.config import sweep as sweeps
 from accelbench.engine.config import tomlfile
-from accelbench.engine.core.errors import UserError, lookup, shown, shown_key
+from accelbench.engine.core.errors import UserError, close_to, lookup, shown, shown_key
 from accelbench.engine.core.job import JobSpec
 from accelbench.engine.core.params import Param, check_text
 from accelbench.engine.plugin.launcher import Launcher, launchers, option_tables
@@ -288,5 +287,5 @@ def _line_of(text: str, table: str, key: str) -> int | None:
 
 
 def _suggest(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else f" (known keys: {', '.join(known)})"
+    close = close_to(key, known)
+    return f" (did you mean {close!r}?)" if close else f" (known keys: {', '.join(known)})"

@@ -8,7 +8,7 @@
     variants = [{batch_size = 32}, {batch_size = 32, env.OMP_NUM_THREADS = "4"}]
     max_parallel = 2                      # local runs at once (Slurm runs are all submitted)
     stop_on_failure = false               # a failed run stops the rest only when true
-    experiment = "padding"                # the experiment's name (default: the preset's name)
+    experiment = "padding"                # the experiment's name (default: the preset's `name`)
     max_variants = 1000                   # more variants than this is refused (a typo's guard)
 
 Explicit ``variants`` form one more axis: with a grid too, every variant is run at
@@ -28,8 +28,8 @@ OPTIONS: dict[str, Param] = {p.name: p for p in (
     Param("max_parallel", int, 1, "local runs at once (Slurm runs are all submitted)",
           min=1, max=256),
     Param("stop_on_failure", bool, False, "a failed run stops the sweep"),
-    Param("experiment", str, "", "the experiment's name (empty: the preset's name, as"
-          " `accelbench run` takes it)"),
+    Param("experiment", str, "", "the experiment's name (empty: the preset's `name`, wherever"
+          " the sweep is started)"),
     Param("max_variants", int, 1000, "refuse a sweep of more variants than this",
           min=1, max=1_000_000),
 )}

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import reprlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 V = TypeVar("V")
@@ -31,7 +32,22 @@ def lookup(table: Mapping[str, V], name: str, what: str) -> V:
         return table[name]
     except KeyError:
         raise UserError(f"unknown {what} {shown(name)}",
-                        hint=f"known {what}s: " + ", ".join(table)) from None
+                        hint=known_hint(name, table, f"{what}s")) from None
+
+
+def close_to(name: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``name`` is most likely a typo of, if any is close."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def known_hint(name: str, known: Iterable[str], what: str) -> str:
+    """The hint for an unknown ``name``: the close one first (``did you mean 'epochs'?``),
+    then every known one (``what``: their kind, plural)."""
+    known = list(known)
+    close = close_to(name, known)
+    listing = f"known {what}: {', '.join(known)}"
+    return f"did you mean {close!r}? {listing}" if close else listing
 
 
 _REPR = reprlib.Repr()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import os
 import tempfile
 import zlib
@@ -26,7 +27,7 @@ from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.run.runner import RunHandle
 from accelbench.engine.rundir.files import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, write_json
-from accelbench.engine.store.runs import slug
+from accelbench.engine.store.runs import RunQuery, slug
 
 
 def system_of(names: list[str]) -> str | None:
@@ -40,8 +41,9 @@ class _Importer(Reader):
 
     wants_text = True
 
-    def __init__(self, store, path: Path, accelerator: str | None) -> None:
+    def __init__(self, store, path: Path, accelerator: str | None, content: str = "") -> None:
         self.store, self.path, self.accelerator = store, path, accelerator
+        self.content = content  # the file's content hash (``content_hash``), recorded
         self.whole: str | None = None  # the accelerator the whole file points to
         self.runs: list = []
         self._file: tempfile._TemporaryFileWrapper | None = None
@@ -84,7 +86,8 @@ class _Importer(Reader):
         spec = spec_from_dict({"name": slug(title or path.stem), "workload": IMPORTED,
                                "accelerator": system, "telemetry_interval": 0,
                                "params": {"source": str(path.resolve()), "section": title,
-                                          "dialects": ",".join(self._dialects)}},
+                                          "dialects": ",".join(self._dialects),
+                                          "sha256": self.content}},
                               source=str(path))
         info = self.store.create(spec)
         os.replace(output, info.path(OUTPUT_FILE))
@@ -98,16 +101,49 @@ class _Importer(Reader):
         self.runs.append(handle.info)
 
 
+def content_hash(path: Path) -> str:
+    """The SHA-256 of what importing ``path`` reads: a file's bytes (as ``sha256sum`` gives
+    it), or for a run directory that of its structured files' names and SHA-256s; "" for
+    what has no fixed content (a pipe) or cannot be read (its reading says why)."""
+    if not path.is_dir():
+        return _sha256(path)
+    sums = {file: _sha256(file) for file in ondisk.run_files(path) or ()}
+    if not sums or "" in sums.values():
+        return ""
+    text = "".join(f"{file.relative_to(path)}\0{digest}\n" for file, digest in sums.items())
+    return hashlib.sha256(text.encode(errors="surrogateescape")).hexdigest()
+
+
+def _sha256(file: Path) -> str:
+    """The SHA-256 of a regular file's bytes, "" for anything else or an unreadable one."""
+    try:
+        if safefile.irregular(file) is not None:
+            return ""
+        with safefile.opened(file) as data:
+            return hashlib.file_digest(data, "sha256").hexdigest()
+    except (OSError, UserError):
+        return ""
+
+
+def imported_before(store, content: str) -> list[str]:
+    """The ids of the runs imported from a file of hash ``content`` (none for "")."""
+    if not content:
+        return []
+    return [info.id for info in store.list(query=RunQuery(workload=IMPORTED))
+            if info.params.get("sha256") == content]
+
+
 def import_file(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None) -> list:
+                accelerator: str | None = None, content: str = "") -> list:
     """Each run of a log that holds figures becomes a finished run in ``store``.
 
     The run's text is its ``output.log`` and its dialects are recorded, so its events
     are derived like any run's; the accelerator is ``accelerator`` or the one the
-    dialects point to (the file's, for a section that only has Trainer output).
+    dialects point to (the file's, for a section that only has Trainer output); ``content``
+    (the file's ``content_hash``) is recorded with each run, to know the file again.
     """
     path = Path(path)
-    importer = _Importer(store, path, accelerator)
+    importer = _Importer(store, path, accelerator, content)
     try:
         read_file(path, importer, dialect)
     finally:  # (a file found damaged halfway: the run begun is dropped)
@@ -128,18 +164,21 @@ class Imported:
 
     runs: list = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    before: list[tuple[Path, list[str]]] = field(default_factory=list)  # (file, its runs)
 
 
 def import_path(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None) -> Imported:
+                accelerator: str | None = None, again: bool = False) -> Imported:
     """``import_file`` of a file, or of each run under a directory (itself too): each run
     directory (``reading.ondisk.run_files``: its structured files, one run) and each other
     file, as a log; a file is read once however it is reached (links), and binary files
-    that are not event files or ``.gz`` logs are passed over (listed in ``skipped``)."""
+    that are not event files or ``.gz`` logs are passed over (listed in ``skipped``). A
+    file whose content was imported before is left as it was (listed in ``before`` with its
+    runs) unless ``again``."""
     path = Path(path)
     done = Imported()
     if not path.is_dir():
-        done.runs = import_file(store, path, dialect, accelerator)
+        _one(store, path, dialect, accelerator, done, again, whole=True)
         return done
     seen: set[tuple[int, int]] = set()
     for root, dirs, files in os.walk(path):
@@ -147,7 +186,7 @@ def import_path(store, path: str | Path, dialect: str = "auto",
         here = Path(root)
         members = ondisk.run_files(here) or []
         if [member for member in members if _first(member, seen)]:
-            _one(store, here, dialect, accelerator, done)  # (its runs/ folder: taken)
+            _one(store, here, dialect, accelerator, done, again)  # (its runs/ folder: taken)
         for name in sorted(files):
             file = here / name
             if not _first(file, seen):
@@ -162,14 +201,25 @@ def import_path(store, path: str | Path, dialect: str = "auto",
             if _binary(file):
                 done.skipped.append((file, "binary, not a log"))
                 continue
-            _one(store, file, dialect, accelerator, done)
+            _one(store, file, dialect, accelerator, done, again)
     return done
 
 
-def _one(store, path: Path, dialect: str, accelerator: str | None, done: Imported) -> None:
+def _one(store, path: Path, dialect: str, accelerator: str | None, done: Imported,
+         again: bool, whole: bool = False) -> None:
+    """Import the file or run directory ``path`` into ``done`` unless imported before (or
+    ``again``); a file it cannot read is skipped with the reason, unless it is the ``whole``
+    import (then its ``UserError`` is the command's)."""
+    content = content_hash(path)
+    known = [] if again else imported_before(store, content)
+    if known:
+        done.before.append((path, known))
+        return
     try:
-        done.runs += import_file(store, path, dialect, accelerator)
+        done.runs += import_file(store, path, dialect, accelerator, content)
     except UserError as exc:
+        if whole:
+            raise
         reason = str(exc).removeprefix(f"{path}: ").removeprefix(f"{path.resolve()}: ")
         done.skipped.append((path, reason))
 

@@ -45,6 +45,11 @@ class Launcher(ABC):
         """The door ``spec`` goes through, in one line (the launch screen shows it)."""
         return self.name
 
+    def unavailable(self) -> str:
+        """Why no job can go through this door here, in one line ("" where one can: the
+        default). Bounded in time: ``accelbench presets`` asks every launcher it lists."""
+        return ""
+
     def reaches(self, system: System) -> Availability | None:
         """Whether ``system``, which this machine does not have, is available through this
         launcher (a scheduler's nodes that have it); None where it cannot say (the

@@ -51,13 +51,12 @@ class Entry:
     note: str = ""  # why it has no run: "skipped: ...", "could not start: ..."
 
 
-def start(runner: Runner, spec: JobSpec, preset: str = "") -> Experiment:
+def start(runner: Runner, spec: JobSpec) -> Experiment:
     """Record the experiment of ``spec``'s sweep and start its driver; returns at once. Its
-    name: the sweep's ``experiment``, else the name of the ``preset`` it was started as
-    (what the user typed), else the spec's name."""
+    name: the sweep's ``experiment``, else the spec's ``name`` (the one rule: the same name
+    whether the CLI or the app's form starts it)."""
     expanded = variants(spec)
-    info = runner.store.create_experiment(spec.sweep["experiment"] or preset or spec.name,
-                                          len(expanded))
+    info = runner.store.create_experiment(spec.sweep["experiment"] or spec.name, len(expanded))
     queues = get_launcher(spec.launcher).queues  # a scheduler queues them: submit them all
     parallel = len(expanded) if queues else spec.sweep["max_parallel"]
     write_json(info.path(PLAN_FILE), {

@@ -51,3 +51,8 @@ def fixed(value: float | None, decimals: int = 2) -> str:
 def when(ts: float | None) -> str:
     """A timestamp as local ``YYYY-MM-DD HH:MM``."""
     return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 run``, ``2 runs``, ``12,345 runs`` (``plural``: where it is not ``noun + s``)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelbench.engine.core.errors import UserError, shown
+from accelbench.engine.core.errors import UserError, known_hint, shown
 from accelbench.engine.core.params import Param
 from accelbench.engine.parsers.generic import GENERIC_DIALECTS
 
@@ -99,9 +99,8 @@ class Workload:
         for p in self.params:
             if p.name == name:
                 return p
-        known = ", ".join(p.name for p in self.params)
         raise UserError(f"unknown parameter {shown(name)} for workload {self.name!r}",
-                        hint=f"known parameters: {known}")
+                        hint=known_hint(name, (p.name for p in self.params), "parameters"))
 
     def extended(self, accelerator: str, ext: Extension) -> Workload:
         """This workload as ``accelerator``'s extension ``ext`` adds to it."""
@@ -232,7 +231,8 @@ IMPORTED = Workload(
     accelerators=("*",),
     params=(Param("source", str, "", "the file the log came from"),
             Param("section", str, "", "the section of that file (its heading)"),
-            Param("dialects", str, "", "the log dialects it was read with, comma-separated")),
+            Param("dialects", str, "", "the log dialects it was read with, comma-separated"),
+            Param("sha256", str, "", "its content's SHA-256 (a file imported again is known)")),
 )
 
 GENERIC = (MNIST_CNN, BERT_FINETUNE, COMMAND, IMPORTED)

@@ -8,6 +8,7 @@ job ended is ``sacct``'s word where the cluster keeps accounting (``slurm_accoun
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -20,6 +21,7 @@ from typing import Any
 
 from accelbench.engine.core.errors import UserError, shown
 from accelbench.engine.core.params import Param
+from accelbench.engine.core.text import printable
 from accelbench.engine.launchers.slurm.accounting import Accounting, exit_status
 
 SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
@@ -129,6 +131,28 @@ def sbatch(script: str, options: list[str], cwd: str) -> tuple[int, list[str]]:
         raise UserError(f"sbatch failed: {out.stderr.strip() or out.stdout.strip()}",
                         hint="the message is Slurm's own; see `man sbatch`")
     return int(out.stdout.strip().split(";")[0]), argv
+
+
+PROBE_S = 10.0  # seconds ``sbatch --test-only`` is given to answer
+
+
+@functools.cache
+def submit_refused() -> str:
+    """Why ``sbatch`` cannot submit here ("" where it can), by running it: ``sbatch
+    --test-only --wrap=true`` asks the controller without queueing anything (``PROBE_S``
+    at most; asked once a process). Its last line of error says why, as Slurm words it."""
+    try:
+        out = _run([tool("sbatch"), "--test-only", "--wrap=true"], timeout=PROBE_S)
+    except UserError as exc:
+        return exc.message
+    except subprocess.TimeoutExpired:
+        return f"sbatch --test-only did not answer in {PROBE_S:g} s (the controller?)"
+    except OSError as exc:
+        return f"sbatch cannot be run: {exc.strerror}"
+    if out.returncode == 0:
+        return ""
+    said = [line.strip() for line in (out.stderr or out.stdout).splitlines() if line.strip()]
+    return printable(f"sbatch --test-only failed: {said[-1] if said else f'exit {out.returncode}'}")
 
 
 def scancel(job_id: int) -> None:

@@ -26,6 +26,7 @@ from accelbench.engine.launchers.slurm.commands import (
     resource_args,
     sbatch,
     scancel,
+    submit_refused,
 )
 from accelbench.engine.launchers.slurm.commands import check as check_slurm
 from accelbench.engine.launchers.slurm.log_dialect import state_diagnosis
@@ -99,6 +100,9 @@ class Slurm(Launcher):
     def reaches(self, system: System) -> Availability | None:
         """Through the system's GRES on the cluster's nodes."""
         return gres.reach(system)
+
+    def unavailable(self) -> str:
+        return submit_refused()
 
     def describe(self, spec: JobSpec) -> str:
         return " ".join([self.name, *resource_args(self.settings(spec))])
