@@ -406,27 +406,53 @@ BEST_STYLE = "bold green"
 PARAM_STYLE = "cyan"
 
 
-def comparison_heads(cmp: Comparison) -> list[Head]:
-    """``run``, the knobs that differ, then the figures (right-justified)."""
-    return [Head("run"), *(Head(p) for p in cmp.params),
-            *(Head(c.title, "right") for c in cmp.columns)]
+def comparison_heads(cmp: Comparison, settings: bool = True, figures: bool = True
+                     ) -> list[Head]:
+    """``run``, the knobs that differ, then the figures (right-justified); without the
+    ``settings`` or the ``figures`` if asked (the app shows the figures first)."""
+    return [Head("run"), *(Head(p) for p in (cmp.params if settings else ())),
+            *(Head(c.title, "right") for c in (cmp.columns if figures else ()))]
 
 
-def comparison_rows(cmp: Comparison) -> list[list[Cell]]:
+def comparison_rows(cmp: Comparison, settings: bool = True, figures: bool = True
+                    ) -> list[list[Cell]]:
     """One row per run: its number and id suffix (red unless done), its knobs, its figures;
-    the best value of a ranked column marked ``★``."""
+    the best value of a ranked column marked ``★`` (without the ``settings`` or ``figures``
+    as ``comparison_heads``)."""
     rows = []
     for i, run in enumerate(cmp.runs):
         values = cmp.values[i]
         cells = [Cell(f"{i + 1} {short_id(run.id)}", "dim" if run.status == "done" else "red")]
         cells += [Cell("-" if values.get(p) is None else str(values[p]), PARAM_STYLE)
-                  for p in cmp.params]  # a knob a run does not have: "-"
-        for column in cmp.columns:
+                  for p in (cmp.params if settings else ())]  # a knob a run lacks: "-"
+        for column in cmp.columns if figures else ():
             text = figure_text(column.key, values.get(column.key))
             cells.append(Cell(f"{text} {BEST_MARK}", BEST_STYLE, "right")
                          if cmp.is_best(i, column.key) else Cell(text, justify="right"))
         rows.append(cells)
     return rows
+
+
+SHORT_LABEL = 24  # the longest label of a run in a chart's legend (beyond: its name or id)
+
+
+def comparison_labels(cmp: Comparison) -> list[str]:
+    """A short label per run for charts, led by its number in the table (``1 a1b2c3``):
+    the one knob that differs (``2 max_seq_length=32``) where that is short, else the
+    run's name where the names tell the runs apart, else its id's suffix."""
+    names = [run.name for run in cmp.runs]
+    distinct = len(set(names)) == len(names)
+    out = []
+    for i, run in enumerate(cmp.runs):
+        knob = ""
+        if len(cmp.params) == 1:
+            value = cmp.values[i].get(cmp.params[0])
+            knob = f"{cmp.params[0]}={'-' if value is None else value}"
+        what = (knob if knob and len(knob) <= SHORT_LABEL
+                else run.name if distinct and len(run.name) <= SHORT_LABEL
+                else short_id(run.id))
+        out.append(printable(f"{i + 1} {what}"))
+    return out
 
 
 # presets, accelerators, parsed logs ---------------------------------------------

@@ -52,9 +52,11 @@ async def test_sweep_runs_as_an_experiment_then_compares(runner):
         compared = screen.query_one(DataTable)
         await wait_until(pilot, lambda: compared.row_count == 3)
         columns = [str(c.label) for c in compared.columns.values()]
-        assert columns == ["run", "command", "samples/s", "final loss"]
-        cells = [[str(c) for c in compared.get_row_at(i)[2:]] for i in range(3)]
+        assert columns == ["run", "samples/s", "final loss"]  # the figures first
+        cells = [[str(c) for c in compared.get_row_at(i)[1:]] for i in range(3)]
         assert cells == [["100", "1"], ["250 ★", "0.8 ★"], ["180", "1.7"]]
+        settings = screen.query_one("#compare-settings", DataTable)  # then what differs
+        assert [str(c.label) for c in settings.columns.values()] == ["run", "command"]
         plots = str(screen.query_one("#compare-plots", Static).content.renderables[-1])
         assert "■" in plots  # the three loss curves have a legend
         await pilot.press("escape", "escape")

@@ -327,7 +327,7 @@ async def test_a_legend_keeps_each_mark_with_its_run(runner, monkeypatch):
         legend = [line.strip() for line in console.export_text().splitlines() if "■" in line]
         assert not any(line.endswith("■") for line in legend)
         names = [name.strip() for line in legend for name in line.split("■") if name.strip()]
-        assert names == [info.id for info in runs]
+        assert names == [f"{i + 1} {present.short_id(info.id)}" for i, info in enumerate(runs)]
 
 
 async def test_progress_without_a_total_is_whole(runner):
