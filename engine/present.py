@@ -301,6 +301,28 @@ RUN_NARROW: dict[str, dict[str, Any]] = {
 RUN_SORTS = dict(zip(RUN_COLUMNS, ("status", "id", "workload", "accelerator", "knobs",
                                    "samples_per_s", "final_loss", "accuracy", "created"),
                      strict=True))
+# the app's runs screen: the progress of live runs too, before the figures; narrower, the
+# run's name (its id without date and time) and workload stay longer than the last figures
+# and the progress, the id's random end alone last
+SCREEN_RUN_COLUMNS = (*RUN_COLUMNS[:5], "progress", *RUN_COLUMNS[5:])
+SCREEN_RUN_NARROW: dict[str, dict[str, Any]] = {
+    **RUN_NARROW, "run": {"shorten": (70, 8)}, "workload": {"priority": 10},
+    LOSS: {"priority": 12}, "progress": {"priority": 11}}
+
+
+@dataclass(frozen=True)
+class Live:
+    """A followed run as of now (newer than the index while it runs): its phase, its
+    figures so far, and the seconds it has left (``RunState.eta``)."""
+
+    phase: str
+    summary: RunSummary
+    eta: float | None = None
+
+    @classmethod
+    def of(cls, state: RunState) -> Live:
+        """The run ``state`` is of, as of now."""
+        return cls(state.phase, state.summary(), state.eta())
 
 
 def key_params(params: Mapping[str, Any]) -> str:
@@ -314,26 +336,40 @@ def short_id(run_id: str) -> str:
     return run_id.rsplit("-", 1)[-1]
 
 
-def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tuple:
-    """A run's row as raw values in ``RUN_COLUMNS`` order (for sorting); ``live``: the
-    phase and figures of a followed run, newer than the index's."""
-    status, s = live or (info.status, info.summary)
+def run_values(info: RunInfo, live: Live | None = None) -> tuple:
+    """A run's row as raw values in ``RUN_COLUMNS`` order; ``live``: the phase and figures
+    of a followed run, newer than the index's."""
+    status, s = (live.phase, live.summary) if live else (info.status, info.summary)
     return (status, info.id, info.workload, info.accelerator, key_params(info.params),
             s.samples_per_s, s.final_loss, s.accuracy, fmt.when(info.created))
 
 
-def run_cells(values: tuple, marked: bool = False) -> list[Cell]:
-    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``."""
+def run_progress(info: RunInfo, live: Live | None = None) -> str:
+    """How far a run got of the steps it reported a total of (``32%``), and for a live
+    one the time it has left (``32% ETA 1:20``); ``-`` without a total."""
+    summary, eta = (live.summary, live.eta) if live else (info.summary, None)
+    if not summary.total_steps or summary.steps is None:
+        return "-"
+    done = f"{min(summary.steps / summary.total_steps, 1.0):.0%}"
+    return done if eta is None else f"{done} ETA {fmt.duration(int(eta))}"
+
+
+def run_cells(values: tuple, marked: bool = False, progress: str | None = None) -> list[Cell]:
+    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``; with its
+    ``progress`` (``run_progress``) before the figures, the runs screen's
+    (``SCREEN_RUN_COLUMNS``)."""
     status, run_id, workload, accel, params, rate, loss, accuracy, started = values
     shown = id_cell(run_id, "● " if marked else "")
-    return [status_cell(status), shown, Cell(workload),
-            Cell(accel), Cell(params), Cell(fmt.number(rate), justify="right"),
-            Cell(fmt.number(loss), justify="right"), Cell(fmt.fixed(accuracy), justify="right"),
-            Cell(started)]
+    return [status_cell(status), shown, Cell(workload), Cell(accel), Cell(params),
+            *([] if progress is None else [Cell(progress, justify="right")]),
+            Cell(fmt.number(rate), justify="right"), Cell(fmt.number(loss), justify="right"),
+            Cell(fmt.fixed(accuracy), justify="right"), Cell(started)]
 
 
-def run_heads() -> list[Head]:
-    """The heads of ``run_cells``."""
+def run_heads(progress: bool = False) -> list[Head]:
+    """The heads of ``run_cells`` (with ``progress``: the runs screen's)."""
+    if progress:
+        return heads(SCREEN_RUN_COLUMNS, ("progress", *_NUMERIC), SCREEN_RUN_NARROW)
     return heads(RUN_COLUMNS, _NUMERIC, RUN_NARROW)
 
 

@@ -77,7 +77,7 @@ async def test_live_runs_are_listed_first_on_opening(runner):
                                         "params": {"command": sleeper}}))
     app = AccelbenchApp(runner)
     try:
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(160, 40)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
                              and bool(app.screen.query(DataTable)))  # composed, not only pushed
             table = app.screen.query_one(DataTable)

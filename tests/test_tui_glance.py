@@ -4,10 +4,23 @@ lines wrap, the launch form shows a sweep, and the smaller points."""
 
 from textual.widgets import DataTable
 
+from accelbench.engine import format as fmt
+from accelbench.engine import present
+from accelbench.engine.follow import Follower
+from accelbench.engine.spec import spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.runs import RunsScreen
 from tests.helpers import wait_until
-from tests.recorded_store import fixed_clock, three_runs, two_workloads
+from tests.recorded_store import (
+    RECORDED,
+    SPEC,
+    cut,
+    ended_run,
+    fixed_clock,
+    three_runs,
+    two_workloads,
+)
 
 SIZE = (80, 24)
 
@@ -56,3 +69,71 @@ async def test_a_charts_label_is_the_knob_a_sweep_varies_or_the_runs_id(runner, 
         bars = str(app.screen.query_one("#compare-plots").content.renderables[1]).split("\n")
         assert [line.split()[:2] for line in bars if line.strip()] == [
             ["1", "a1b2c3"], ["2", "d4e5f6"], ["3", "0a1b2c"]]
+
+
+async def on_runs(pilot, count: int) -> RunsScreen:
+    """The runs screen, its table holding ``count`` rows."""
+    await pilot.press("f3")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, RunsScreen)
+                     and pilot.app.screen.query_one(DataTable).row_count == count)
+    await pilot.pause(0.3)
+    return pilot.app.screen
+
+
+def columns(screen) -> list[str]:
+    return [str(key.value) for key in screen.query_one(DataTable).columns]
+
+
+async def test_the_runs_table_at_80x24_names_each_run_and_its_workload(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    two_workloads(runner.store)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await on_runs(pilot, 2)
+        rows = [line for line in screen_text(app) if "cancelled" in line or "done" in line]
+        assert len(rows) == 2
+        assert "cpu-bert-finetune-tiny-d4e5f6" in rows[0] and "bert_finetune" in rows[0]
+        assert "cpu-mnist-a1b2c3" in rows[1] and "mnist_cnn" in rows[1]
+
+
+async def test_the_runs_columns_stay_as_the_sort_changes_and_r_reverses_it(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    runs = two_workloads(runner.store)
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await on_runs(pilot, 2)
+        shown = columns(screen)
+        for _ in range(len(present.RUN_SORTS)):  # every sort, and back to the first
+            await pilot.press("s")
+            await pilot.pause(0.3)
+            assert columns(screen) == shown, screen.sort_column
+        assert screen.sort_column == "started"
+        table = screen.query_one(DataTable)
+        order = [key.value for key in table.rows]
+        await pilot.press("r")
+        await wait_until(pilot, lambda: [key.value for key in table.rows] == order[::-1])
+        assert screen.sort_column == "started" and "↑" in screen.sub_title
+        assert "r: reverse" in screen.sub_title
+        assert order == [runs[1].id, runs[0].id]  # newest first, then reversed
+        await pilot.press("f1")  # the help names the key
+        await wait_until(pilot, lambda: screen.query("KeysHelp"))
+        await pilot.pause(0.3)
+        assert any("Reverse" in line for line in screen_text(app))
+
+
+async def test_a_live_run_shows_its_progress_and_eta_at_80x24(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    done = ended_run(runner.store, RECORDED, "cpu-mnist")
+    live = runner.store.create(spec_from_dict({**SPEC, "name": "cpu-mnist-live"}))
+    follower = Follower.from_events(live.id, cut(300))
+    app = AccelbenchApp(runner)
+    app.followers[live.id] = follower  # followed: its state as the app reads it
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await on_runs(pilot, 2)
+        assert "progress" in columns(screen)
+        cells = {key.value: [str(c) for c in screen.query_one(DataTable).get_row(key)]
+                 for key in screen.query_one(DataTable).rows}
+        state = follower.state
+        eta = int(state.eta())
+        assert f"{state.step / state.total:.0%} ETA {fmt.duration(eta)}" in cells[live.id]
+        assert "100%" in cells[done.id]

@@ -23,10 +23,10 @@ from accelbench.engine import digest, experiment, plugins, registry
 from accelbench.engine.compare import compare
 from accelbench.engine.errors import UserError
 from accelbench.engine.follow import Follower
+from accelbench.engine.present import Live
 from accelbench.engine.runner import RunHandle, Runner
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunQuery
-from accelbench.engine.summary import RunSummary
 from accelbench.engine.text import printable, printable_lines
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
@@ -144,12 +144,11 @@ class AccelbenchApp(App):
                             group="follow", exit_on_error=False)
         return self.followers[handle.id]
 
-    def live_summary(self, run_id: str) -> tuple[str, RunSummary] | None:
-        """Phase and figures of a followed run as of now (newer than the index while it runs)."""
+    def live(self, run_id: str) -> Live | None:
+        """A followed run's phase, figures and time left as of now (newer than the index
+        while it runs)."""
         follower = self.followers.get(run_id)
-        if follower is None:
-            return None
-        return follower.state.phase, follower.state.summary()
+        return None if follower is None else Live.of(follower.state)
 
     def start_run(self, spec: JobSpec, preset: str = "") -> None:
         """Start a run of ``spec`` (off the UI thread) and open its run view; a spec with
@@ -281,7 +280,7 @@ class AccelbenchApp(App):
             marked = [info.id for info in store.list(query=RunQuery(ids=message.marked))
                       ] if message.marked else []
             self.call_from_thread(lambda: self._answer(message.reply, messages.RunsPage(
-                [(info, self.live_summary(info.id)) for info in infos], message.order,
+                [(info, self.live(info.id)) for info in infos], message.order,
                 message.offset, total,
                 [run_id for run_id in message.marked if run_id in marked]), seen))
 

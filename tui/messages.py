@@ -14,9 +14,9 @@ from textual.message import Message
 
 from accelbench.engine.compare import Comparison
 from accelbench.engine.follow import Follower
+from accelbench.engine.present import Live
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import RunInfo, RunOrder, RunQuery
-from accelbench.engine.summary import RunSummary
 
 
 class OpenRun(Message):
@@ -60,7 +60,7 @@ class SpecWanted(Message):
         self.reply = reply
 
 
-Runs = list[tuple[RunInfo, tuple[str, RunSummary] | None]]
+Runs = list[tuple[RunInfo, Live | None]]
 
 
 @dataclass(frozen=True)
