@@ -2,7 +2,7 @@
 shows its figures first, the runs table tells runs apart, ``/`` reaches a visible filter, log
 lines wrap, the launch form shows a sweep, and the smaller points."""
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from accelbench.engine import format as fmt
 from accelbench.engine import present
@@ -10,6 +10,7 @@ from accelbench.engine.follow import Follower
 from accelbench.engine.spec import spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from tests.helpers import wait_until
 from tests.recorded_store import (
@@ -137,3 +138,20 @@ async def test_a_live_run_shows_its_progress_and_eta_at_80x24(runner, monkeypatc
         eta = int(state.eta())
         assert f"{state.step / state.total:.0%} ETA {fmt.duration(eta)}" in cells[live.id]
         assert "100%" in cells[done.id]
+
+
+async def test_slash_at_80_columns_types_into_a_filter_that_shows(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = RunView(Follower.from_events("r1", RECORDED), "cpu-mnist · r1",
+                       clock=lambda: RECORDED[-1].ts + 1)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view)
+        await pilot.pause(0.2)
+        await pilot.press("slash", *"Epoch")
+        await pilot.pause(0.3)
+        field = view.query_one("#log-filter", Input)
+        assert app.focused is field and field.value == "Epoch"
+        assert field.region.width > 0 and field.region.height > 0  # on screen
+        log = [line for line in screen_text(app) if "Epoch" in line]
+        assert any(line.lstrip().startswith("Epoch 1/3") for line in log)  # the lines it keeps

@@ -198,6 +198,10 @@ class RunView(NavScreen):
         follow.value = not follow.value
 
     def action_focus_filter(self) -> None:
+        """Focus the log's filter, the log pane shown first where it is hidden (narrow)."""
+        if self.has_class("-narrow"):
+            self.query_one(Tabs).active = "tab-log"
+            self.query_one("#body").add_class("-show-log")  # now, not when the tab says so
         self.query_one("#log-filter").focus()
 
     def on_data_table_row_selected(self, event: MetricsTable.RowSelected) -> None:
