@@ -155,3 +155,34 @@ async def test_slash_at_80_columns_types_into_a_filter_that_shows(runner):
         assert field.region.width > 0 and field.region.height > 0  # on screen
         log = [line for line in screen_text(app) if "Epoch" in line]
         assert any(line.lstrip().startswith("Epoch 1/3") for line in log)  # the lines it keeps
+
+
+WARNING = ("WARNING: MNIST not available (train-images-idx3-ubyte.gz: <urlopen error [Errno -2]"
+           " Name or service not known>); training on SYNTHETIC data")  # the recording's
+
+
+async def test_log_lines_wrap_whole_and_w_cuts_them(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = RunView(Follower.from_events("r1", RECORDED), "cpu-mnist · r1",
+                       clock=lambda: RECORDED[-1].ts + 1)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view)
+        await pilot.press("t")  # the log pane (80 columns: one pane at a time)
+        await wait_until(pilot, lambda: any("Epoch 1/3" in line for line in screen_text(app)))
+        lines = screen_text(app)
+        at = next(n for n, line in enumerate(lines) if line.lstrip().startswith("WARNING"))
+        text = "".join("".join(lines[at:at + 3]).split())  # (cut at any character)
+        assert "".join(WARNING.split()) in text and "…" not in text  # whole, over two lines
+        assert lines[at + 1].lstrip().startswith("o -2]")  # the second piece
+        log = view.query_one("#log")
+        assert log.virtual_size.width <= log.scrollable_content_region.width  # no sideways
+        await pilot.press("w")  # cut: one line a line, marked at the edge
+        await pilot.pause(0.3)
+        lines = screen_text(app)
+        cut = next(line for line in lines if line.lstrip().startswith("WARNING")).rstrip()
+        assert cut.endswith("…") and "training on SYNTHETIC" not in " ".join(lines)
+        await pilot.press("w")
+        await pilot.pause(0.3)
+        assert "training on SYNTHETIC" in " ".join(screen_text(app))
+

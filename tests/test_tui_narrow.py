@@ -261,7 +261,7 @@ async def test_a_log_line_past_the_edge_is_marked_there(runner):
                        clock=lambda: RECORDED[-1].ts + 1)
         app.push_screen(view)
         await wait_until(pilot, lambda: app.screen is view)
-        await pilot.press("t")  # the log pane
+        await pilot.press("t", "w")  # the log pane, its lines cut (not wrapped)
         await wait_until(pilot, lambda: "Epoch 1/3" in shown(view, "#log"))
         lines = {line.split()[0]: line.rstrip() for line in shown(view, "#log").splitlines()
                  if line.strip()}

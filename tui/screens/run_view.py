@@ -39,6 +39,8 @@ class RunView(NavScreen):
                 tooltip="Stop this run (asks first): SIGTERM, then SIGKILL"),
         Binding("f", "toggle_follow", "Follow", id="run.follow", show=False,
                 tooltip="Keep the log scrolled to its newest line, or not"),
+        Binding("w", "toggle_wrap", "Wrap", id="run.wrap", show=False,
+                tooltip="Wrap long log lines, or cut them (then scroll sideways to read them)"),
         Binding("slash", "focus_filter", "Filter", id="run.filter", show=False,
                 tooltip="Show only the log lines containing a text"),
         Binding("g", "chart", "Chart", id="run.chart",
@@ -196,6 +198,10 @@ class RunView(NavScreen):
     def action_toggle_follow(self) -> None:
         follow = self.query_one("#log-follow", Checkbox)
         follow.value = not follow.value
+
+    def action_toggle_wrap(self) -> None:
+        pane = self.query_one(LogPane)
+        pane.set_wrap(not pane.wrap)
 
     def action_focus_filter(self) -> None:
         """Focus the log's filter, the log pane shown first where it is hidden (narrow)."""
