@@ -7,9 +7,11 @@ from textual.widgets import DataTable, Input
 from accelbench.engine import format as fmt
 from accelbench.engine import present
 from accelbench.engine.follow import Follower
-from accelbench.engine.spec import spec_from_dict
+from accelbench.engine.presets import find_preset
+from accelbench.engine.spec import load_preset, spec_from_dict
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
+from accelbench.tui.screens.launch import LaunchScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
 from tests.helpers import wait_until
@@ -29,6 +31,13 @@ SIZE = (80, 24)
 def screen_text(app) -> list[str]:
     """The lines the terminal shows now."""
     return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def shown(app, selector: str) -> str:
+    """The text the terminal shows where the widget ``selector`` is, its lines joined."""
+    region = app.screen.query_one(selector).region
+    lines = screen_text(app)[region.y:region.bottom]
+    return " ".join(" ".join(line[region.x:region.right] for line in lines).split())
 
 
 async def test_a_comparison_shows_its_figures_first_then_the_settings_in_one_scroll(
@@ -186,3 +195,25 @@ async def test_log_lines_wrap_whole_and_w_cuts_them(runner):
         await pilot.pause(0.3)
         assert "training on SYNTHETIC" in " ".join(screen_text(app))
 
+
+
+async def test_the_launch_form_shows_a_sweep_and_the_values_it_sets(runner):
+    spec = load_preset(find_preset("cpu-bert-padding-sweep"))
+    app = AccelbenchApp(runner, spec)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen)
+                         and app.screen.query("#param-max_seq_length"))
+        await pilot.pause(0.3)
+        assert shown(app, "#form-sweep") == (  # on screen, above the form
+            "sweep 4 runs (an experiment), varying max_seq_length = 16, 32, 64, 128")
+        field = app.screen.query_one("#param-max_seq_length", Input)
+        assert field.value == "16, 32, 64, 128" and field.disabled  # not the default's 128
+        assert shown(app, "#help-max_seq_length").startswith("swept: 4 values")
+        assert not app.screen.query_one("#run").disabled
+        started = app.screen.current_spec()
+        assert started.sweep == spec.sweep  # the sweep sets it, one value a run
+        await pilot.press("ctrl+o")  # another preset, no sweep: no note, the knob editable
+        await wait_until(pilot, lambda: app.screen.query("#preset-list"))
+        app.screen.dismiss(load_preset(find_preset("cpu-bert-finetune-tiny")))
+        await wait_until(pilot, lambda: not app.screen.query_one("#form-sweep").display
+                         and not app.screen.query_one("#param-max_seq_length").disabled)

@@ -27,7 +27,8 @@ class Toggle(Checkbox):
 
 
 class ParamForm(VerticalScroll):
-    """One row per knob: an input typed by the schema, its help, and its error if any."""
+    """One row per knob: an input typed by the schema, its help, and its error if any; a
+    knob a sweep sets shows the sweep's values instead, not to be edited."""
 
     class ValidityChanged(Message):
         """Posted when the form turns valid or invalid."""
@@ -40,17 +41,33 @@ class ParamForm(VerticalScroll):
         super().__init__(**kwargs)
         self.params: list[Param] = []
         self.errors: dict[str, str] = {}
+        self.swept: dict[str, list[Any]] = {}
 
-    def set_params(self, params: list[Param], values: dict[str, Any]) -> None:
-        """Rebuild the form for ``params`` with initial ``values`` (defaults for the rest)."""
+    def set_params(self, params: list[Param], values: dict[str, Any],
+                   swept: dict[str, list[Any]] | None = None) -> None:
+        """Rebuild the form for ``params`` with initial ``values`` (defaults for the rest);
+        ``swept``: the knobs a sweep sets, each with the values it takes."""
         self.params = list(params)
         self.errors = {}
+        self.swept = {k: v for k, v in (swept or {}).items()
+                      if any(p.name == k for p in self.params)}
         self.remove_children()
         self.mount_all([self._row(p, values.get(p.name, p.default)) for p in self.params])
         self.post_message(self.ValidityChanged(True))
 
     def _row(self, param: Param, value: Any) -> Horizontal:
         field: Widget
+        if param.name in self.swept:  # the sweep's values, each run one: never edited
+            values = self.swept[param.name]
+            field = Input(", ".join(map(str, values)), compact=True, disabled=True,
+                          id=f"param-{param.name}")
+            field.tooltip = f"{param.help}\nset by the sweep: one value a run"
+            return Horizontal(
+                Label(param.name, classes="param-name"), field,
+                Static(Content(f"swept: {len(values)} values, one a run (the preset's"
+                               " [sweep])"),
+                       classes="param-help -swept", id=f"help-{param.name}"),
+                classes="param-row")
         if param.choices:
             field = Select([(str(c), c) for c in param.choices], value=value, allow_blank=False,
                            compact=True, id=f"param-{param.name}")
@@ -68,9 +85,12 @@ class ParamForm(VerticalScroll):
             classes="param-row")
 
     def values(self) -> dict[str, str]:
-        """Every knob's current value as text (what ``--set`` would take)."""
+        """Every knob's current value as text (what ``--set`` would take), but those the
+        sweep sets."""
         out = {}
         for param in self.params:
+            if param.name in self.swept:
+                continue
             field = self.query_one(f"#param-{param.name}")
             if isinstance(field, Toggle):
                 out[param.name] = "true" if field.value else "false"
@@ -94,8 +114,8 @@ class ParamForm(VerticalScroll):
 
     def _check(self, name: str, text: str) -> None:
         param = next((p for p in self.params if p.name == name), None)
-        if param is None:  # a field's message that came after the form changed knobs
-            return
+        if param is None or name in self.swept:  # a message from before the form changed
+            return  # knobs; the sweep's values (checked when the preset loaded)
         was_valid = self.valid
         try:
             param.parse(text)
