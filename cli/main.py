@@ -485,7 +485,13 @@ def _list_experiments(form: str) -> int:
         return 0
     from accelbench.cli.live import console, table
     from accelbench.engine import format as fmt
-    from accelbench.engine.present import Cell, experiment_list_heads, id_cell, status_cell
+    from accelbench.engine.present import (
+        Cell,
+        counted,
+        experiment_list_heads,
+        id_cell,
+        status_cell,
+    )
 
     out = console()
     out.print(table(
@@ -494,7 +500,7 @@ def _list_experiments(form: str) -> int:
           Cell(str(row["variants"]), justify="right"),
           Cell(str(sum(1 for r in row["runs"] if r)), justify="right"),
           Cell(fmt.when(row["created"]))] for row in rows],
-        out.width, title=f"{len(rows)} experiments"))
+        out.width, title=counted(len(rows), "experiment")))
     return 0
 
 

@@ -44,7 +44,7 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
         return 0
     from accelbench.cli.console import console
     from accelbench.cli.live import table
-    from accelbench.engine.present import Cell, parse_heads
+    from accelbench.engine.present import Cell, counted, parse_heads
 
     runs = _Summaries()
     with zone_file():  # (local times read quicker: one thread here)
@@ -60,5 +60,6 @@ def parse(path: str, dialect: str, as_json: bool) -> int:
                      Cell(fmt.fixed(summary.accuracy), justify="right"),
                      Cell("\n".join(f"{d.code}: {d.message}" for d in state.diagnoses) or "-")])
     out = console()
-    out.print(table(parse_heads(), rows, out.width, title=f"{path}: {len(runs.rows)} sections"))
+    out.print(table(parse_heads(), rows, out.width,
+                    title=f"{path}: {counted(len(runs.rows), 'section')}"))
     return 0

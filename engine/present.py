@@ -102,6 +102,11 @@ def id_forms(ref: str) -> tuple[str, ...]:
     return (match["rest"], match["random"]) if match else ()
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 section``, ``2 sections`` (``plural``: where adding an s is wrong)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def id_cell(ref: str, prefix: str = "", style: str = "") -> Cell:
     """An id, with its shorter forms for a narrow table."""
     return Cell(prefix + ref, style, shorter=tuple(prefix + form for form in id_forms(ref)))
@@ -197,15 +202,21 @@ def figure_source(summary: RunSummary, key: str) -> str:
     return found[1] if found and found[0] == getattr(summary, key) else ""
 
 
-def figure_lines(summary: RunSummary) -> list[tuple[str, str, str]]:
+LIVE_LABELS = {"final_loss": "latest loss"}
+"""The labels of the figures that mean something else while the run goes on (no loss is
+final before the end)."""
+
+
+def figure_lines(summary: RunSummary, live: bool = False) -> list[tuple[str, str, str]]:
     """(label, value, where it came from) of each figure the run has (what each label
-    means: ``summary.FIGURES``)."""
+    means: ``summary.FIGURES``); ``live``: of a run still going (``LIVE_LABELS``)."""
     out = []
     for key, figure in FIGURES.items():
         value = getattr(summary, key)
         if value is not None:
             source = figure_source(summary, key)
-            out.append((figure.label, figure_text(key, value),
+            label = LIVE_LABELS.get(key, figure.label) if live else figure.label
+            out.append((label, figure_text(key, value),
                         source if source == MEAN_THROUGHPUT
                         else f"metric {source}" if source else ""))
     return out

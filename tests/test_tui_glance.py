@@ -2,7 +2,7 @@
 shows its figures first, the runs table tells runs apart, ``/`` reaches a visible filter, log
 lines wrap, the launch form shows a sweep, and the smaller points."""
 
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, OptionList
 
 from accelbench.engine import format as fmt
 from accelbench.engine import present
@@ -217,3 +217,124 @@ async def test_the_launch_form_shows_a_sweep_and_the_values_it_sets(runner):
         app.screen.dismiss(load_preset(find_preset("cpu-bert-finetune-tiny")))
         await wait_until(pilot, lambda: not app.screen.query_one("#form-sweep").display
                          and not app.screen.query_one("#param-max_seq_length").disabled)
+
+
+def run_view_of(app, events) -> RunView:
+    view = RunView(Follower.from_events("r1", events), "cpu-mnist · r1",
+                   clock=lambda: events[-1].ts + 1)
+    app.push_screen(view)
+    return view
+
+
+async def test_a_live_runs_loss_is_the_latest_not_the_final(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = run_view_of(app, cut(300))  # still running
+        await wait_until(pilot, lambda: app.screen is view and view.query_one("#figures").display)
+        figures = shown(app, "#figures")
+        assert "latest loss" in figures and "final loss" not in figures
+        app.pop_screen()
+        done = run_view_of(app, RECORDED)  # ended: its loss is final
+        await wait_until(pilot, lambda: app.screen is done and done.query_one("#figures").display)
+        assert "final loss" in shown(app, "#figures")
+
+
+async def test_throughput_is_drawn_from_zero_with_its_gaps_blank(runner):
+    from accelbench.engine.events import Phase, Throughput
+
+    t0 = RECORDED[0].ts
+    rates = [Throughput("r1", t0 + t, 1000.0 + t, step=t) for t in (*range(10), *range(60, 70))]
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        view = run_view_of(app, [Phase("r1", t0, "running")])
+        await wait_until(pilot, lambda: app.screen is view)
+        await pilot.pause(0.3)
+        assert "▁" not in shown(app, "#throughput .spark")  # nothing reported: no bars at all
+        app.pop_screen()
+        view = run_view_of(app, [Phase("r1", t0, "running"), *rates])
+        await wait_until(pilot, lambda: app.screen is view)
+        await pilot.pause(0.3)
+        region = view.query_one("#throughput .spark").region
+        bottom = screen_text(app)[region.bottom - 1][region.x:region.right]
+        assert bottom.strip().startswith("██") and "██ ██" in bottom  # a blank gap between
+        assert "▁" not in bottom  # 1000 samples/s is no zero: full bars, read from zero
+
+
+async def test_an_empty_command_leaves_run_disabled(runner):
+    app = AccelbenchApp(runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LaunchScreen)
+                         and app.screen.query("#param-batch_size"))
+        workloads = app.screen.query_one("#workloads", OptionList)
+        workloads.highlighted = next(i for i in range(workloads.option_count)
+                                     if workloads.get_option_at_index(i).id == "command")
+        await wait_until(pilot, lambda: app.screen.query("#param-command"))
+        await pilot.pause(0.3)
+        run = app.screen.query_one("#run")
+        assert app.screen.query_one("#param-command", Input).value == "" and run.disabled
+        assert "command" in shown(app, "#form-status")  # what to fix
+        app.screen.query_one("#param-command", Input).value = "  "
+        await pilot.pause(0.2)
+        assert run.disabled  # blanks split into no command
+        app.screen.query_one("#param-command", Input).value = "true"
+        await wait_until(pilot, lambda: not run.disabled)
+
+
+async def test_quitting_with_a_live_run_says_how_to_come_back(runner):
+    live = runner.store.create(spec_from_dict({**SPEC, "name": "cpu-mnist-live"}))
+    app = AccelbenchApp(runner)
+    app.followers[live.id] = Follower.from_events(live.id, cut(300))  # going on
+    said = []
+    exit_ = app.exit
+    app.exit = lambda *args, **kwargs: (said.append(kwargs.get("message")),  # type: ignore
+                                        exit_(*args, **kwargs))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+q")
+    message = str(said[-1])
+    assert f"accelbench attach {present.short_id(live.id)}" in message
+    assert "1 run still live" in message and "runs screen (F3)" in message
+
+
+async def test_quitting_with_no_live_run_says_nothing(runner):
+    app = AccelbenchApp(runner)
+    said = []
+    exit_ = app.exit
+    app.exit = lambda *args, **kwargs: (said.append(kwargs.get("message")),  # type: ignore
+                                        exit_(*args, **kwargs))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+q")
+    assert said == [None]
+
+
+def test_one_section_and_one_experiment_are_singular(runner, capsys, monkeypatch):
+    from accelbench.cli.main import main
+    from tests.conftest import FIXTURES
+    from tests.recorded_store import live_experiment
+
+    monkeypatch.setenv("COLUMNS", "200")
+    log = FIXTURES / "real" / "ipu" / "gc_info_list_all_partitions_matilda.txt"
+    assert main(["parse", str(log)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "1 section " in out and "sections" not in out
+    live_experiment(runner.store)
+    assert main(["runs", "--experiments"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith("1 experiment ") and "experiments" not in out
+
+
+async def test_a_finished_run_never_shows_queued_before_it_is_read(runner, monkeypatch):
+    fixed_clock(monkeypatch)
+    done = ended_run(runner.store, RECORDED, "cpu-mnist")
+    app = AccelbenchApp(runner)
+    app.followers[done.id] = Follower(done.id)  # followed, nothing read yet
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await on_runs(pilot, 1)
+        assert str(screen.query_one(DataTable).get_row(done.id)[0]) == "done"  # the index's
+        view = RunView(app.followers[done.id], "cpu-mnist", clock=lambda: RECORDED[-1].ts)
+        app.push_screen(view)
+        await wait_until(pilot, lambda: app.screen is view)
+        await pilot.pause(0.3)
+        assert "QUEUED" not in shown(app, "#phase-banner")
+        view.follower.feed(RECORDED)  # read: its own phase
+        await wait_until(pilot, lambda: "DONE" in shown(app, "#phase-banner"))
