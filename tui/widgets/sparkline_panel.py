@@ -14,9 +14,9 @@ SPARK_STYLE = "green"
 
 
 class Spark(Widget):
-    """``(time, value)`` points as block columns filling the widget, read against zero,
-    a column a share of them; where nothing was reported for a while, a blank gap
-    (``plot.gaps``)."""
+    """``(time, value)`` points as block columns across the widget, read against zero (a
+    column a share of them, or a point a few columns); where nothing was reported for a
+    while, a blank gap (``plot.gaps``)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -31,8 +31,10 @@ class Spark(Widget):
         width, height = self.size
         if not self.points or width < 1 or height < 1:
             return Text()
-        return Text(plot.spark(plot.gaps(self.points), width, height, floor=0.0),
-                    style=SPARK_STYLE, no_wrap=True)
+        values = plot.gaps(self.points)
+        wide = max(1, width // len(values))  # a few points: each as wide as the room allows
+        return Text(plot.spark([v for v in values for _ in range(wide)], width, height,
+                               floor=0.0), style=SPARK_STYLE, no_wrap=True)
 
 
 class SparklinePanel(Vertical):
