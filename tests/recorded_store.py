@@ -20,8 +20,8 @@ from accelbench.engine.run import digest
 from accelbench.engine.run.experiment import DRIVER_FILE, JOURNAL_FILE
 from accelbench.engine.run.follow import Follower
 from accelbench.engine.rundir.files import PLAN_FILE, write_json
-from accelbench.engine.store import runs as store_module
 from accelbench.engine.store.runs import Store
+from accelbench.engine.store.runs import runs as store_module
 from tests.conftest import FIXTURES
 
 RECORDED = [from_dict(json.loads(line))
@@ -56,9 +56,10 @@ def fixed_clock(monkeypatch) -> None:
 
 
 def ended_run(store: Store, events: list[Event], name: str, experiment: str | None = None,
-              variant: dict | None = None) -> RunInfo:
-    """A run of ``events`` (which end), recorded as its end is: summary, then digest."""
-    info = store.create(spec_from_dict({**SPEC, "name": name}), experiment, variant)
+              variant: dict | None = None, spec: dict | None = None) -> RunInfo:
+    """A run of ``events`` (which end), recorded as its end is: summary, then digest
+    (``spec``: the run's spec, else the recording's)."""
+    info = store.create(spec_from_dict({**(spec or SPEC), "name": name}), experiment, variant)
     state = Follower.from_events(info.id, events).state
     assert state.finished is not None
     store.record_end(info.id, state.finished.status, state.summary(), state.finished.ts)
@@ -72,6 +73,17 @@ def three_runs(store: Store) -> list[RunInfo]:
     return [ended_run(store, RECORDED, "cpu-mnist"),
             ended_run(store, cut(300, "cancelled"), "cpu-mnist-learning-rate-warmup"),
             ended_run(store, cut(100, "failed"), "cpu-mnist")]
+
+
+BERT = {"name": "cpu-bert-finetune-tiny", "workload": "bert_finetune",
+        "params": {"model": "tiny", "batch_size": 16, "max_seq_length": 64}}
+
+
+def two_workloads(store: Store) -> list[RunInfo]:
+    """Two runs of different workloads (their settings differ in many knobs): the recording
+    whole as MNIST, and cut and cancelled as a BERT fine-tuning."""
+    return [ended_run(store, RECORDED, "cpu-mnist"),
+            ended_run(store, cut(300, "cancelled"), "cpu-bert-finetune-tiny", spec=BERT)]
 
 
 def live_experiment(store: Store) -> tuple[str, dict[str, Follower]]:

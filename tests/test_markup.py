@@ -78,7 +78,7 @@ async def test_tui_shows_markup_in_names_and_values_literally(runner):
         assert run_view.sub_title.startswith("[bold]x command=")
         await pilot.press("escape", "v")
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
-        compared = app.screen.query_one(DataTable)
+        compared = app.screen.query_one("#compare-settings", DataTable)  # the knobs
         await wait_until(pilot, lambda: compared.row_count == 2)
         assert [str(compared.get_row_at(i)[1]) for i in (0, 1)] == [echo(n) for n in NAMES]
         await pilot.press("escape", "escape", "f3")

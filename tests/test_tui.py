@@ -421,7 +421,7 @@ async def test_the_runs_screen_pages_and_sorts_through_the_index(runner):
         infos.append(info)
     newest = sorted(infos, key=lambda i: i.created, reverse=True)
     app = AccelbenchApp(runner)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
                          and app.screen.query_one(DataTable).row_count == 50)

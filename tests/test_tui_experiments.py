@@ -52,9 +52,11 @@ async def test_sweep_runs_as_an_experiment_then_compares(runner):
         compared = screen.query_one(DataTable)
         await wait_until(pilot, lambda: compared.row_count == 3)
         columns = [str(c.label) for c in compared.columns.values()]
-        assert columns == ["run", "command", "samples/s", "final loss"]
-        cells = [[str(c) for c in compared.get_row_at(i)[2:]] for i in range(3)]
+        assert columns == ["run", "samples/s", "final loss"]  # the figures first
+        cells = [[str(c) for c in compared.get_row_at(i)[1:]] for i in range(3)]
         assert cells == [["100", "1"], ["250 ★", "0.8 ★"], ["180", "1.7"]]
+        settings = screen.query_one("#compare-settings", DataTable)  # then what differs
+        assert [str(c.label) for c in settings.columns.values()] == ["run", "command"]
         plots = str(screen.query_one("#compare-plots", Static).content.renderables[-1])
         assert "■" in plots  # the three loss curves have a legend
         await pilot.press("escape", "escape")
@@ -75,7 +77,7 @@ async def test_live_runs_are_listed_first_on_opening(runner):
                                         "params": {"command": sleeper}}))
     app = AccelbenchApp(runner)
     try:
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(160, 40)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
                              and bool(app.screen.query(DataTable)))  # composed, not only pushed
             table = app.screen.query_one(DataTable)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import ClassVar, TypeVar
 
+from rich.text import Text
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -21,7 +22,6 @@ from textual.screen import Screen
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.job import JobSpec
-from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.core.text import printable, printable_lines
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin import registry
@@ -30,6 +30,8 @@ from accelbench.engine.run.follow import Follower
 from accelbench.engine.run.runner import RunHandle, Runner
 from accelbench.engine.store.compare import compare
 from accelbench.engine.store.runs import RunQuery
+from accelbench.engine.view.figures import counted
+from accelbench.engine.view.model import Live, short_id
 from accelbench.tui import messages
 from accelbench.tui.commands import AccelbenchCommands
 from accelbench.tui.screens.compare import CompareScreen
@@ -50,6 +52,15 @@ FULL_GC_S = 10.0  # a full garbage collection this often, on its own timer
 FAULT_S = 30.0  # how long a broken plug-in's notification stays
 MAX_FAULTS = 5  # broken plug-ins told (the CLI's `accelbench accelerators` tells them all)
 NO_FULL_GC = 1 << 30  # gen-1 collections before the collector would do a full one itself
+
+
+def comeback(live: list[str]) -> str:
+    """What quitting leaves on the terminal while runs ``live`` go on: how to see them
+    again."""
+    them = "it" if len(live) == 1 else "them"
+    return (f"{counted(len(live), 'run')} still live (the jobs go on): follow"
+            f" {'it' if len(live) == 1 else 'one'} with `accelbench attach"
+            f" {short_id(live[0])}`, or see {them} in `accelbench`'s runs screen (F3)")
 
 
 class AccelbenchApp(App):
@@ -118,6 +129,11 @@ class AccelbenchApp(App):
     def _collect(self) -> None:
         gc.collect()
 
+    async def action_quit(self) -> None:
+        """Quit; a run still live goes on, and the message left says how to come back."""
+        live = [run_id for run_id, f in self.followers.items() if f.state.finished is None]
+        self.exit(message=Text(comeback(live)) if live else None)
+
     def on_unmount(self) -> None:
         """The collector as it was (many apps run in one test process)."""
         gc.set_threshold(*self._gc_threshold)
@@ -133,7 +149,7 @@ class AccelbenchApp(App):
         for info in live:
             self.follower(RunHandle(self.runner.store, info))
         self.switch_mode("runs")
-        self.notify(f"{len(live)} run(s) still live: they are listed first", title="welcome back")
+        self.notify(f"{counted(len(live), 'run')} still live: listed first", title="welcome back")
 
     # runs ------------------------------------------------------------------
     def follower(self, handle: RunHandle) -> Follower:
@@ -145,12 +161,12 @@ class AccelbenchApp(App):
                             group="follow", exit_on_error=False)
         return self.followers[handle.id]
 
-    def live_summary(self, run_id: str) -> tuple[str, RunSummary] | None:
-        """Phase and figures of a followed run as of now (newer than the index while it runs)."""
+    def live(self, run_id: str) -> Live | None:
+        """A followed run's phase, figures and time left as of now (newer than the index
+        while it runs); None before its follower read anything (its state's ``queued``
+        would stand in for a run that may have ended long ago)."""
         follower = self.followers.get(run_id)
-        if follower is None:
-            return None
-        return follower.state.phase, follower.state.summary()
+        return None if follower is None or not follower.version else Live.of(follower.state)
 
     def start_run(self, spec: JobSpec) -> None:
         """Start a run of ``spec`` (off the UI thread) and open its run view; a spec with
@@ -282,7 +298,7 @@ class AccelbenchApp(App):
             marked = [info.id for info in store.list(query=RunQuery(ids=message.marked))
                       ] if message.marked else []
             self.call_from_thread(lambda: self._answer(message.reply, messages.RunsPage(
-                [(info, self.live_summary(info.id)) for info in infos], message.order,
+                [(info, self.live(info.id)) for info in infos], message.order,
                 message.offset, total,
                 [run_id for run_id in message.marked if run_id in marked]), seen))
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from accelbench.engine.core.job import JobSpec, RunInfo
-from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.run.follow import Follower
 from accelbench.engine.store.compare import Comparison
 from accelbench.engine.store.runs import RunOrder, RunQuery
+from accelbench.engine.view.model import Live
 
 
 class OpenRun(Message):
@@ -60,7 +60,7 @@ class SpecWanted(Message):
         self.reply = reply
 
 
-Runs = list[tuple[RunInfo, tuple[str, RunSummary] | None]]
+Runs = list[tuple[RunInfo, Live | None]]
 
 
 @dataclass(frozen=True)

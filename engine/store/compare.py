@@ -207,24 +207,28 @@ def label(comparison: Comparison, row: int) -> str:
     return " ".join(f"{p}={knob(values[p])}" for p in comparison.params) or comparison.runs[row].id
 
 
-def throughput(comparison: Comparison) -> list[tuple[str, float | None]]:
-    """(label, samples/s) per run, in the order of the differing parameters' values."""
+def throughput(comparison: Comparison, labels: Sequence[str] = ()
+               ) -> list[tuple[str, float | None]]:
+    """(label, samples/s) per run, in the order of the differing parameters' values;
+    ``labels``: the runs' (in their order), else ``label``'s."""
     def order(i: int) -> tuple:
         return tuple((0, v, "") if isinstance(v, int | float) else (1, 0, str(v))
                      for v in (comparison.values[i][p] for p in comparison.params))
-    return [(label(comparison, i), comparison.values[i].get("samples_per_s"))
+    return [(labels[i] if labels else label(comparison, i),
+             comparison.values[i].get("samples_per_s"))
             for i in sorted(range(len(comparison.runs)), key=order)]
 
 
-def loss_curves(comparison: Comparison, histories: Sequence[Mapping[str, Sequence]]
-                ) -> list[tuple[str, list[tuple[float, float]]]]:
+def loss_curves(comparison: Comparison, histories: Sequence[Mapping[str, Sequence]],
+                labels: Sequence[str] = ()) -> list[tuple[str, list[tuple[float, float]]]]:
     """(label, [(step, loss), ...]) of every run that reported a loss more than once;
-    ``histories`` are the runs' ``RunState.metric_history``, in the same order."""
+    ``histories`` are the runs' ``RunState.metric_history``, in the same order (``labels``
+    as ``throughput``'s)."""
     out = []
     for i, history in enumerate(histories):
         points = history.get("loss", [])
         curve = [(float(step if step is not None else n), value)
                  for n, (step, value) in enumerate(points)]
         if len(curve) > 1:
-            out.append((label(comparison, i), curve))
+            out.append((labels[i] if labels else label(comparison, i), curve))
     return out

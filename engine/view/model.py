@@ -203,15 +203,21 @@ def figure_source(summary: RunSummary, key: str) -> str:
     return found[1] if found and found[0] == getattr(summary, key) else ""
 
 
-def figure_lines(summary: RunSummary) -> list[tuple[str, str, str]]:
+LIVE_LABELS = {"final_loss": "latest loss"}
+"""The labels of the figures that mean something else while the run goes on (no loss is
+final before the end)."""
+
+
+def figure_lines(summary: RunSummary, live: bool = False) -> list[tuple[str, str, str]]:
     """(label, value, where it came from) of each figure the run has (what each label
-    means: ``summary.FIGURES``)."""
+    means: ``summary.FIGURES``); ``live``: of a run still going (``LIVE_LABELS``)."""
     out = []
     for key, figure in FIGURES.items():
         value = getattr(summary, key)
         if value is not None:
             source = figure_source(summary, key)
-            out.append((figure.label, figure_text(key, value),
+            label = LIVE_LABELS.get(key, figure.label) if live else figure.label
+            out.append((label, figure_text(key, value),
                         source if source == MEAN_THROUGHPUT
                         else f"metric {source}" if source else ""))
     return out
@@ -307,6 +313,28 @@ RUN_NARROW: dict[str, dict[str, Any]] = {
 RUN_SORTS = dict(zip(RUN_COLUMNS, ("status", "id", "workload", "accelerator", "knobs",
                                    "samples_per_s", "final_loss", "accuracy", "created"),
                      strict=True))
+# the app's runs screen: the progress of live runs too, before the figures; narrower, the
+# run's name (its id without date and time) and workload stay longer than the last figures
+# and the progress, the id's random end alone last
+SCREEN_RUN_COLUMNS = (*RUN_COLUMNS[:5], "progress", *RUN_COLUMNS[5:])
+SCREEN_RUN_NARROW: dict[str, dict[str, Any]] = {
+    **RUN_NARROW, "run": {"shorten": (70, 8)}, "workload": {"priority": 10},
+    LOSS: {"priority": 12}, "progress": {"priority": 11}}
+
+
+@dataclass(frozen=True)
+class Live:
+    """A followed run as of now (newer than the index while it runs): its phase, its
+    figures so far, and the seconds it has left (``RunState.eta``)."""
+
+    phase: str
+    summary: RunSummary
+    eta: float | None = None
+
+    @classmethod
+    def of(cls, state: RunState) -> Live:
+        """The run ``state`` is of, as of now."""
+        return cls(state.phase, state.summary(), state.eta())
 
 
 def key_params(params: Mapping[str, Any]) -> str:
@@ -320,26 +348,40 @@ def short_id(run_id: str) -> str:
     return run_id.rsplit("-", 1)[-1]
 
 
-def run_values(info: RunInfo, live: tuple[str, RunSummary] | None = None) -> tuple:
-    """A run's row as raw values in ``RUN_COLUMNS`` order (for sorting); ``live``: the
-    phase and figures of a followed run, newer than the index's."""
-    status, s = live or (info.status, info.summary)
+def run_values(info: RunInfo, live: Live | None = None) -> tuple:
+    """A run's row as raw values in ``RUN_COLUMNS`` order; ``live``: the phase and figures
+    of a followed run, newer than the index's."""
+    status, s = (live.phase, live.summary) if live else (info.status, info.summary)
     return (status, info.id, info.workload, info.accelerator, key_params(info.params),
             s.samples_per_s, s.final_loss, s.accuracy, fmt.when(info.created))
 
 
-def run_cells(values: tuple, marked: bool = False) -> list[Cell]:
-    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``."""
+def run_progress(info: RunInfo, live: Live | None = None) -> str:
+    """How far a run got of the steps it reported a total of (``32%``), and for a live
+    one the time it has left (``32% ETA 1:20``); ``-`` without a total."""
+    summary, eta = (live.summary, live.eta) if live else (info.summary, None)
+    if not summary.total_steps or summary.steps is None:
+        return "-"
+    done = f"{min(summary.steps / summary.total_steps, 1.0):.0%}"
+    return done if eta is None else f"{done} ETA {fmt.duration(int(eta))}"
+
+
+def run_cells(values: tuple, marked: bool = False, progress: str | None = None) -> list[Cell]:
+    """The cells of ``run_values``; a ``marked`` run's id is prefixed with ``●``; with its
+    ``progress`` (``run_progress``) before the figures, the runs screen's
+    (``SCREEN_RUN_COLUMNS``)."""
     status, run_id, workload, accel, params, rate, loss, accuracy, started = values
     shown = id_cell(run_id, "● " if marked else "")
-    return [status_cell(status), shown, Cell(workload),
-            Cell(accel), Cell(params), Cell(fmt.number(rate), justify="right"),
-            Cell(fmt.number(loss), justify="right"), Cell(fmt.fixed(accuracy), justify="right"),
-            Cell(started)]
+    return [status_cell(status), shown, Cell(workload), Cell(accel), Cell(params),
+            *([] if progress is None else [Cell(progress, justify="right")]),
+            Cell(fmt.number(rate), justify="right"), Cell(fmt.number(loss), justify="right"),
+            Cell(fmt.fixed(accuracy), justify="right"), Cell(started)]
 
 
-def run_heads() -> list[Head]:
-    """The heads of ``run_cells``."""
+def run_heads(progress: bool = False) -> list[Head]:
+    """The heads of ``run_cells`` (with ``progress``: the runs screen's)."""
+    if progress:
+        return heads(SCREEN_RUN_COLUMNS, ("progress", *_NUMERIC), SCREEN_RUN_NARROW)
     return heads(RUN_COLUMNS, _NUMERIC, RUN_NARROW)
 
 
@@ -412,27 +454,53 @@ BEST_STYLE = "bold green"
 PARAM_STYLE = "cyan"
 
 
-def comparison_heads(cmp: Comparison) -> list[Head]:
-    """``run``, the knobs that differ, then the figures (right-justified)."""
-    return [Head("run"), *(Head(p) for p in cmp.params),
-            *(Head(c.title, "right") for c in cmp.columns)]
+def comparison_heads(cmp: Comparison, settings: bool = True, figures: bool = True
+                     ) -> list[Head]:
+    """``run``, the knobs that differ, then the figures (right-justified); without the
+    ``settings`` or the ``figures`` if asked (the app shows the figures first)."""
+    return [Head("run"), *(Head(p) for p in (cmp.params if settings else ())),
+            *(Head(c.title, "right") for c in (cmp.columns if figures else ()))]
 
 
-def comparison_rows(cmp: Comparison) -> list[list[Cell]]:
+def comparison_rows(cmp: Comparison, settings: bool = True, figures: bool = True
+                    ) -> list[list[Cell]]:
     """One row per run: its number and id suffix (red unless done), its knobs, its figures;
-    the best value of a ranked column marked ``★``."""
+    the best value of a ranked column marked ``★`` (without the ``settings`` or ``figures``
+    as ``comparison_heads``)."""
     rows = []
     for i, run in enumerate(cmp.runs):
         values = cmp.values[i]
         cells = [Cell(f"{i + 1} {short_id(run.id)}", "dim" if run.status == "done" else "red")]
         cells += [Cell("-" if values.get(p) is None else str(values[p]), PARAM_STYLE)
-                  for p in cmp.params]  # a knob a run does not have: "-"
-        for column in cmp.columns:
+                  for p in (cmp.params if settings else ())]  # a knob a run lacks: "-"
+        for column in cmp.columns if figures else ():
             text = figure_text(column.key, values.get(column.key))
             cells.append(Cell(f"{text} {BEST_MARK}", BEST_STYLE, "right")
                          if cmp.is_best(i, column.key) else Cell(text, justify="right"))
         rows.append(cells)
     return rows
+
+
+SHORT_LABEL = 24  # the longest label of a run in a chart's legend (beyond: its name or id)
+
+
+def comparison_labels(cmp: Comparison) -> list[str]:
+    """A short label per run for charts, led by its number in the table (``1 a1b2c3``):
+    the one knob that differs (``2 max_seq_length=32``) where that is short, else the
+    run's name where the names tell the runs apart, else its id's suffix."""
+    names = [run.name for run in cmp.runs]
+    distinct = len(set(names)) == len(names)
+    out = []
+    for i, run in enumerate(cmp.runs):
+        knob = ""
+        if len(cmp.params) == 1:
+            value = cmp.values[i].get(cmp.params[0])
+            knob = f"{cmp.params[0]}={'-' if value is None else value}"
+        what = (knob if knob and len(knob) <= SHORT_LABEL
+                else run.name if distinct and len(run.name) <= SHORT_LABEL
+                else short_id(run.id))
+        out.append(printable(f"{i + 1} {what}"))
+    return out
 
 
 # presets, accelerators, parsed logs ---------------------------------------------

@@ -3,11 +3,12 @@
 ``bars``: one horizontal bar per labelled value (throughput against the swept
 parameter). ``lines``: several series overlaid on a braille canvas, one colour
 each, with their axes' ranges and a legend (the loss curves of several runs).
-``spark``: a one-line sparkline of a series (a metric's history).
+``spark``: a sparkline of a series (a metric's history, a run's throughput), its gaps blank.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from rich.cells import cell_len
@@ -48,23 +49,48 @@ def bars(items: list[tuple[str, float | None]], width: int = 60, unit: str = "")
     return out
 
 
-def spark(values: list[float], width: int = 20) -> str:
-    """``values`` as at most ``width`` block characters, each the mean of its share, from
-    the lowest (▁) to the highest (█); a flat series is a flat line."""
+def spark(values: list[float], width: int = 20, height: int = 1,
+          floor: float | None = None) -> str:
+    """``values`` as at most ``width`` columns of block characters ``height`` lines high
+    (lines joined by newlines), each the mean of its share, from the lowest (▁) to the
+    highest (█): the lowest value, or ``floor`` where given (a throughput read against
+    zero); a flat series is a flat line; a NaN or infinite value is a gap (blank)."""
     if not values:
         return ""
     if len(values) > width:
         step = len(values) / width
         values = [sum(chunk) / len(chunk) for i in range(width)
                   if (chunk := values[int(i * step):int((i + 1) * step)])]
-    drawn = [v for v in values if math.isfinite(v)]  # (a NaN or infinite value: a gap)
+    drawn = [v for v in values if math.isfinite(v)]
     if not drawn:
-        return " " * len(values)
-    low, high = min(drawn), max(drawn)
-    top = len(_BLOCKS) - 1
-    return "".join(" " if not math.isfinite(v) else
-                   _BLOCKS[round((v - low) / (high - low) * top) if high > low else 0]
-                   for v in values)
+        return "\n".join([" " * len(values)] * height)
+    low = min(drawn) if floor is None else min(floor, *drawn)
+    high = max(drawn)
+    top = len(_BLOCKS) * height - 1  # eighths of the column, less one: ▁ is the lowest
+    levels = [None if not math.isfinite(v) else
+              round((v - low) / (high - low) * top) if high > low else 0 for v in values]
+    rows = []
+    for row in reversed(range(height)):  # the top line first: its eighths of each column
+        fills = [0 if level is None else min(max(level + 1 - row * len(_BLOCKS), 0),
+                                             len(_BLOCKS)) for level in levels]
+        rows.append("".join(_BLOCKS[fill - 1] if fill else " " for fill in fills))
+    return "\n".join(rows)
+
+
+def gaps(points: list[tuple[float, float]], factor: float = 4.0) -> list[float]:
+    """The values of ``(time, value)`` points with a NaN (a gap, ``spark`` leaves it
+    blank) where the time between two points is over ``factor`` times their usual (median)
+    interval: nothing was reported there, which no bar may read as a value."""
+    if len(points) < 3:
+        return [v for _, v in points]
+    steps = sorted(b[0] - a[0] for a, b in itertools.pairwise(points))
+    usual = steps[len(steps) // 2]
+    out = [points[0][1]]
+    for (t0, _), (t1, value) in itertools.pairwise(points):
+        if usual > 0 and t1 - t0 > factor * usual:
+            out.append(math.nan)
+        out.append(value)
+    return out
 
 
 def lines(series: list[tuple[str, list[tuple[float, float]]]], width: int = 60,

@@ -1,6 +1,7 @@
-"""Runs side by side: the knobs that differ and the figures (best marked), then plots of
-throughput against those knobs and the runs' loss curves overlaid; laid out again to
-its width when that changes (the terminal's, or the help panel opened beside it)."""
+"""Runs side by side, in one scroll: their figures first (best marked), the plots of their
+throughput and their loss curves overlaid, then the settings that differ between them;
+laid out again to its width when that changes (the terminal's, or the help panel opened
+beside it)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from accelbench.engine.core.summary import figures_help
 from accelbench.engine.store.compare import Comparison, loss_curves, throughput
@@ -23,7 +24,7 @@ from accelbench.tui.nav import NavScreen
 
 
 class CompareBody(VerticalScroll):
-    """The comparison's table and plots; it says when its width changed (``Resized``)."""
+    """The comparison's tables and plots; it says when its width changed (``Resized``)."""
 
     class Resized(Message):
         """The body's width changed (the screen's may not have: the help panel opened)."""
@@ -56,6 +57,8 @@ class CompareScreen(NavScreen):
             table.tooltip = figures_help("\n")  # what each figure is
             yield table
             yield Static("reading the runs…", id="compare-plots")
+            yield Label("settings that differ", id="compare-settings-title", classes="section")
+            yield DataTable(id="compare-settings", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -75,31 +78,42 @@ class CompareScreen(NavScreen):
             self._draw()
 
     def _draw(self) -> None:
-        """The table and the plots, at the body's width."""
+        """The figures, the plots and the settings, at the body's width."""
         if self._read is None:
             return
         cmp, histories = self._read
         body_width = self._drawn_at = self.query_one(CompareBody).size.width
-        table = self.query_one(DataTable)
-        table.clear(columns=True)
-        heads, rows = present.comparison_heads(cmp), present.comparison_rows(cmp)
-        keys: list[str | None] = [run.id for run in cmp.runs]
-        turned = layout.transpose(heads, rows)
         room = layout.padded(body_width - 2)
-        if not fits(heads, rows, room):  # the runs as columns; in parts if need be
-            heads, rows = turned if fits(*turned, room) else stacked(*turned, room)
-            keys = [None] * len(rows)
-        for head in heads:  # knob names are the runs' own: Text
-            table.add_column(head.rich())
-        for key, cells in zip(keys, rows, strict=True):
-            table.add_row(*(cell.rich() for cell in cells), key=key)
+        fill(self.query_one("#compare-table", DataTable), cmp, room, settings=False)
+        fill(self.query_one("#compare-settings", DataTable), cmp, room, figures=False)
+        self.query_one("#compare-settings-title").display = bool(cmp.params)
+        self.query_one("#compare-settings").display = bool(cmp.params)
         width = max(20, body_width - 4)
+        labels = present.comparison_labels(cmp)
         parts: list[RenderableType] = [Rule("throughput (samples/s)"),
-                                       plot.bars(throughput(cmp), width=width)]
-        curves = loss_curves(cmp, histories)
+                                       plot.bars(throughput(cmp, labels), width=width)]
+        curves = loss_curves(cmp, histories, labels)
         if curves:
             parts += [Rule("loss"), plot.lines(curves, width=width, height=12, x_label="step")]
         self.query_one("#compare-plots", Static).update(Group(*parts))
+
+
+def fill(table: DataTable, cmp: Comparison, room: int, settings: bool = True,
+         figures: bool = True) -> None:
+    """Write the comparison's ``settings`` or ``figures`` in ``table``: a row per run where
+    that fits ``room``, else a column per run (in parts, one under the other, if need be)."""
+    table.clear(columns=True)
+    heads = present.comparison_heads(cmp, settings, figures)
+    rows = present.comparison_rows(cmp, settings, figures)
+    keys: list[str | None] = [run.id for run in cmp.runs]
+    if not fits(heads, rows, room):  # the runs as columns; in parts if need be
+        turned = layout.transpose(heads, rows)
+        heads, rows = turned if fits(*turned, room) else stacked(*turned, room)
+        keys = [None] * len(rows)
+    for head in heads:  # knob names are the runs' own: Text
+        table.add_column(head.rich())
+    for key, cells in zip(keys, rows, strict=True):
+        table.add_row(*(cell.rich() for cell in cells), key=key)
 
 
 def fits(heads: list[present.Head], rows: list[list[present.Cell]], room: int) -> bool:

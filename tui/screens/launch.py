@@ -71,6 +71,7 @@ class LaunchScreen(NavScreen):
                 yield OptionList(compact=True, id="workloads")
                 yield Static(id="workload-help")
             with Vertical(id="form-column"):
+                yield Static(id="form-sweep")
                 yield ParamForm(id="form")
                 yield Static(id="form-status")
                 with Horizontal(id="actions"):
@@ -155,13 +156,33 @@ class LaunchScreen(NavScreen):
         door = get_launcher(self.base.launcher).describe(self.base)
         # Content, not markup: the launcher's options and the [sweep] values are the user's
         help_text = Content.assemble(workload.description, "\n", ("launcher", "bold"), f": {door}")
-        if self.base.sweep and self.base.workload == self.workload:
-            grid = ", ".join(f"{k}={v}" for k, v in sweeps.axes(self.base.sweep).items())
-            help_text += Content.assemble("\n", ("sweep", "bold"), f": {grid or 'variants'} →"
-                                          f" {sweeps.count(self.base.sweep)} runs (an experiment)")
         self.query_one("#workload-help", Static).update(help_text)
-        self.query_one(ParamForm).set_params([NAME, *workload.params], values)
+        swept = self._swept()
+        note = self.query_one("#form-sweep", Static)
+        note.display = self.base.sweep is not None and bool(swept)
+        if self.base.sweep and swept:
+            note.update(Content.assemble(
+                ("sweep", "bold reverse"), f" {sweeps.count(self.base.sweep)} runs (an"
+                " experiment), varying ", ("; ".join(f"{k} = {', '.join(map(str, v))}"
+                                                     for k, v in swept.items()), "bold")))
+        self.query_one(ParamForm).set_params([NAME, *workload.params], values,
+                                             {k.removeprefix("params."): v
+                                              for k, v in swept.items()})
         self._update_run_button()
+
+    def _swept(self) -> dict[str, list]:
+        """The knobs the loaded preset's sweep varies, each with its values, where the sweep
+        applies (the preset's own workload): ``{"max_seq_length": [16, 32, 64, 128]}``."""
+        if self.base is None or not self.base.sweep or self.base.workload != self.workload:
+            return {}
+        sweep = self.base.sweep
+        out = {key: list(values) for key, values in sweeps.axes(sweep).items()}
+        for variant in sweep["variants"]:
+            for key, value in variant.items():
+                out.setdefault(key, [])
+                if value not in out[key]:
+                    out[key].append(value)
+        return out
 
     def _show_accelerator_status(self) -> None:
         avail = self.availability.get(self.accelerator)
@@ -212,13 +233,10 @@ class LaunchScreen(NavScreen):
         name = values.pop("name")
         data = {**self.base.to_dict(), "name": name, "accelerator": self.accelerator,
                 "workload": self.workload, "params": {}}
-        swept = set()
-        if self.base.sweep and self.base.workload == self.workload:
-            swept = {k.removeprefix("params.") for k in sweeps.keys(self.base.sweep)}
-        else:
+        if not self._swept():
             data.pop("sweep", None)  # another workload: the preset's sweep does not apply
-        return spec_from_dict(data, [f"params.{k}={v}" for k, v in values.items()
-                                     if k not in swept], source="form")
+        return spec_from_dict(data, [f"params.{k}={v}" for k, v in values.items()],
+                              source="form")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         assert event.button.id is not None  # every button has its action's id

@@ -39,6 +39,8 @@ class RunView(NavScreen):
                 tooltip="Stop this run (asks first): SIGTERM, then SIGKILL"),
         Binding("f", "toggle_follow", "Follow", id="run.follow", show=False,
                 tooltip="Keep the log scrolled to its newest line, or not"),
+        Binding("w", "toggle_wrap", "Wrap", id="run.wrap", show=False,
+                tooltip="Wrap long log lines, or cut them (then scroll sideways to read them)"),
         Binding("slash", "focus_filter", "Filter", id="run.filter", show=False,
                 tooltip="Show only the log lines containing a text"),
         Binding("g", "chart", "Chart", id="run.chart",
@@ -116,7 +118,7 @@ class RunView(NavScreen):
             log_pane.pull()
         if not (due or force):
             return
-        self._last_chart, self._phase = now, state.phase
+        self._last_chart, self._phase = now, state.phase if follower.version else ""
         self._draw_banner(state, now)
         self._draw_metrics(state, force)
         if follower.version == self._drawn_version and not force:
@@ -128,6 +130,9 @@ class RunView(NavScreen):
 
     def _draw_banner(self, state: RunState, now: float) -> None:
         """Phase, elapsed and ETA to the second: redrawn only when its text changes."""
+        if not self.follower.version:  # nothing read yet: no phase to say (not "queued")
+            self._set("#phase-banner", Text(" reading the run…", "dim"), "reading")
+            return
         style = present.phase_style(state.phase)
         banner = Text.assemble((f" ● {state.phase.upper()} ", f"bold reverse {style}"),
                                (present.phase_detail(state), "dim"),
@@ -158,14 +163,15 @@ class RunView(NavScreen):
         self._set("#progress-text", text, text)
 
     def _draw_charts(self, state: RunState) -> None:
-        rates = [v for _, v in state.throughput]
+        points = list(state.throughput)
         summary = present.run_summary(state)
         figures = (f"{present.last_rate(state)} · {present.RATE}"
-                   f" {fmt.number(summary.samples_per_s)} · peak {fmt.number(max(rates))}"
-                   if rates else "none reported" if state.finished else "waiting for data…")
-        self.query_one("#throughput", SparklinePanel).show(rates, figures)
+                   f" {fmt.number(summary.samples_per_s)}"
+                   f" · peak {fmt.number(max(v for _, v in points))}"
+                   if points else "none reported" if state.finished else "waiting for data…")
+        self.query_one("#throughput", SparklinePanel).show(points, figures)
         line = " · ".join(f"{label} {value}" for label, value, _ in
-                          present.figure_lines(summary))
+                          present.figure_lines(summary, live=state.finished is None))
         self.query_one("#figures", Static).display = bool(line)
         self._set("#figures", line, line, layout=True)
 
@@ -197,7 +203,15 @@ class RunView(NavScreen):
         follow = self.query_one("#log-follow", Checkbox)
         follow.value = not follow.value
 
+    def action_toggle_wrap(self) -> None:
+        pane = self.query_one(LogPane)
+        pane.set_wrap(not pane.wrap)
+
     def action_focus_filter(self) -> None:
+        """Focus the log's filter, the log pane shown first where it is hidden (narrow)."""
+        if self.has_class("-narrow"):
+            self.query_one(Tabs).active = "tab-log"
+            self.query_one("#body").add_class("-show-log")  # now, not when the tab says so
         self.query_one("#log-filter").focus()
 
     def on_data_table_row_selected(self, event: MetricsTable.RowSelected) -> None:

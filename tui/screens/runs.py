@@ -31,7 +31,8 @@ from accelbench.tui.messages import CancelRun, CompareRuns, OpenRun, RunsPage, R
 from accelbench.tui.nav import NavScreen
 
 SegmentLines = list[list[Segment]]
-COLUMNS = present.RUN_COLUMNS
+COLUMNS = present.SCREEN_RUN_COLUMNS
+SORTABLE = [column for column in COLUMNS if column in present.RUN_SORTS]  # (s's cycle)
 REFRESH_S = 2.0
 PAGE = 50  # rows in the table at a time (as `accelbench runs` prints)
 DESCENDING = ("started", present.RATE, present.ACCURACY)  # the columns first sorted highest first
@@ -189,7 +190,8 @@ class RunsTable(DataTable[Text]):
 
 class RunsScreen(NavScreen):
     """The run history; live runs first on opening. Its columns are those that fit the
-    width (``layout.fit``, by ``present.RUN_NARROW``); the sorted one is marked and kept."""
+    width (``layout.fit``, by ``present.SCREEN_RUN_NARROW``), whatever the sort (the sorted one
+    is marked, and named in the sub-title); live runs show their progress and ETA."""
 
     crumb = "Runs"
 
@@ -200,6 +202,8 @@ class RunsScreen(NavScreen):
                 tooltip="Stop the selected live run (asks first)"),
         Binding("s", "cycle_sort", "Sort", id="runs.sort",
                 tooltip="Sort by the next column (click a header to sort by it)"),
+        Binding("r", "reverse_sort", "Reverse", id="runs.reverse", show=False,
+                tooltip="Reverse the order (the sub-title says it: ↓ highest first)"),
         Binding("space", "toggle_mark", "Mark", id="runs.mark",
                 tooltip="Mark or unmark the selected run for a comparison"),
         Binding("v", "compare", "Compare", id="runs.compare",
@@ -213,6 +217,7 @@ class RunsScreen(NavScreen):
         self.first = 0  # the page's first row among every run
         self.total = 0
         self._raw: dict[str, tuple] = {}  # the page's rows (present.run_values), in order
+        self._progress: dict[str, str] = {}  # the page's runs' progress (present.run_progress)
         self._rows: dict[str, list[Text]] = {}  # the cells the table shows, by run
         self._layout: tuple = ()  # the columns shown, their cells' forms, the sort marked
         self._shape = layout.Layout((), (), ())  # the columns shown and their forms
@@ -260,6 +265,7 @@ class RunsScreen(NavScreen):
             return
         self.total = page.total
         self._raw = {info.id: present.run_values(info, live) for info, live in page.runs}
+        self._progress = {info.id: present.run_progress(info, live) for info, live in page.runs}
         self._infos = {info.id: info for info, _ in page.runs}
         self.marked = list(page.marked)
         self._redraw_table()
@@ -268,20 +274,23 @@ class RunsScreen(NavScreen):
         """The columns' heads, the sorted one's title marked with its order."""
         mark = f" {SORT_MARK[self.sort_reverse]}"
         return [replace(head, title=head.title + mark) if head.title == self.sort_column
-                else head for head in present.run_heads()]
+                else head for head in present.run_heads(progress=True)]
 
     def _wanted_layout(self) -> layout.Layout:
         """The columns that fit the table's width (the page's cells measured) and their
-        cells' forms (a run id by a shorter suffix); the sorted column is kept where it
-        fits (the sub-title names the order either way)."""
-        rows = [present.run_cells(v, rid in self.marked) for rid, v in self._raw.items()]
+        cells' forms (a run id by a shorter suffix); the same whatever the sort (the
+        sub-title names the order)."""
+        rows = [self._cells(rid) for rid in self._raw]
         room = layout.padded((self.query_one(RunsTable).size.width or self.app.size.width)
                              - 2)  # its scroll bar
-        shape = layout.fit(self._heads(), rows, room, keep=[COLUMNS.index(self.sort_column)],
-                           wrap=False)
-        if shape.width > room:  # narrow (the help panel open): never a sideways scroll
-            shape = layout.fit(self._heads(), rows, room, wrap=False)
-        return shape
+        # fitted unmarked, in the room left by the mark the sorted column's title takes
+        return layout.fit(present.run_heads(progress=True), rows, room - len(SORT_MARK[True]) - 1,
+                          wrap=False)
+
+    def _cells(self, run_id: str) -> list[present.Cell]:
+        """A run's cells, its progress among them."""
+        return present.run_cells(self._raw[run_id], run_id in self.marked,
+                                 self._progress[run_id])
 
     def _layout_key(self, shape: layout.Layout) -> tuple:
         """What the table's columns are set up for: shown, in which forms, sorted how."""
@@ -312,9 +321,8 @@ class RunsScreen(NavScreen):
         self._lay_out()
         table = self.query_one(RunsTable)
         keys = [COLUMNS[i] for i in self._shape.columns]
-        rows = {rid: [cell.rich() for cell in self._shape.row(
-                    present.run_cells(values, rid in self.marked))]
-                for rid, values in self._raw.items()}
+        rows = {rid: [cell.rich() for cell in self._shape.row(self._cells(rid))]
+                for rid in self._raw}
         if self._cursor is None and list(rows) == list(self._rows):
             table.update_cells([(rid, key, cell) for rid, cells in rows.items()
                                 for key, cell, shown in zip(keys, cells, self._rows[rid],
@@ -337,7 +345,8 @@ class RunsScreen(NavScreen):
         table = self.query_one(RunsTable)
         where = (f"run {self.first + table.cursor_row + 1:,} of {self.total:,}"
                  if table.row_count else "no runs")
-        self.sub_title = f"{where}, sorted by {self.sort_column} {SORT_MARK[self.sort_reverse]}"
+        self.sub_title = (f"{where}, sorted by {self.sort_column}"
+                          f" {SORT_MARK[self.sort_reverse]} (s: next, r: reverse)")
 
     def on_data_table_row_highlighted(self) -> None:
         self._show_position()
@@ -366,13 +375,20 @@ class RunsScreen(NavScreen):
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         column = str(event.column_key.value)
+        if column not in SORTABLE:
+            self.notify(f"runs cannot be sorted by {column}", severity="warning")
+            return
         self._sort(column, not self.sort_reverse if column == self.sort_column
                    else column in DESCENDING)
 
     def action_cycle_sort(self) -> None:
-        column = COLUMNS[(COLUMNS.index(self.sort_column) + 1) % len(COLUMNS)]
+        column = SORTABLE[(SORTABLE.index(self.sort_column) + 1) % len(SORTABLE)]
         self._sort(column, column in DESCENDING)
         self.notify(f"sorted by {column}")
+
+    def action_reverse_sort(self) -> None:
+        self._sort(self.sort_column, not self.sort_reverse)
+        self.notify(f"sorted by {self.sort_column} {SORT_MARK[self.sort_reverse]}")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         assert event.row_key.value is not None  # every row is keyed by its run's id

@@ -1,10 +1,12 @@
-"""The log pane: bounded, batched, filterable, with follow on/off."""
+"""The log pane: bounded, batched, filterable, with follow on/off and long lines wrapped
+(or cut, marked at the edge, and scrolled sideways)."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import ClassVar
 
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -12,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Log, Static
@@ -24,6 +27,23 @@ MAX_LINES = 5_000
 STDERR_MARK = "▌"  # in front of the job's stderr lines
 CUT_MARK = "…"  # at the right edge of a line that goes on past it
 CACHED_LINES = 200  # rendered lines kept: a tall screenful (each is ~16 objects the GC walks)
+INDENT = "  "  # in front of a wrapped line's continuations
+MAX_PIECES = 100  # screen lines one log line wraps onto at most (the rest: cut, marked)
+
+
+def wrapped(line: str, width: int) -> list[str]:
+    """``line`` in pieces of ``width`` cells at most, the continuations indented; at most
+    ``MAX_PIECES``, the last marked ``CUT_MARK`` where the line goes on."""
+    if len(line) <= width and cell_len(line) <= width:
+        return [line]
+    room = max(1, width - len(INDENT))
+    text = line[:width + room * (MAX_PIECES - 1)]  # enough for MAX_PIECES, not a megabyte
+    head = chop_cells(text[:width], width)[0]
+    rest = chop_cells(text[len(head):], room)[:MAX_PIECES - 1] if text[len(head):] else []
+    pieces = [head, *(INDENT + part for part in rest)]
+    if len(head) + sum(map(len, rest)) < len(line):
+        pieces[-1] = pieces[-1][:-1] + CUT_MARK
+    return pieces
 
 
 class GrowingLog(Log):
@@ -73,8 +93,21 @@ class GrowingLog(Log):
 
 
 class MarkedLog(GrowingLog):
-    """The log pane's log (one line a line, scrolled sideways to read a long one), a line
-    that goes on past the right edge marked there (``CUT_MARK``)."""
+    """The log pane's log: long lines wrapped by the pane, or cut (one line a line,
+    scrolled sideways to read a long one), a line that goes on past the right edge
+    marked there (``CUT_MARK``). It says when its width changed (``Resized``)."""
+
+    class Resized(Message):
+        """The log's width changed: wrapped lines are wrapped again."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+    @property
+    def wrap_width(self) -> int:
+        """The width lines wrap at: the log's, less its vertical scroll bar's room (kept
+        whether it shows or not: lines wrapped before it came would go past the edge)."""
+        return self.size.width - self.styles.scrollbar_size_vertical
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
@@ -107,7 +140,8 @@ class FilterInput(Input):
 
 
 class LogPane(Vertical):
-    """Shows a follower's log lines; written in batches, at most ``MAX_LINES`` kept."""
+    """Shows a follower's log lines; written in batches, at most ``MAX_LINES`` kept;
+    long lines wrapped (``wrap``) or cut."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -115,11 +149,15 @@ class LogPane(Vertical):
         self.seq = 0
         self.filter = ""
         self.redraw = ""  # the line the job is redrawing (a progress bar), as shown
+        self.wrap = True
+        self.kept: deque[str] = deque(maxlen=MAX_LINES)  # the lines shown, as shown, unwrapped
+        self._wrapped_at = 0  # the width the log's lines are wrapped at (0: not wrapped)
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="log-controls"):
             yield FilterInput(placeholder="filter (/)", compact=True, id="log-filter")
             yield Checkbox("follow", value=True, compact=True, id="log-follow")
+            yield Checkbox("wrap", value=True, compact=True, id="log-wrap")
         yield MarkedLog(max_lines=MAX_LINES, highlight=False, auto_scroll=True, id="log")
         redraw = Static(id="log-redraw")
         redraw.display = False
@@ -128,10 +166,10 @@ class LogPane(Vertical):
     def show(self, follower: Follower) -> None:
         """Show ``follower``'s run: its kept lines now, new ones at each :meth:`pull`."""
         self.follower = follower
-        log = self.query_one(Log)
-        log.clear()
         self.seq = follower.log_seq
-        log.write_lines(self._shown(list(follower.logs)[-MAX_LINES:]))
+        self.kept.clear()
+        self.kept.extend(self._shown(list(follower.logs)[-MAX_LINES:]))
+        self._write_again()
 
     def pull(self) -> int:
         """Write the lines fed since the last pull, in one batch; returns how many."""
@@ -141,11 +179,34 @@ class LogPane(Vertical):
         lines, self.seq = self.follower.logs_since(self.seq)
         if not lines:
             return 0
-        log = self.query_one(Log)
+        shown = self._shown(lines[-MAX_LINES:])
+        self.kept.extend(shown)
         if len(lines) >= MAX_LINES:  # a flood: only the last screenful of history survives anyway
-            log.clear()
-        log.write_lines(self._shown(lines[-MAX_LINES:]))
+            self._write_again()
+        else:
+            self._write(shown)
         return len(lines)
+
+    def _write(self, lines: list[str]) -> None:
+        """Write ``lines`` under the log's, wrapped at its width if ``wrap``."""
+        log = self.query_one(MarkedLog)
+        width = self._wrapped_at = log.wrap_width if self.wrap else 0
+        log.write_lines([piece for line in lines for piece in wrapped(line, width)]
+                        if width > 0 else lines)
+
+    def _write_again(self) -> None:
+        """Write every kept line anew (the filter, the wrap or the width changed)."""
+        self.query_one(MarkedLog).clear()
+        self._write(list(self.kept))
+
+    def set_wrap(self, wrap: bool) -> None:
+        """Wrap long lines, or cut them (marked at the edge, scrolled sideways)."""
+        self.query_one("#log-wrap", Checkbox).value = wrap
+
+    def on_marked_log_resized(self, event: MarkedLog.Resized) -> None:
+        event.stop()
+        if self.wrap and self.query_one(MarkedLog).wrap_width != self._wrapped_at:
+            self._write_again()
 
     def _show_redraw(self, text: str) -> None:
         """The newest state of the line being redrawn, under the log, until it ends."""
@@ -170,6 +231,10 @@ class LogPane(Vertical):
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
+        if event.checkbox.id == "log-wrap":
+            self.wrap = event.value
+            self._write_again()
+            return
         self.query_one(Log).auto_scroll = event.value
         if event.value:
             self.query_one(Log).scroll_end(animate=False)

@@ -27,7 +27,8 @@ class Toggle(Checkbox):
 
 
 class ParamForm(VerticalScroll):
-    """One row per knob: an input typed by the schema, its help, and its error if any."""
+    """One row per knob: an input typed by the schema, its help, and its error if any; a
+    knob a sweep sets shows the sweep's values instead, not to be edited."""
 
     class ValidityChanged(Message):
         """Posted when the form turns valid or invalid."""
@@ -40,17 +41,36 @@ class ParamForm(VerticalScroll):
         super().__init__(**kwargs)
         self.params: list[Param] = []
         self.errors: dict[str, str] = {}
+        self.swept: dict[str, list[Any]] = {}
 
-    def set_params(self, params: list[Param], values: dict[str, Any]) -> None:
-        """Rebuild the form for ``params`` with initial ``values`` (defaults for the rest)."""
+    def set_params(self, params: list[Param], values: dict[str, Any],
+                   swept: dict[str, list[Any]] | None = None) -> None:
+        """Rebuild the form for ``params`` with initial ``values`` (defaults for the rest);
+        ``swept``: the knobs a sweep sets, each with the values it takes."""
         self.params = list(params)
         self.errors = {}
+        self.swept = {k: v for k, v in (swept or {}).items()
+                      if any(p.name == k for p in self.params)}
         self.remove_children()
-        self.mount_all([self._row(p, values.get(p.name, p.default)) for p in self.params])
-        self.post_message(self.ValidityChanged(True))
+        initial = {p.name: values.get(p.name, p.default) for p in self.params}
+        self.errors = {p.name: error for p in self.params if p.name not in self.swept
+                       and (error := problem(p, _text(initial[p.name])))}
+        self.mount_all([self._row(p, initial[p.name]) for p in self.params])
+        self.post_message(self.ValidityChanged(self.valid))
 
     def _row(self, param: Param, value: Any) -> Horizontal:
         field: Widget
+        if param.name in self.swept:  # the sweep's values, each run one: never edited
+            values = self.swept[param.name]
+            field = Input(", ".join(map(str, values)), compact=True, disabled=True,
+                          id=f"param-{param.name}")
+            field.tooltip = f"{param.help}\nset by the sweep: one value a run"
+            return Horizontal(
+                Label(param.name, classes="param-name"), field,
+                Static(Content(f"swept: {len(values)} values, one a run (the preset's"
+                               " [sweep])"),
+                       classes="param-help -swept", id=f"help-{param.name}"),
+                classes="param-row")
         if param.choices:
             field = Select([(str(c), c) for c in param.choices], value=value, allow_blank=False,
                            compact=True, id=f"param-{param.name}")
@@ -61,16 +81,20 @@ class ParamForm(VerticalScroll):
                 "integer" if param.type is int else "number" if param.type is float else "text")
             field = Input(str(value), type=kind, compact=True, id=f"param-{param.name}")
         field.tooltip = f"{param.help}\nexpected: {param.expected()}"
-        return Horizontal(
-            Label(param.name, classes="param-name"),
-            field,
-            Static(param.help, classes="param-help", id=f"help-{param.name}"),
-            classes="param-row")
+        error = self.errors.get(param.name)
+        help_line = Static(Content(f"✗ {error}") if error else Content(param.help),
+                           classes="param-help", id=f"help-{param.name}")
+        help_line.set_class(bool(error), "-invalid")
+        return Horizontal(Label(param.name, classes="param-name"), field, help_line,
+                          classes="param-row")
 
     def values(self) -> dict[str, str]:
-        """Every knob's current value as text (what ``--set`` would take)."""
+        """Every knob's current value as text (what ``--set`` would take), but those the
+        sweep sets."""
         out = {}
         for param in self.params:
+            if param.name in self.swept:
+                continue
             field = self.query_one(f"#param-{param.name}")
             if isinstance(field, Toggle):
                 out[param.name] = "true" if field.value else "false"
@@ -94,16 +118,16 @@ class ParamForm(VerticalScroll):
 
     def _check(self, name: str, text: str) -> None:
         param = next((p for p in self.params if p.name == name), None)
-        if param is None:  # a field's message that came after the form changed knobs
-            return
+        if param is None or name in self.swept:  # a message from before the form changed
+            return  # knobs; the sweep's values (checked when the preset loaded)
         was_valid = self.valid
-        try:
-            param.parse(text)
+        error = problem(param, text)
+        if error is None:
             self.errors.pop(name, None)
             message, invalid = Content(param.help), False
-        except UserError as exc:  # the message holds what the user typed: never markup
-            self.errors[name] = str(exc)
-            message, invalid = Content(f"✗ {exc}"), True
+        else:  # the message holds what the user typed: never markup
+            self.errors[name] = error
+            message, invalid = Content(f"✗ {error}"), True
         help_line = self.query_one(f"#help-{name}", Static)
         help_line.update(message)
         help_line.set_class(invalid, "-invalid")
@@ -117,6 +141,23 @@ class ParamForm(VerticalScroll):
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         self._check(_param_name(event.select), str(event.value))
+
+
+def problem(param: Param, text: str) -> str | None:
+    """Why ``text`` cannot be knob ``param``'s value for a run, or None: it does not parse,
+    or it is a command line with no command in it."""
+    try:
+        param.parse(text)
+    except UserError as exc:
+        return str(exc)
+    if param.words and not text.strip():  # Run would start nothing
+        return "expected a command to run, got ''"
+    return None
+
+
+def _text(value: Any) -> str:
+    """A knob's value as its field holds it (a toggle's as ``--set`` takes it)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def _param_name(field: Widget) -> str:
