@@ -35,16 +35,6 @@ NOT_RUN = re.compile(r"^<!-- not-run: (.+?) -->$")
 BLOCK_START = re.compile(r"^```(?:bash|sh|shell)$")
 RUN_WORD = re.compile(r"(?<![\w./=-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{6}(?![\w./-])")
 
-# Commands written as issue 24 asks, whose spelling other work of that issue brings (not on
-# this branch yet): expected to fail until it lands, then strictly to pass (remove the entry).
-PENDING = {
-    "accelbench runs --json": "runs --json: issue 24's one JSON spelling",
-    "accelbench compare --experiment cpu-bert-padding-sweep --json":
-        "compare --json: issue 24's one JSON spelling",
-    "accelbench rm d41a9e --yes": "rm --yes: issue 24's rm that asks first",
-}
-
-
 @dataclass(frozen=True)
 class Command:
     line: int  # its line in the README
@@ -151,13 +141,10 @@ def test_the_readme_has_commands_and_few_not_run():
     assert {"accelbench presets", "accelbench accelerators", "accelbench doctor --dry-run"} <= set(
         texts)
     assert len(SKIPPED) <= 3, SKIPPED
-    assert set(PENDING) <= set(texts), set(PENDING) - set(texts)
 
 
 def _case(command: Command):
-    marks = ([pytest.mark.xfail(reason=PENDING[command.text], strict=True)]
-             if command.text in PENDING else [])
-    return pytest.param(command, marks=marks, id=f"L{command.line}: {command.text[:60]}")
+    return pytest.param(command, id=f"L{command.line}: {command.text[:60]}")
 
 
 @pytest.mark.timeout(180)
