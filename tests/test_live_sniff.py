@@ -13,7 +13,7 @@ from real_logs import REAL, body
 from accelbench.engine import registry
 from accelbench.engine.events import Diagnosis, Log, Metric, Progress, Utilization
 from accelbench.engine.logfile import parse_file
-from accelbench.engine.runner import Deriver, _sniffer
+from accelbench.engine.runner import Deriver, StateOnly, _sniffer
 from accelbench.engine.spec import spec_from_dict
 
 # A stand-in for the user's script: prints a real log's lines (its source line aside) as
@@ -117,7 +117,7 @@ def test_a_dialect_found_late_reads_the_lines_just_before_it():
     ``Epoch 1/200`` just before its first bar."""
     lines = [f"loading shard {i} x=1 <ok>" for i in range(1500)]
     lines += body("generic", "keras_16906.txt").split("\n")
-    deriver = Deriver("r", 0.0, logs=False, sniff=["hf_trainer", "slurm", "tqdm", "keras"])
+    deriver = Deriver("r", 0.0, reader=StateOnly(), sniff=["hf_trainer", "slurm", "tqdm", "keras"])
     events = []
     for i in range(0, len(lines), 64):
         events += deriver.output(lines[i:i + 64])
