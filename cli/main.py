@@ -604,7 +604,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from accelbench.cli.live import console, summary_table
     from accelbench.engine import digest, present, safefile
     from accelbench.engine import format as fmt
-    from accelbench.engine.store import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
+    from accelbench.engine.rundir.records import Launch
+    from accelbench.engine.store import OUTPUT_FILE, SPEC_FILE
     from accelbench.engine.text import printable_lines
 
     handle = _runner().open(args.run)
@@ -624,8 +625,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
     status = handle.info.status
     out.print(Text.assemble((handle.id, "bold"), "  ", (status, present.phase_style(status)),
                             f"  started {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
-    cwd = (read_json(handle.info.path(LAUNCH_FILE)) or {}).get("cwd")
-    if isinstance(cwd, str) and cwd != str(handle.info.dir):  # (the run's dir: an old run)
+    launch = Launch.read(handle.info.dir)
+    cwd = launch.cwd if launch else ""
+    if cwd and cwd != str(handle.info.dir):  # (the run's dir: an old run)
         out.print(Text(f"ran in {printable(cwd)}"))
     if state is None:
         out.print(f"{handle.info.status}: {printable(handle.info.reason)}")

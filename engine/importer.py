@@ -22,9 +22,10 @@ from accelbench.engine.logclock import IMPORTED, LogClock
 from accelbench.engine.logfile import Outcome, Reader, read_file
 from accelbench.engine.reading import ondisk
 from accelbench.engine.rows import Batch, Rows
+from accelbench.engine.rundir.records import Launch
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, slug, write_json
+from accelbench.engine.store import EXIT_FILE, OUTPUT_FILE, slug, write_json
 
 
 def system_of(names: list[str]) -> str | None:
@@ -86,9 +87,7 @@ class _Importer(Reader):
                               source=str(path))
         info = self.store.create(spec)
         os.replace(output, info.path(OUTPUT_FILE))
-        write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
-                                             "telemetry_interval": 0,
-                                             "dialects": self._dialects})
+        Launch(dialects=list(self._dialects)).write(info.dir)
         span = self._clock.span or outcome.span
         write_json(info.path(EXIT_FILE), _exit(outcome, span, info.created, path))
         handle = RunHandle(self.store, info)

@@ -41,23 +41,19 @@ from accelbench.engine.parsers import Dialect, deferred, machine
 from accelbench.engine.parsers.prefilter import line_starts, needs_of, nocase_of, read_text
 from accelbench.engine.parsers.sniffer import Sniffer
 from accelbench.engine.rows import Rows, expanded
+from accelbench.engine.rundir.records import Launch, RunMeta, Wrapper
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.state import RunState
 from accelbench.engine.store import (
     EXIT_FILE,
-    LAUNCH_FILE,
-    META_FILE,
     OUTPUT_FILE,
     STATE_FILE,
     STDERR_FILE,
     TELEMETRY_FILE,
     WORK_DIR,
-    WRAPPER_FILE,
     RunInfo,
     RunQuery,
     Store,
-    read_json,
-    write_json,
 )
 from accelbench.engine.summary import Ending, RunSummary
 from accelbench.engine.tail import CHUNK, FileTail, Redrawn
@@ -283,10 +279,10 @@ class Deriver:
         """The events every run starts with."""
         return self._keep([Phase(self.run_id, self.ts, "queued")])
 
-    def job_started(self, wrapper: dict[str, Any]) -> list[Event]:
+    def job_started(self, wrapper: Wrapper) -> list[Event]:
         """The job's process is up: the run is running (until the job reports finer phases)."""
-        self.started, self.ts = True, wrapper["started"]
-        return self._keep([Phase(self.run_id, self.ts, "running", f"on {wrapper['host']}")])
+        self.started, self.ts = True, wrapper.started
+        return self._keep([Phase(self.run_id, self.ts, "running", f"on {wrapper.host}")])
 
     def stderr_lines(self, lines: list[str]) -> None:
         """Note the job's stderr lines, read from ``stderr.log`` before ``output.log``."""
@@ -551,10 +547,10 @@ class RunHandle:
     def _sources(self, reader: Reader | None = None) -> tuple[Deriver, list[FileTail]]:
         """A deriver of the run's events for ``reader`` (``EveryEvent`` by default), and
         the tails of its files."""
-        meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
-        launch = read_json(self.info.path(LAUNCH_FILE)) or {}
-        dialects, sniff = launch.get("dialects", []), launch.get("sniff", [])
-        created = meta["created"]
+        meta = RunMeta.read(self.info.dir)
+        launch = Launch.read(self.info.dir) or Launch()
+        dialects, sniff = launch.dialects, launch.sniff
+        created = self.info.created if meta is None else meta.created
         timing = LogTimes(LogClock(created)) if self.info.workload == IMPORTED else None
         return Deriver(self.id, created, dialects, sniff, reader, timing), [
             FileTail(self.info.path(name),
@@ -608,7 +604,7 @@ class RunHandle:
         state, err, out, tel = tails
         events = []
         if not deriver.started:
-            wrapper = read_json(self.info.path(WRAPPER_FILE))  # written as the job starts
+            wrapper = Wrapper.read(self.info.dir)  # written as the job starts
             if wrapper:
                 events = deriver.job_started(wrapper)
         events += deriver.launcher_states(state.read_lines(chunk))
@@ -835,13 +831,9 @@ class Runner:
                 (work / name).write_text(content)
             env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
                    "ACCELBENCH_RUN_ID": info.id, **plan.env, **spec.env}
-            write_json(info.path(LAUNCH_FILE), {
-                "argv": plan.argv, "env": env, "cwd": str(plan.cwd or work),
-                "telemetry_interval": spec.telemetry_interval,
-                "samplers": registry.sampler_refs(spec.accelerator), "dialects": plan.dialects,
-                "sniff": plan.sniff,
-                "job_id_env": launcher.job_id_env,
-                "verdict": launcher.name if launcher.verdict else ""})
+            Launch(plan.argv, env, str(plan.cwd or work), spec.telemetry_interval,
+                   registry.sampler_refs(spec.accelerator), plan.dialects, plan.sniff,
+                   launcher.job_id_env, launcher.name if launcher.verdict else "").write(info.dir)
             launcher.start(info, spec)
         except BaseException:
             self.store.remove(info.id)

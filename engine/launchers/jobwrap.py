@@ -38,6 +38,7 @@ from accelbench.engine import fs, journal
 from accelbench.engine.events import Diagnosis
 from accelbench.engine.exitfile import ExitRecord, recorded, reserve, write_exit
 from accelbench.engine.launchers.procs import group_alive
+from accelbench.engine.rundir.records import Launch, Wrapper
 from accelbench.engine.store import (
     CANCEL_FILE,
     EXIT_FILE,
@@ -45,9 +46,6 @@ from accelbench.engine.store import (
     OUTPUT_FILE,
     STDERR_FILE,
     TELEMETRY_FILE,
-    WRAPPER_FILE,
-    read_json,
-    write_json,
 )
 
 
@@ -131,7 +129,7 @@ class Keeper:
     knows when the wrapper is gone, whether it finished or was killed.
     """
 
-    def __init__(self, run_dir: Path, launch: dict[str, Any], started: float) -> None:
+    def __init__(self, run_dir: Path, launch: Launch, started: float) -> None:
         report_r, report_w = os.pipe()
         hold_r, hold_w = os.pipe()
         self.pid = os.fork()
@@ -164,7 +162,7 @@ class Keeper:
         os.waitpid(self.pid, 0)
 
 
-def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hold: int) -> None:
+def keep(run_dir: Path, launch: Launch, started: float, report: int, hold: int) -> None:
     """The keeper: start the job, report it, copy its stderr, wait for it, report its
     end; and record the end itself if the wrapper is gone without doing so."""
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -182,14 +180,13 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
     threading.Thread(target=watch, daemon=True).start()
     with open(run_dir / OUTPUT_FILE, "ab") as out:
         try:
-            job = subprocess.Popen(launch["argv"], cwd=launch["cwd"],
-                                   env={**os.environ, **launch["env"]},
+            job = subprocess.Popen(launch.argv, cwd=launch.cwd, env={**os.environ, **launch.env},
                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE,
                                    start_new_session=True)
         except OSError as exc:
             job = None
             end = {"returncode": 127,
-                   "error": f"cannot start {launch['argv'][0]!r}: {exc.strerror}"}
+                   "error": f"cannot start {launch.argv[0]!r}: {exc.strerror}"}
     if job is not None:
         running.set()
         _send(report, {"pid": job.pid, "created": psutil.Process(job.pid).create_time()})
@@ -242,24 +239,23 @@ def _send(pipe: int, message: dict[str, Any]) -> None:
 
 def run(run_dir: Path) -> int:
     """Start, watch and record the job of the run in ``run_dir``."""
-    launch = read_json(run_dir / LAUNCH_FILE)
-    if launch is None:  # the launcher writes it before starting the wrapper
-        sys.exit(f"{run_dir / LAUNCH_FILE}: missing or unreadable, the job cannot start")
+    launch = Launch.read(run_dir)
+    if launch is None or not launch.argv:  # the launcher writes it before starting the wrapper
+        sys.exit(f"{run_dir / LAUNCH_FILE}: missing, unreadable or without a command line,"
+                 " the job cannot start")
     started = time.time()
     reserve(run_dir / EXIT_FILE)
     keeper = Keeper(run_dir, launch, started)
     news = keeper.news()
-    wrapper = {"pid": os.getpid(), "host": socket.gethostname(), "started": started,
-               "keeper_pid": keeper.pid, "keeper_started": keeper.created}
-    job_id = os.environ.get(launch["job_id_env"]) if launch.get("job_id_env") else None
-    if job_id is not None:  # the scheduler's id of the job
-        wrapper["job_id"] = job_id
+    job_id = os.environ.get(launch.job_id_env) if launch.job_id_env else None
+    wrapper = Wrapper(os.getpid(), socket.gethostname(), started, keeper.pid, keeper.created,
+                      job_id)  # (job_id: the scheduler's id of the job)
     if news is None or "pid" not in news:  # the job did not start, or the keeper died
-        write_json(run_dir / WRAPPER_FILE, wrapper)
+        wrapper.write(run_dir)
         return _ended(run_dir, keeper, news, started)
     job_pid = news["pid"]
-    write_json(run_dir / WRAPPER_FILE, {**wrapper, "job_pid": job_pid,
-                                        "job_started": news["created"]})
+    wrapper.job_pid, wrapper.job_started = job_pid, news["created"]
+    wrapper.write(run_dir)
     terminated = []
 
     def forward(signum, frame):
@@ -271,12 +267,12 @@ def run(run_dir: Path) -> int:
     signal.signal(signal.SIGINT, forward)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
-    stop, interval, vendors = threading.Event(), launch["telemetry_interval"], []
+    stop, interval, vendors = threading.Event(), launch.telemetry_interval, []
     if interval > 0:
         from accelbench.engine.telemetry.host import sample_until
         from accelbench.engine.telemetry.tool import start_samplers
 
-        vendors = start_samplers(launch.get("samplers", []), interval, run_dir)
+        vendors = start_samplers(launch.samplers, interval, run_dir)
         threading.Thread(target=sample_until, daemon=True, args=(
             stop, job_pid, interval, run_dir / TELEMETRY_FILE, vendors)).start()
     end = keeper.news()
@@ -290,8 +286,8 @@ def run(run_dir: Path) -> int:
     # A cancel or a time limit? Its launcher will tell; Slurm signals the job's processes
     # too, so the job may die of the signal before the wrapper hears of it.
     signalled = terminated or (end is not None and (end.get("returncode") or 0) < 0)
-    if signalled and job_id is not None and launch.get("verdict"):
-        extra["verdict"] = launch["verdict"]
+    if signalled and job_id is not None and launch.verdict:
+        extra["verdict"] = launch.verdict
     cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
     return _ended(run_dir, keeper, end, started, cancelled, **extra)
 

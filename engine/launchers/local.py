@@ -14,15 +14,9 @@ from accelbench.engine.exitfile import recorded, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.procs import alive, group_alive
+from accelbench.engine.rundir.records import Wrapper
 from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import (
-    CANCEL_FILE,
-    EXIT_FILE,
-    WRAPPER_FILE,
-    RunInfo,
-    read_json,
-    write_json,
-)
+from accelbench.engine.store import CANCEL_FILE, EXIT_FILE, RunInfo, write_json
 
 WRAPPER_START_TIMEOUT = 30.0
 
@@ -66,21 +60,22 @@ class Local(Launcher):
         When the wrapper was killed the job goes on, and its keeper records its end; if
         the keeper died too, the end is recorded here, once the job's group is gone.
         """
-        wrapper = read_json(run.path(WRAPPER_FILE))
+        wrapper = Wrapper.read(run.dir)
         if wrapper is None:
             return "lost" if time.time() - run.created > WRAPPER_START_TIMEOUT else "queued"
-        if wrapper["host"] != socket.gethostname() or alive(wrapper["pid"], wrapper["started"]):
+        if wrapper.host != socket.gethostname() or alive(wrapper.pid, wrapper.started):
             return "running"
-        if "job_started" not in wrapper:  # it died before the job started
+        if wrapper.job_pid is None or wrapper.job_started is None:  # it died before the job
             return "lost"
-        if group_alive(wrapper["job_pid"], wrapper["job_started"]):
+        if group_alive(wrapper.job_pid, wrapper.job_started):
             journal.append(run.dir, jobwrap.wrapper_died(run.dir), once=True)
             return "running"
-        if not alive(wrapper["keeper_pid"], wrapper["keeper_started"]) \
+        pid, started = wrapper.keeper_pid, wrapper.keeper_started
+        if not (pid is not None and started is not None and alive(pid, started)) \
                 and not recorded(run.path(EXIT_FILE)):
             try:
                 write_exit(run.path(EXIT_FILE), jobwrap.unknown_end(
-                    run.dir, wrapper["started"],
+                    run.dir, wrapper.started,
                     "the job's wrapper and keeper died before it ended"))
             except OSError:
                 return "lost"  # no room to say more (a full disk with no space reserved)
@@ -91,9 +86,9 @@ def _wait_for_job(run: RunInfo, timeout: float = 5.0) -> tuple[int, float] | Non
     """The job's process group and its creation time, once the wrapper has started it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not recorded(run.path(EXIT_FILE)):
-        wrapper = read_json(run.path(WRAPPER_FILE)) or {}
-        if "job_pid" in wrapper:
-            return wrapper["job_pid"], wrapper.get("job_started", wrapper["started"])
+        wrapper = Wrapper.read(run.dir)
+        if wrapper is not None and wrapper.job_pid is not None:
+            return wrapper.job_pid, wrapper.job_started or wrapper.started
         time.sleep(0.05)
     return None
 
