@@ -19,6 +19,7 @@ from pathlib import Path
 
 from accelbench.engine import plugins
 from accelbench.engine.errors import UserError, lookup
+from accelbench.engine.launchers import get_launcher, launchers
 from accelbench.engine.params import Param
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.generic import (
@@ -26,7 +27,6 @@ from accelbench.engine.parsers.generic import (
     GENERIC_DIALECTS,
     TABLE_DIALECTS,
 )
-from accelbench.engine.probe import through_gres
 from accelbench.engine.summary import CANONICAL, GENERIC_ALIASES, Alias
 from accelbench.engine.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.node import NodeSampler
@@ -84,7 +84,25 @@ def detect(system: System, seconds: float = DETECT_S) -> Availability:
         answer = Availability(False, reason=f"detection answered a {kind}, not an Availability")
     found = Availability(bool(answer.available), detail=printable(str(answer.detail)),
                          reason=printable(str(answer.reason)))  # a plug-in's words: gated
-    return through_gres(system.gres, found)
+    return found if found.available else _through_launchers(system, found)
+
+
+def _through_launchers(system: System, here: Availability) -> Availability:
+    """``system`` through the first launcher that reaches it (``Launcher.availability``),
+    else unavailable: ``here``'s reason and what each launcher looked for."""
+    reasons = [here.reason]
+    for launcher in launchers().values():
+        try:
+            answer = launcher.availability(system)
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug: said, never raised
+            answer = Availability(False, reason=f"launcher {launcher.name!r} failed: {exc}")
+        if answer is None:
+            continue
+        if answer.available:
+            return Availability(True, detail=printable(str(answer.detail)))
+        if (reason := printable(str(answer.reason))) not in reasons:
+            reasons.append(reason)
+    return Availability(False, reason="; ".join(reasons))
 
 
 def detect_all() -> dict[str, Availability]:
@@ -96,10 +114,16 @@ def detect_all() -> dict[str, Availability]:
 
 @functools.cache
 def dialects() -> dict[str, type[Dialect]]:
-    """Every log dialect by name: the generic ones (read on any system) and the tables', then
-    the systems'."""
-    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
+    """Every log dialect by name: the launchers' (``Launcher.dialects``), the generic ones
+    (read on any system) and the tables', then the systems'."""
+    return {**{d.name: d for launcher in launchers().values() for d in launcher.dialects},
+            **{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
             **{d.name: d for system in systems().values() for d in system.dialects}}
+
+
+def launcher_dialects(name: str) -> list[str]:
+    """The names of the dialects launcher ``name`` declares (``Launcher.dialects``)."""
+    return [dialect.name for dialect in get_launcher(name).dialects]
 
 
 def always_dialects() -> list[type[Dialect]]:

@@ -831,8 +831,9 @@ class Runner:
                 (work / name).write_text(content)
             env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
                    "ACCELBENCH_RUN_ID": info.id, **plan.env, **spec.env}
+            sniff = list(dict.fromkeys([*plan.sniff, *registry.launcher_dialects(launcher.name)]))
             Launch(plan.argv, env, str(plan.cwd or work), spec.telemetry_interval,
-                   registry.sampler_refs(spec.accelerator), plan.dialects, plan.sniff,
+                   registry.sampler_refs(spec.accelerator), plan.dialects, sniff,
                    launcher.job_id_env, launcher.name if launcher.verdict else "").write(info.dir)
             launcher.start(info, spec)
         except BaseException:

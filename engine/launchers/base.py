@@ -3,7 +3,9 @@
 A launcher is an object registered under the ``accelbench.launchers`` entry-point
 group (``engine.launchers`` loads them). It declares its name, its option table in
 presets (``[slurm]`` for Slurm's two launchers), whether a scheduler queues its jobs,
-how the job learns its id, and it starts, polls and cancels jobs.
+how the job learns its id, the dialects of what it adds to a job's output, how a system
+is reached through it, and it starts, polls and cancels jobs (a scheduler's launcher with
+``engine.launchers.scheduler``'s poller and cancel sequence).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 from accelbench.engine.params import Param
 
 if TYPE_CHECKING:
+    from accelbench.engine.parsers import Dialect
     from accelbench.engine.spec import JobSpec
     from accelbench.engine.store import RunInfo
+    from accelbench.engine.system import Availability, System
 
 
 class Launcher(ABC):
@@ -29,6 +33,14 @@ class Launcher(ABC):
     queues: bool = False  # a scheduler queues the jobs: an experiment submits them all at once
     job_id_env: str = ""  # the variable through which the scheduler gives the job its id
     verdict: bool = False  # a signalled job awaits the launcher's word on how it ended
+    dialects: tuple[type[Dialect], ...] = ()  # read on the output of its runs, from the first
+    # line each recognises (what the launcher's own tools print there: ``slurmstepd: ...``)
+
+    def availability(self, system: System) -> Availability | None:
+        """Whether ``system`` can be reached through this launcher where this machine has
+        none of its devices (a scheduler's nodes): available saying how, unavailable saying
+        what was looked for, or None where the launcher has no way to tell (the default)."""
+        return None
 
     def check(self, options: dict[str, Any]) -> None:  # noqa: B027 - optional, default: no limit
         """Refuse values of the option table that no site accepts (``UserError``); called

@@ -14,9 +14,10 @@ from accelbench.engine.exitfile import recorded, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.base import Launcher
 from accelbench.engine.launchers.procs import alive, group_alive
+from accelbench.engine.launchers.scheduler import cancel_run
 from accelbench.engine.rundir.records import Wrapper
 from accelbench.engine.spec import JobSpec
-from accelbench.engine.store import CANCEL_FILE, EXIT_FILE, RunInfo, write_json
+from accelbench.engine.store import EXIT_FILE, RunInfo
 
 WRAPPER_START_TIMEOUT = 30.0
 
@@ -35,8 +36,13 @@ class Local(Launcher):
                              start_new_session=True, close_fds=True)
 
     def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+        """SIGTERM to the job's process group, SIGKILL after ``grace`` seconds; the wrapper
+        (or keeper) records the end within moments, else this does where it is gone."""
+        cancel_run(run, lambda: self.stop(run, grace), lambda run: Local.poll(self, run), 5.0,
+                   every=0.05)
+
+    def stop(self, run: RunInfo, grace: float) -> None:
         """SIGTERM to the job's process group, SIGKILL after ``grace`` seconds."""
-        write_json(run.path(CANCEL_FILE), {"requested": time.time()})
         job = _wait_for_job(run)
         if job is not None:
             _signal(job[0], signal.SIGTERM)
@@ -45,12 +51,6 @@ class Local(Launcher):
                 time.sleep(0.05)
             if group_alive(*job):
                 _signal(job[0], signal.SIGKILL)
-        deadline = time.monotonic() + 5  # the wrapper (or keeper) records the exit within moments
-        while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
-            if Local.poll(self, run) == "lost":  # the wrapper is gone: record the end for it
-                write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
-                break
-            time.sleep(0.05)
 
     def poll(self, run: RunInfo) -> str:
         """``queued`` before the wrapper starts, ``running`` while it or the job's process

@@ -13,11 +13,12 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from accelbench.engine import journal
+from accelbench.engine import journal, probe
 from accelbench.engine.events import Diagnosis, Phase
-from accelbench.engine.exitfile import ExitRecord, read_exit, recorded, write_exit
+from accelbench.engine.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.base import Launcher
+from accelbench.engine.launchers.scheduler import cancel_run
 from accelbench.engine.launchers.slurm_commands import (
     QUEUE,
     SLURM_PARAMS,
@@ -26,12 +27,11 @@ from accelbench.engine.launchers.slurm_commands import (
     preflight,
     resource_args,
     sbatch,
-    scancel,
 )
 from accelbench.engine.launchers.slurm_commands import (
     check as check_slurm,
 )
-from accelbench.engine.parsers.slurm_log import state_diagnosis
+from accelbench.engine.parsers.slurm_log import SlurmLog, state_diagnosis
 from accelbench.engine.spec import JobSpec
 from accelbench.engine.store import (
     CANCEL_FILE,
@@ -41,6 +41,7 @@ from accelbench.engine.store import (
     read_json,
     write_json,
 )
+from accelbench.engine.system import Availability, System
 
 SLURM_FILE = "slurm.json"
 SUBMIT_TIMEOUT = 60.0  # a run with no job id after this long was never submitted
@@ -78,11 +79,6 @@ def exit_from_slurm(run: RunInfo, job: SlurmJob) -> ExitRecord:
                    status=status, detail=detail)
 
 
-def record(run: RunInfo, event: Phase | Diagnosis) -> None:
-    """Append ``event`` to the run's journal unless it repeats the last entry."""
-    journal.append(run.dir, event)
-
-
 class Slurm(Launcher):
     """Batch jobs through ``sbatch``, tracked in the shared queue snapshot."""
 
@@ -93,6 +89,18 @@ class Slurm(Launcher):
     queues = True
     job_id_env = "SLURM_JOB_ID"
     verdict = True  # scancel or a time limit? Slurm's final state tells
+    dialects = (SlurmLog,)  # slurmstepd's and srun's lines in the job's output
+
+    def availability(self, system: System) -> Availability | None:
+        """Through the GRES the cluster's nodes have (``System.gres``), where the system
+        names any."""
+        if not system.gres:
+            return None
+        for name in system.gres:
+            count = probe.slurm_gres().get(name)
+            if count:
+                return Availability(True, detail=f"through Slurm (GRES {name}:{count} per node)")
+        return Availability(False, reason="no Slurm GRES " + ", ".join(map(repr, system.gres)))
 
     def check(self, options: dict[str, Any]) -> None:
         check_slurm(options)
@@ -123,7 +131,7 @@ class Slurm(Launcher):
             return "lost" if time.time() - run.created > SUBMIT_TIMEOUT else "queued"
         job = find_job(run)
         if QUEUE.error:
-            record(run, Diagnosis(run.id, time.time(), "slurm_unreachable",
+            journal.append(run.dir, Diagnosis(run.id, time.time(), "slurm_unreachable",
                                   f"the Slurm controller did not answer: {QUEUE.error}",
                                   "accelbench retries with back-off;"
                                   " the job itself is not affected"))
@@ -132,13 +140,14 @@ class Slurm(Launcher):
             return "queued" if not_yet_listed(run, info) else "lost"
         if job.pending:
             reason = f" ({job.reason})" if job.reason else ""
-            record(run, Phase(run.id, time.time(), "queued", job.state + reason))
+            journal.append(run.dir, Phase(run.id, time.time(), "queued", job.state + reason))
             return "queued"
         if not job.final:
             if job.state == "COMPLETING" or not run.path(WRAPPER_FILE).exists():
                 # once the wrapper runs, the job's own phases (loading, ...) say more than RUNNING
                 state = "completing" if job.state == "COMPLETING" else "running"
-                record(run, Phase(run.id, time.time(), state, f"{job.state} on {job.nodes}"))
+                journal.append(run.dir, Phase(run.id, time.time(), state,
+                                              f"{job.state} on {job.nodes}"))
             return "running"
         job = QUEUE.accounted(job)  # sacct's word on how it ended, where accounting is kept
         if (cause := state_diagnosis(run.id, time.time(), job.state, job.job_id)) is not None:
@@ -159,16 +168,14 @@ class Slurm(Launcher):
 
     def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
         """``scancel`` the job; wait (a while) until its end is recorded."""
-        write_json(run.path(CANCEL_FILE), {"requested": time.time()})
+        cancel_run(run, lambda: self.stop(run), lambda run: Slurm.poll(self, run),
+                   grace + 3 * QUEUE.interval)  # (Slurm's word, also for srun)
+
+    def stop(self, run: RunInfo) -> None:
+        """``scancel`` the job, once it is in the queue."""
         job = find_job(run)
         if job is not None:
-            scancel(job.job_id)
-        deadline = time.monotonic() + grace + 3 * QUEUE.interval
-        while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
-            if Slurm.poll(self, run) == "lost":  # Slurm's word, also for srun
-                write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
-                return
-            time.sleep(0.2)
+            QUEUE.cancel(job.job_id)
 
 
 LAUNCHER = Slurm()
