@@ -42,7 +42,7 @@ def slurm_gres() -> dict[str, int]:
 
 def finder(pattern: str, names: tuple[str, ...]) -> Callable[[], Availability]:
     """The usual detection on this machine: here when device files match ``pattern`` or
-    tools ``names`` are on PATH (the cluster's GRES are the registry's to check)."""
+    tools ``names`` are on PATH (the cluster's GRES are the Slurm launcher's to check)."""
     def detect() -> Availability:
         found = devices(pattern)
         if found:
@@ -54,15 +54,3 @@ def finder(pattern: str, names: tuple[str, ...]) -> Callable[[], Availability]:
                                           f" {', '.join(names)} on PATH")
     return detect
 
-
-def through_gres(names: tuple[str, ...], here: Availability) -> Availability:
-    """``here`` (what the machine says) if available, else available through the first of
-    the GRES ``names`` this cluster's nodes have, else unavailable saying both."""
-    if here.available or not names:
-        return here
-    for name in names:
-        count = slurm_gres().get(name)
-        if count:
-            return Availability(True, detail=f"through Slurm (GRES {name}:{count} per node)")
-    return Availability(False, reason=f"{here.reason}; no Slurm GRES "
-                                      + ", ".join(repr(n) for n in names))
