@@ -25,7 +25,7 @@ from accelbench.engine.rows import Batch, Rows
 from accelbench.engine.rundir.records import Launch
 from accelbench.engine.runner import RunHandle
 from accelbench.engine.spec import spec_from_dict
-from accelbench.engine.store import EXIT_FILE, OUTPUT_FILE, slug, write_json
+from accelbench.engine.store import EXIT_FILE, OUTPUT_FILE, RunInfo, Store, slug, write_json
 
 
 def system_of(names: list[str]) -> str | None:
@@ -39,7 +39,7 @@ class _Importer(Reader):
 
     wants_text = True
 
-    def __init__(self, store, path: Path, accelerator: str | None) -> None:
+    def __init__(self, store: Store, path: Path, accelerator: str | None) -> None:
         self.store, self.path, self.accelerator = store, path, accelerator
         self.whole: str | None = None  # the accelerator the whole file points to
         self.runs: list = []
@@ -95,8 +95,8 @@ class _Importer(Reader):
         self.runs.append(handle.info)
 
 
-def import_file(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None) -> list:
+def import_file(store: Store, path: str | Path, dialect: str = "auto",
+                accelerator: str | None = None) -> list[RunInfo]:
     """Each run of a log that holds figures becomes a finished run in ``store``.
 
     The run's text is its ``output.log`` and its dialects are recorded, so its events
@@ -127,7 +127,7 @@ class Imported:
     skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def import_path(store, path: str | Path, dialect: str = "auto",
+def import_path(store: Store, path: str | Path, dialect: str = "auto",
                 accelerator: str | None = None) -> Imported:
     """``import_file`` of a file, or of each run under a directory (itself too): each run
     directory (``reading.ondisk.run_files``: its structured files, one run) and each other
@@ -163,7 +163,7 @@ def import_path(store, path: str | Path, dialect: str = "auto",
     return done
 
 
-def _one(store, path: Path, dialect: str, accelerator: str | None, done: Imported) -> None:
+def _one(store: Store, path: Path, dialect: str, accelerator: str | None, done: Imported) -> None:
     try:
         done.runs += import_file(store, path, dialect, accelerator)
     except UserError as exc:

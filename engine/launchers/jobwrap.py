@@ -30,6 +30,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
+from types import FrameType
 from typing import Any, BinaryIO
 
 import psutil
@@ -79,7 +80,7 @@ def unknown_end(run_dir: Path, started: float, why: str) -> ExitRecord:
 
 
 def record_end(run_dir: Path, end: dict[str, Any], started: float, cancelled: bool,
-               **extra) -> None:
+               **extra: Any) -> None:
     """Write ``exit.json`` for the keeper's report ``end`` of how the job ended; a job
     that failed on a full disk (or lost output to one) gets ``disk_full``."""
     record = exit_record(end["returncode"], cancelled, started,
@@ -258,7 +259,7 @@ def run(run_dir: Path) -> int:
     wrapper.write(run_dir)
     terminated = []
 
-    def forward(signum, frame):
+    def forward(signum: int, frame: FrameType | None) -> None:
         terminated.append(signal.Signals(signum).name)  # scancel, a time limit, a shutdown
         with contextlib.suppress(ProcessLookupError):
             os.killpg(job_pid, signal.SIGTERM)
@@ -293,7 +294,7 @@ def run(run_dir: Path) -> int:
 
 
 def _ended(run_dir: Path, keeper: Keeper, end: dict[str, Any] | None, started: float,
-           cancelled: bool = False, **extra) -> int:
+           cancelled: bool = False, **extra: Any) -> int:
     """Record the end the keeper reported (or that it died first), and let it go."""
     if end is None:
         write_exit(run_dir / EXIT_FILE, unknown_end(run_dir, started, "the job's keeper died"))

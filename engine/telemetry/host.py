@@ -72,7 +72,7 @@ class HostNode(PolledSampler):
 
     FIRST_S = 0.25  # the span of the first reading (the counters start with the sampler)
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         import psutil
 
