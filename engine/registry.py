@@ -114,10 +114,9 @@ def detect_all() -> dict[str, Availability]:
 
 @functools.cache
 def dialects() -> dict[str, type[Dialect]]:
-    """Every log dialect by name: the launchers' (``Launcher.dialects``), the generic ones
-    (read on any system) and the tables', then the systems'."""
-    return {**{d.name: d for launcher in launchers().values() for d in launcher.dialects},
-            **{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
+    """Every log dialect by name: the generic ones (read on any system) and the tables', then
+    the systems' (the launchers' are looked up by name only: :func:`get_dialect`)."""
+    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
             **{d.name: d for system in systems().values() for d in system.dialects}}
 
 
@@ -132,8 +131,14 @@ def always_dialects() -> list[type[Dialect]]:
 
 
 def get_dialect(name: str) -> type[Dialect]:
-    """The dialect class called ``name``, or a ``UserError`` listing the known ones."""
-    return lookup(dialects(), name, "dialect")
+    """The dialect class called ``name``, or a ``UserError`` listing the known ones: a
+    launcher's (``Launcher.dialects``) too, where no other is so called (the launchers are
+    loaded only then: ``accelbench parse`` loads none)."""
+    known = dialects()
+    if name not in known:
+        known = {**{d.name: d for launcher in launchers().values() for d in launcher.dialects},
+                 **known}
+    return lookup(known, name, "dialect")
 
 
 @functools.cache
