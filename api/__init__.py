@@ -29,6 +29,7 @@ from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.core.params import Param
 from accelbench.engine.launchers.jobwrap import command as wrapper_command
 from accelbench.engine.launchers.procs import alive as process_alive
+from accelbench.engine.launchers.scheduler import JobPoller, SchedulerDown, cancel_run
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin.detect import finder
 from accelbench.engine.plugin.launcher import Launcher
@@ -60,6 +61,7 @@ __all__ = [
     "Event",
     "ExitRecord",
     "Extension",
+    "JobPoller",
     "JobSpec",
     "Launcher",
     "Log",
@@ -72,6 +74,7 @@ __all__ = [
     "Progress",
     "Reading",
     "RunInfo",
+    "SchedulerDown",
     "StreamSampler",
     "System",
     "Throughput",
@@ -79,6 +82,7 @@ __all__ = [
     "UserError",
     "Utilization",
     "Workload",
+    "cancel_run",
     "finder",
     "process_alive",
     "read_exit",

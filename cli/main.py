@@ -765,6 +765,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from accelbench.engine.core.text import printable_lines
     from accelbench.engine.run import digest
     from accelbench.engine.rundir.files import LAUNCH_FILE, OUTPUT_FILE, SPEC_FILE, read_json
+    from accelbench.engine.rundir.records import Launch
     from accelbench.engine.view import figures as fmt
     from accelbench.engine.view import model as present
 
@@ -789,7 +790,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
     status = handle.info.status
     out.print(Text.assemble((handle.id, "bold"), "  ", (status, present.phase_style(status)),
                             f"  started {fmt.when(handle.info.created)}  dir {handle.info.dir}"))
-    if isinstance(cwd, str) and cwd != str(handle.info.dir):  # (the run's dir: an old run)
+    launch = Launch.read(handle.info.dir)
+    cwd = launch.cwd if launch else ""
+    if cwd and cwd != str(handle.info.dir):  # (the run's dir: an old run)
         out.print(Text(f"ran in {printable(cwd)}"))
     if state is None:
         out.print(f"{handle.info.status}: {printable(handle.info.reason)}")
@@ -844,7 +847,7 @@ def _show_record(handle, state, cwd: Any) -> dict[str, Any]:
     import tomllib
 
     from accelbench.engine.core import safefile
-    from accelbench.engine.store.runs import SPEC_FILE
+    from accelbench.engine.rundir.files import SPEC_FILE
     from accelbench.engine.view import model as present
 
     try:

@@ -20,8 +20,8 @@ from accelbench.engine.run import digest
 from accelbench.engine.run.experiment import DRIVER_FILE, JOURNAL_FILE
 from accelbench.engine.run.follow import Follower
 from accelbench.engine.rundir.files import PLAN_FILE, write_json
-from accelbench.engine.store.runs import Store
 from accelbench.engine.store import runs as store_module
+from accelbench.engine.store.runs import Store
 from tests.conftest import FIXTURES
 
 RECORDED = [from_dict(json.loads(line))

@@ -11,7 +11,7 @@ from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin import registry
-from accelbench.engine.run.runner import Deriver
+from accelbench.engine.run.runner import Deriver, StateOnly
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from tests.conftest import FIXTURES
 
@@ -95,12 +95,12 @@ def test_an_imported_log_fails_on_an_always_dialects_diagnosis(always, store, tm
 
 
 def test_a_live_run_is_read_by_the_always_dialects(always):
-    deriver = Deriver("r1", 100.0, logs=True)
+    deriver = Deriver("r1", 100.0)
     own = ('@@accelbench {"type": "phase", "t": 5, "name": "running", '
            f'"detail": "{MARK}"}}')  # (accelbench's own line: not theirs)
     events = deriver.output(["epoch 1", MARK, own])
     assert [e.message for e in events if isinstance(e, Diagnosis)] == [MARK]
     assert Broke.fed == [MARK]
     assert deriver.state.diagnoses
-    quiet = Deriver("r2", 100.0, logs=False)
+    quiet = Deriver("r2", 100.0, reader=StateOnly())
     assert [type(e) for e in quiet.output(["x", MARK])] == [Diagnosis]

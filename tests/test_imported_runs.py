@@ -150,18 +150,18 @@ def test_an_imported_run_derives_its_alike_rows_as_their_lines_one_by_one(store,
     columns at the times the log's clock gives their lines: the same state as the lines
     one by one, for every fixture log and long Cerebras logs, in large and small chunks."""
     from accelbench.engine.core.errors import UserError
-    from accelbench.engine.run.runner import Deriver, RunHandle
+    from accelbench.engine.run.runner import LogTimes, RunHandle
     from tests.test_rows import FILES, TRAIN_ONLY, _cerebras_log
 
     paths = [p for p in FILES if p.suffix in (".log", ".txt")]
     for name, text in {"planned": _cerebras_log(True), **TRAIN_ONLY}.items():
         paths.append(tmp_path / f"{name.strip('()')}.log")
         paths[-1].write_text(text * 20)
-    quick = Deriver._clocked_rows
+    quick = LogTimes.rows
     taken = []
 
-    def counted(self, lines, wanted):
-        last = quick(self, lines, wanted)
+    def counted(self, deriver, lines, wanted):
+        last = quick(self, deriver, lines, wanted)
         taken.append(last is not None)
         return last
 
@@ -172,9 +172,9 @@ def test_an_imported_run_derives_its_alike_rows_as_their_lines_one_by_one(store,
             continue  # (no run in it)
         for info in infos:
             for chunk in (256 * 1024, 700):
-                monkeypatch.setattr(Deriver, "_clocked_rows", counted)
+                monkeypatch.setattr(LogTimes, "rows", counted)
                 fast = repr(RunHandle(store, info).fold(chunk=chunk))  # (repr: NaN)
-                monkeypatch.setattr(Deriver, "_clocked_rows", lambda *args: None)
+                monkeypatch.setattr(LogTimes, "rows", lambda *args: None)
                 same = fast == repr(RunHandle(store, info).fold(chunk=chunk))
                 assert same, (path, chunk)  # (a bool: no diff of long texts)
     assert sum(taken) > 20  # (rows were folded as columns)

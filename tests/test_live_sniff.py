@@ -14,7 +14,7 @@ from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Diagnosis, Log, Metric, Progress, Utilization
 from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.plugin import registry
-from accelbench.engine.run.runner import Deriver, _sniffer
+from accelbench.engine.run.runner import Deriver, StateOnly, _sniffer
 
 # A stand-in for the user's script: prints a real log's lines (its source line aside) as
 # the program printed them, a few at a time; ``redraw``: each bar state over the last one
@@ -117,7 +117,7 @@ def test_a_dialect_found_late_reads_the_lines_just_before_it():
     ``Epoch 1/200`` just before its first bar."""
     lines = [f"loading shard {i} x=1 <ok>" for i in range(1500)]
     lines += body("generic", "keras_16906.txt").split("\n")
-    deriver = Deriver("r", 0.0, logs=False, sniff=["hf_trainer", "slurm", "tqdm", "keras"])
+    deriver = Deriver("r", 0.0, reader=StateOnly(), sniff=["hf_trainer", "slurm", "tqdm", "keras"])
     events = []
     for i in range(0, len(lines), 64):
         events += deriver.output(lines[i:i + 64])

@@ -91,7 +91,7 @@ def test_a_section_holding_two_runs_is_split_after_each_runs_end():
 
 def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_path):
     from accelbench.engine.logs.importer import import_file
-    from accelbench.engine.run.runner import RunHandle
+    from accelbench.engine.run.runner import RunHandle, StateOnly
 
     log = tmp_path / "mixed.log"  # dialect lines, gaps, a redrawn line and machine lines
     recordings = sorted((FIXTURES / "recordings").glob("*.log"))
@@ -110,7 +110,7 @@ def test_a_state_only_fold_makes_no_log_events_and_the_same_state(store, tmp_pat
         handle.fold(batches.extend, chunk=101)
         assert batches and sum(e.kind == "log" for e in batches) == logs
         for chunk in (101, 4096):  # the states of the job's output, step by step
-            (quiet, out), (loud, tail) = handle._sources(logs=False), handle._sources()
+            (quiet, out), (loud, tail) = handle._sources(StateOnly()), handle._sources()
             while out[2].more():
                 assert not any(e.kind == "log" for e in quiet.output(out[2].read_lines(chunk)))
                 loud.output(tail[2].read_lines(chunk))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from accelbench.engine.core.events import Diagnosis, Log, from_json, to_json
 from accelbench.engine.parsers.machine import _FROM_WORKLOAD, _from_json, _short, parse
 from accelbench.engine.plugin.registry import dialects
-from accelbench.engine.run.runner import Deriver
+from accelbench.engine.run.runner import Deriver, StateAndLines
 from accelbench.engine.rundir.exitfile import ExitRecord
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads.emit import PREFIX
@@ -270,7 +270,7 @@ def test_a_job_printing_bad_machine_lines_ends_done_and_every_reader_works(home,
 def test_a_reader_of_the_latest_state_folds_the_same_state_from_fewer_events(batches):
     """``latest``: progress lines a later one of their batch overrides make no event, and
     the state, the log lines (with their times) and the damaged lines counted are the same."""
-    full, latest = Deriver("r", 0.0), Deriver("r", 0.0, latest=True)
+    full, latest = Deriver("r", 0.0), Deriver("r", 0.0, reader=StateAndLines())
     events, fewer = full.opening(), latest.opening()
     for lines in batches:
         events += full.output(list(lines))
@@ -286,7 +286,7 @@ def test_a_reader_of_the_latest_state_skips_the_overridden_progress_lines():
     def line(step):
         return PREFIX + json.dumps({"type": "progress", "t": 100.0 + step, "step": step,
                                     "total": 9, "epoch": 1, "epochs": 1}, separators=(",", ":"))
-    latest = Deriver("r", 0.0, latest=True)
+    latest = Deriver("r", 0.0, reader=StateAndLines())
     first = latest.output([line(1), line(2), "plain", line(3)])
     then = latest.output([line(4), line(5), "more", line(6)])
     assert [e.step for e in first if e.kind == "progress"] == [1, 2, 3]  # none given yet

@@ -33,19 +33,16 @@ MODULE = '''
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import psutil
 
 from accelbench.api import (
-    CANCEL_FILE,
-    EXIT_FILE,
     Launcher,
     Param,
     UserError,
+    cancel_run,
     process_alive,
-    read_exit,
     read_json,
     wrapper_command,
     write_json,
@@ -90,13 +87,12 @@ class Relay(Launcher):
         return "running" if process_alive(job["pid"], job["started"]) else "lost"
 
     def cancel(self, run, grace=10.0):
-        write_json(run.path(CANCEL_FILE), {"requested": time.time()})
+        cancel_run(run, lambda: self.stop(run), self.poll, grace, every=0.05)
+
+    def stop(self, run):
         job = read_json(run.path("relay.json"))
         if job is not None and process_alive(job["pid"], job["started"]):
             os.kill(job["pid"], signal.SIGTERM)  # the wrapper stops the job and records it
-        deadline = time.monotonic() + grace
-        while read_exit(run.path(EXIT_FILE)) is None and time.monotonic() < deadline:
-            time.sleep(0.05)
 
 
 LAUNCHER = Relay()

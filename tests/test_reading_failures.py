@@ -108,7 +108,7 @@ def test_a_live_run_shows_the_failure_as_it_happens():
     """The NCCL watchdog's timeout, on the line that says it (not at the run's end), once for
     all the ranks that say it."""
     lines = body("failures", "nccl_watchdog_ranks_llamafactory_7396.log").strip().split("\n")
-    deriver = Deriver("r1", 100.0, logs=True)
+    deriver = Deriver("r1", 100.0)
     first = _diagnoses(deriver.output(lines[:1]))
     assert [d.code for d in first] == ["nccl_timeout"]
     assert "ALLREDUCE" in first[0].message and "600000 ms" in first[0].message
@@ -128,7 +128,7 @@ def test_a_detected_dialects_diagnosis_wins_over_the_traceback(tmp_path):
     assert "sambanova_min_throughput" in codes and "python_exception" not in codes
     assert section.outcome.failure is not None
     assert section.outcome.failure.code == "sambanova_min_throughput"
-    deriver = Deriver("r1", 100.0, dialects=["sambanova"], logs=True)
+    deriver = Deriver("r1", 100.0, dialects=["sambanova"])
     live = [d.code for d in _diagnoses(deriver.output(text.split("\n")))]
     assert "sambanova_min_throughput" in live and "python_exception" not in live
 

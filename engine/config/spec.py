@@ -7,7 +7,7 @@ the key and what was expected.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -97,7 +97,8 @@ def spec_from_dict(data: dict[str, Any], overrides: Sequence[str] = (), source: 
     return spec
 
 
-def _top(data: dict[str, Any], given: dict[str, str], where, source: str) -> dict[str, Any]:
+def _top(data: dict[str, Any], given: dict[str, str], where: Callable[[str, str], str],
+         source: str) -> dict[str, Any]:
     """The top-level fields checked (with their ``--set`` values), the workload and the
     accelerator known, and the one running on the other."""
     top: dict[str, Any] = {}
@@ -128,7 +129,7 @@ def _top(data: dict[str, Any], given: dict[str, str], where, source: str) -> dic
 
 
 def _params(workload: Workload, data: dict[str, Any], parsed: dict[str, dict[str, str]],
-            where) -> dict[str, Any]:
+            where: Callable[[str, str], str]) -> dict[str, Any]:
     """The workload's knobs: its defaults, the preset's ``[params]``, then ``--set``."""
     params = workload.defaults()
     # the preset's knobs belong to its own workload: --set workload=... starts afresh
@@ -164,8 +165,8 @@ def _fields() -> dict[str, Param]:
     return {**_TOP_LEVEL, "launcher": replace(param, choices=tuple(names))}
 
 
-def _options(launcher: Launcher, given: dict[str, Any], overrides: dict[str, str], where,
-             source: str) -> dict[str, Any]:
+def _options(launcher: Launcher, given: dict[str, Any], overrides: dict[str, str],
+             where: Callable[[str, str], str], source: str) -> dict[str, Any]:
     """``launcher``'s option table checked, with its ``--set table.key`` values."""
     table, values = launcher.table, {}
     items = [(key, value, False) for key, value in given.items()]
@@ -184,7 +185,7 @@ def _options(launcher: Launcher, given: dict[str, Any], overrides: dict[str, str
     return values
 
 
-def _env(given: dict[str, Any], where) -> dict[str, str]:
+def _env(given: dict[str, Any], where: Callable[[str, str], str]) -> dict[str, str]:
     """The ``[env]`` table checked: variable names, and values that an environment can hold."""
     env = {}
     for key, value in given.items():
@@ -206,7 +207,7 @@ def _env(given: dict[str, Any], where) -> dict[str, str]:
 
 
 def _sweep(data: dict[str, Any], parsed: dict[str, dict[str, str]], overrides: Sequence[str],
-           where, source: str) -> dict[str, Any]:
+           where: Callable[[str, str], str], source: str) -> dict[str, Any]:
     """The checked ``[sweep]`` (with ``--set sweep.x`` options); every variant is checked."""
     def at(key: str) -> str:
         return where("sweep", key) if key else where("", "sweep")

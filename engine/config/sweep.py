@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from accelbench.engine.core.errors import UserError, shown, shown_key
@@ -47,7 +48,7 @@ def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def check(raw: Any, where, tables: tuple[str, ...]) -> dict[str, Any]:
+def check(raw: Any, where: Callable[[str], str], tables: tuple[str, ...]) -> dict[str, Any]:
     """The sweep table normalised (options filled in, keys flattened), or a ``UserError``.
 
     ``where(key)`` names the place of a key in the preset for error messages; ``tables``
@@ -95,7 +96,7 @@ def count(sweep: dict[str, Any]) -> int:
     return math.prod(len(v) for v in axes(sweep).values()) * max(1, len(sweep["variants"]))
 
 
-def check_count(sweep: dict[str, Any], where) -> None:
+def check_count(sweep: dict[str, Any], where: Callable[[str], str]) -> None:
     """Refuse a sweep of more than ``max_variants`` variants, before any is expanded."""
     found, limit = count(sweep), sweep["max_variants"]
     if found > limit:

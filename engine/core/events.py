@@ -169,6 +169,7 @@ class _Field(NamedTuple):
     bound: float | None  # a number's magnitude may not exceed it
     choices: tuple[str, ...]  # the values allowed, where only some are
     expected: str  # what a refusal says was expected
+    items: tuple[type, ...] = ()  # the types a list's items or an object's values may be of
 
 
 _BASE: dict[type, tuple[tuple[type, ...], float | None, str]] = {
@@ -176,6 +177,7 @@ _BASE: dict[type, tuple[tuple[type, ...], float | None, str]] = {
     float: ((int, float), MAX_NUMBER, f"a finite number within ±{MAX_NUMBER:g}"),
     int: ((int,), MAX_INT - 1, "an integer within 64 bits"),
     dict: ((dict,), None, "an object"),
+    list: ((list,), None, "a list"),
 }
 
 
@@ -184,22 +186,29 @@ def _field(hint: Any, metadata: typing.Mapping[str, Any]) -> _Field:
     args = typing.get_args(hint) if isinstance(hint, types.UnionType) else ()
     base = next(a for a in args if a is not type(None)) if args else hint
     kinds, bound, expected = _BASE[typing.get_origin(base) or base]
+    items: tuple[type, ...] = ()
+    inner = typing.get_args(base)[-1:]  # list[T]'s T, dict[str, T]'s T
+    if inner and inner[0] is not Any:
+        items, _, what = _BASE[inner[0]]
+        expected = f"{expected} of {what.removeprefix('a ').removeprefix('an ')}s"
     choices = tuple(metadata.get("choices", ()))
     if choices:
         expected = "one of " + ", ".join(choices)
     if type(None) in args:
         kinds += (type(None),)
-    return _Field(kinds, bound, choices, expected)
+    return _Field(kinds, bound, choices, expected, items)
 
 
 def _refused(schema: dict[str, _Field], data: dict[str, Any]) -> str | None:
     """The first field of ``data`` its rule refuses, None if none is (``KeyError`` for
     a field ``schema`` has not)."""
     for name, value in data.items():
-        kinds, bound, choices, _ = schema[name]
+        kinds, bound, choices, _, items = schema[name]
         if (type(value) not in kinds
                 or (bound is not None and value is not None and not -bound <= value <= bound)
-                or (choices and value not in choices)):
+                or (choices and value not in choices)
+                or (items and value and any(type(item) not in items for item in (
+                    value.values() if type(value) is dict else value)))):
             return name
     return None
 

@@ -30,6 +30,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
+from types import FrameType
 from typing import Any, BinaryIO
 
 import psutil
@@ -46,10 +47,8 @@ from accelbench.engine.rundir.files import (
     OUTPUT_FILE,
     STDERR_FILE,
     TELEMETRY_FILE,
-    WRAPPER_FILE,
-    read_json,
-    write_json,
 )
+from accelbench.engine.rundir.records import Launch, Wrapper
 
 
 def wrapper_died(run_dir: Path) -> Diagnosis:
@@ -82,7 +81,7 @@ def unknown_end(run_dir: Path, started: float, why: str) -> ExitRecord:
 
 
 def record_end(run_dir: Path, end: dict[str, Any], started: float, cancelled: bool,
-               **extra) -> None:
+               **extra: Any) -> None:
     """Write ``exit.json`` for the keeper's report ``end`` of how the job ended; a job
     that failed on a full disk (or lost output to one) gets ``disk_full``."""
     record = exit_record(end["returncode"], cancelled, started,
@@ -132,7 +131,7 @@ class Keeper:
     knows when the wrapper is gone, whether it finished or was killed.
     """
 
-    def __init__(self, run_dir: Path, launch: dict[str, Any], started: float) -> None:
+    def __init__(self, run_dir: Path, launch: Launch, started: float) -> None:
         report_r, report_w = os.pipe()
         hold_r, hold_w = os.pipe()
         self.pid = os.fork()
@@ -165,7 +164,7 @@ class Keeper:
         os.waitpid(self.pid, 0)
 
 
-def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hold: int) -> None:
+def keep(run_dir: Path, launch: Launch, started: float, report: int, hold: int) -> None:
     """The keeper: start the job, report it, copy its stderr, wait for it, report its
     end; and record the end itself if the wrapper is gone without doing so."""
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -183,14 +182,13 @@ def keep(run_dir: Path, launch: dict[str, Any], started: float, report: int, hol
     threading.Thread(target=watch, daemon=True).start()
     with open(run_dir / OUTPUT_FILE, "ab") as out:
         try:
-            job = subprocess.Popen(launch["argv"], cwd=launch["cwd"],
-                                   env={**os.environ, **launch["env"]},
+            job = subprocess.Popen(launch.argv, cwd=launch.cwd, env={**os.environ, **launch.env},
                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE,
                                    start_new_session=True)
         except OSError as exc:
             job = None
             end = {"returncode": 127,
-                   "error": f"cannot start {launch['argv'][0]!r}: {exc.strerror}"}
+                   "error": f"cannot start {launch.argv[0]!r}: {exc.strerror}"}
     if job is not None:
         running.set()
         _send(report, {"pid": job.pid, "created": psutil.Process(job.pid).create_time()})
@@ -243,27 +241,26 @@ def _send(pipe: int, message: dict[str, Any]) -> None:
 
 def run(run_dir: Path) -> int:
     """Start, watch and record the job of the run in ``run_dir``."""
-    launch = read_json(run_dir / LAUNCH_FILE)
-    if launch is None:  # the launcher writes it before starting the wrapper
-        sys.exit(f"{run_dir / LAUNCH_FILE}: missing or unreadable, the job cannot start")
+    launch = Launch.read(run_dir)
+    if launch is None or not launch.argv:  # the launcher writes it before starting the wrapper
+        sys.exit(f"{run_dir / LAUNCH_FILE}: missing, unreadable or without a command line,"
+                 " the job cannot start")
     started = time.time()
     reserve(run_dir / EXIT_FILE)
     keeper = Keeper(run_dir, launch, started)
     news = keeper.news()
-    wrapper = {"pid": os.getpid(), "host": socket.gethostname(), "started": started,
-               "keeper_pid": keeper.pid, "keeper_started": keeper.created}
-    job_id = os.environ.get(launch["job_id_env"]) if launch.get("job_id_env") else None
-    if job_id is not None:  # the scheduler's id of the job
-        wrapper["job_id"] = job_id
+    job_id = os.environ.get(launch.job_id_env) if launch.job_id_env else None
+    wrapper = Wrapper(os.getpid(), socket.gethostname(), started, keeper.pid, keeper.created,
+                      job_id)  # (job_id: the scheduler's id of the job)
     if news is None or "pid" not in news:  # the job did not start, or the keeper died
-        write_json(run_dir / WRAPPER_FILE, wrapper)
+        wrapper.write(run_dir)
         return _ended(run_dir, keeper, news, started)
     job_pid = news["pid"]
-    write_json(run_dir / WRAPPER_FILE, {**wrapper, "job_pid": job_pid,
-                                        "job_started": news["created"]})
+    wrapper.job_pid, wrapper.job_started = job_pid, news["created"]
+    wrapper.write(run_dir)
     terminated = []
 
-    def forward(signum, frame):
+    def forward(signum: int, frame: FrameType | None) -> None:
         terminated.append(signal.Signals(signum).name)  # scancel, a time limit, a shutdown
         with contextlib.suppress(ProcessLookupError):
             os.killpg(job_pid, signal.SIGTERM)
@@ -272,12 +269,12 @@ def run(run_dir: Path) -> int:
     signal.signal(signal.SIGINT, forward)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
-    stop, interval, vendors = threading.Event(), launch["telemetry_interval"], []
+    stop, interval, vendors = threading.Event(), launch.telemetry_interval, []
     if interval > 0:
         from accelbench.engine.telemetry.host import sample_until
         from accelbench.engine.telemetry.tool import start_samplers
 
-        vendors = start_samplers(launch.get("samplers", []), interval, run_dir)
+        vendors = start_samplers(launch.samplers, interval, run_dir)
         threading.Thread(target=sample_until, daemon=True, args=(
             stop, job_pid, interval, run_dir / TELEMETRY_FILE, vendors)).start()
     end = keeper.news()
@@ -291,14 +288,14 @@ def run(run_dir: Path) -> int:
     # A cancel or a time limit? Its launcher will tell; Slurm signals the job's processes
     # too, so the job may die of the signal before the wrapper hears of it.
     signalled = terminated or (end is not None and (end.get("returncode") or 0) < 0)
-    if signalled and job_id is not None and launch.get("verdict"):
-        extra["verdict"] = launch["verdict"]
+    if signalled and job_id is not None and launch.verdict:
+        extra["verdict"] = launch.verdict
     cancelled = (run_dir / CANCEL_FILE).exists() or bool(terminated)
     return _ended(run_dir, keeper, end, started, cancelled, **extra)
 
 
 def _ended(run_dir: Path, keeper: Keeper, end: dict[str, Any] | None, started: float,
-           cancelled: bool = False, **extra) -> int:
+           cancelled: bool = False, **extra: Any) -> int:
     """Record the end the keeper reported (or that it died first), and let it go."""
     if end is None:
         write_exit(run_dir / EXIT_FILE, unknown_end(run_dir, started, "the job's keeper died"))

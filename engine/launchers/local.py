@@ -12,16 +12,14 @@ import time
 from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers import jobwrap
 from accelbench.engine.launchers.procs import alive, group_alive
+from accelbench.engine.launchers.scheduler import cancel_run
 from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import recorded, write_exit
 from accelbench.engine.rundir.files import (
-    CANCEL_FILE,
     EXIT_FILE,
-    WRAPPER_FILE,
-    read_json,
-    write_json,
 )
+from accelbench.engine.rundir.records import Wrapper
 
 WRAPPER_START_TIMEOUT = 30.0
 
@@ -40,8 +38,13 @@ class Local(Launcher):
                              start_new_session=True, close_fds=True)
 
     def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+        """SIGTERM to the job's process group, SIGKILL after ``grace`` seconds; the wrapper
+        (or keeper) records the end within moments, else this does where it is gone."""
+        cancel_run(run, lambda: self.stop(run, grace), lambda run: Local.poll(self, run), 5.0,
+                   every=0.05)
+
+    def stop(self, run: RunInfo, grace: float) -> None:
         """SIGTERM to the job's process group, SIGKILL after ``grace`` seconds."""
-        write_json(run.path(CANCEL_FILE), {"requested": time.time()})
         job = _wait_for_job(run)
         if job is not None:
             _signal(job[0], signal.SIGTERM)
@@ -50,12 +53,6 @@ class Local(Launcher):
                 time.sleep(0.05)
             if group_alive(*job):
                 _signal(job[0], signal.SIGKILL)
-        deadline = time.monotonic() + 5  # the wrapper (or keeper) records the exit within moments
-        while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
-            if Local.poll(self, run) == "lost":  # the wrapper is gone: record the end for it
-                write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
-                break
-            time.sleep(0.05)
 
     def poll(self, run: RunInfo) -> str:
         """``queued`` before the wrapper starts, ``running`` while it or the job's process
@@ -65,21 +62,22 @@ class Local(Launcher):
         When the wrapper was killed the job goes on, and its keeper records its end; if
         the keeper died too, the end is recorded here, once the job's group is gone.
         """
-        wrapper = read_json(run.path(WRAPPER_FILE))
+        wrapper = Wrapper.read(run.dir)
         if wrapper is None:
             return "lost" if time.time() - run.created > WRAPPER_START_TIMEOUT else "queued"
-        if wrapper["host"] != socket.gethostname() or alive(wrapper["pid"], wrapper["started"]):
+        if wrapper.host != socket.gethostname() or alive(wrapper.pid, wrapper.started):
             return "running"
-        if "job_started" not in wrapper:  # it died before the job started
+        if wrapper.job_pid is None or wrapper.job_started is None:  # it died before the job
             return "lost"
-        if group_alive(wrapper["job_pid"], wrapper["job_started"]):
+        if group_alive(wrapper.job_pid, wrapper.job_started):
             journal.append(run.dir, jobwrap.wrapper_died(run.dir), once=True)
             return "running"
-        if not alive(wrapper["keeper_pid"], wrapper["keeper_started"]) \
+        pid, started = wrapper.keeper_pid, wrapper.keeper_started
+        if not (pid is not None and started is not None and alive(pid, started)) \
                 and not recorded(run.path(EXIT_FILE)):
             try:
                 write_exit(run.path(EXIT_FILE), jobwrap.unknown_end(
-                    run.dir, wrapper["started"],
+                    run.dir, wrapper.started,
                     "the job's wrapper and keeper died before it ended"))
             except OSError:
                 return "lost"  # no room to say more (a full disk with no space reserved)
@@ -90,9 +88,9 @@ def _wait_for_job(run: RunInfo, timeout: float = 5.0) -> tuple[int, float] | Non
     """The job's process group and its creation time, once the wrapper has started it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not recorded(run.path(EXIT_FILE)):
-        wrapper = read_json(run.path(WRAPPER_FILE)) or {}
-        if "job_pid" in wrapper:
-            return wrapper["job_pid"], wrapper.get("job_started", wrapper["started"])
+        wrapper = Wrapper.read(run.dir)
+        if wrapper is not None and wrapper.job_pid is not None:
+            return wrapper.job_pid, wrapper.job_started or wrapper.started
         time.sleep(0.05)
     return None
 

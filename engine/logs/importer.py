@@ -21,13 +21,15 @@ from accelbench.engine.core import safefile
 from accelbench.engine.core.batches import Batch, Rows
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import FINAL_STATUSES
+from accelbench.engine.core.job import RunInfo
 from accelbench.engine.logs.logfile import Outcome, Reader, read_file
 from accelbench.engine.parsers.logclock import IMPORTED, LogClock
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.run.runner import RunHandle
-from accelbench.engine.rundir.files import EXIT_FILE, LAUNCH_FILE, OUTPUT_FILE, write_json
-from accelbench.engine.store.runs import RunQuery, slug
+from accelbench.engine.rundir.files import EXIT_FILE, OUTPUT_FILE, write_json
+from accelbench.engine.rundir.records import Launch
+from accelbench.engine.store.runs import RunQuery, Store, slug
 
 
 def system_of(names: list[str]) -> str | None:
@@ -41,7 +43,8 @@ class _Importer(Reader):
 
     wants_text = True
 
-    def __init__(self, store, path: Path, accelerator: str | None, content: str = "") -> None:
+    def __init__(self, store: Store, path: Path, accelerator: str | None,
+                 content: str = "") -> None:
         self.store, self.path, self.accelerator = store, path, accelerator
         self.content = content  # the file's content hash (``content_hash``), recorded
         self.whole: str | None = None  # the accelerator the whole file points to
@@ -91,9 +94,7 @@ class _Importer(Reader):
                               source=str(path))
         info = self.store.create(spec)
         os.replace(output, info.path(OUTPUT_FILE))
-        write_json(info.path(LAUNCH_FILE), {"argv": [], "env": {}, "cwd": "",
-                                             "telemetry_interval": 0,
-                                             "dialects": self._dialects})
+        Launch(dialects=list(self._dialects)).write(info.dir)
         span = self._clock.span or outcome.span
         write_json(info.path(EXIT_FILE), _exit(outcome, span, info.created, path))
         handle = RunHandle(self.store, info)
@@ -125,7 +126,7 @@ def _sha256(file: Path) -> str:
         return ""
 
 
-def imported_before(store, content: str) -> list[str]:
+def imported_before(store: Store, content: str) -> list[str]:
     """The ids of the runs imported from a file of hash ``content`` (none for "")."""
     if not content:
         return []
@@ -133,8 +134,8 @@ def imported_before(store, content: str) -> list[str]:
             if info.params.get("sha256") == content]
 
 
-def import_file(store, path: str | Path, dialect: str = "auto",
-                accelerator: str | None = None, content: str = "") -> list:
+def import_file(store: Store, path: str | Path, dialect: str = "auto",
+                accelerator: str | None = None, content: str = "") -> list[RunInfo]:
     """Each run of a log that holds figures becomes a finished run in ``store``.
 
     The run's text is its ``output.log`` and its dialects are recorded, so its events
@@ -167,7 +168,7 @@ class Imported:
     before: list[tuple[Path, list[str]]] = field(default_factory=list)  # (file, its runs)
 
 
-def import_path(store, path: str | Path, dialect: str = "auto",
+def import_path(store: Store, path: str | Path, dialect: str = "auto",
                 accelerator: str | None = None, again: bool = False) -> Imported:
     """``import_file`` of a file, or of each run under a directory (itself too): each run
     directory (``reading.ondisk.run_files``: its structured files, one run) and each other
@@ -205,7 +206,7 @@ def import_path(store, path: str | Path, dialect: str = "auto",
     return done
 
 
-def _one(store, path: Path, dialect: str, accelerator: str | None, done: Imported,
+def _one(store: Store, path: Path, dialect: str, accelerator: str | None, done: Imported,
          again: bool, whole: bool = False) -> None:
     """Import the file or run directory ``path`` into ``done`` unless imported before (or
     ``again``); a file it cannot read is skipped with the reason, unless it is the ``whole``

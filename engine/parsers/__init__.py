@@ -83,7 +83,7 @@ class Dialect:
     whole: ClassVar[bool] = False  # it reads all its output means: no generic reading beside
     gives_way: ClassVar[bool] = False  # (``always``) silent beside a ``whole`` dialect
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for name in ("feed", "skipped", "finish"):
             if name in cls.__dict__:

@@ -1,4 +1,6 @@
-"""The clock of a log people already have: the timestamps its lines hold.
+"""The clock of a log people already have: the timestamps its lines hold; and the one
+reader of timestamps every dialect uses (:func:`local_time`, :func:`utc_time`,
+:func:`stamp_seconds` for many alike stamps at once).
 
 An imported run's events are placed in time by them (``LogClock``): the seconds since
 the log's first timestamp, after the run's creation, so that its elapsed time, its
@@ -12,6 +14,7 @@ differences matter.
 
 from __future__ import annotations
 
+import calendar
 import contextlib
 import functools
 import itertools
@@ -27,6 +30,50 @@ CLOCK = re.compile(r"^\s{0,8}\[(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\]", re.M)
 DAY = 86400.0
 ZONE_FILE = "/etc/localtime"  # the zone the C library reads local time by where TZ is unset
 TAIL = 64 * 1024  # characters of a text's end looked at first for its last timestamp
+# a whole timestamp: a date and a time (``2024-03-05 10:00:00,123``, ``2021-6-10 14:54:47``,
+# ``2024/03/05 10:00:00.5``, ``2023-12-05T07:16:01``), or C's ctime (nvidia-smi's
+# ``Tue Mar  5 10:00:00 2024``)
+_WHOLE = re.compile(r"\s*(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d?):(\d\d?)"
+                    r"(?:[.,](\d{1,9}))?Z?\s*")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_CTIME = re.compile(r"\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (" + "|".join(_MONTHS)
+                    + r") +(\d\d?) (\d\d?):(\d\d):(\d\d) (\d{4})\s*")
+_LIMITS = ((1, 12), (1, 31), (0, 23), (0, 59), (0, 61))  # month ... second
+
+
+@functools.lru_cache(maxsize=256)
+def local_time(text: str) -> float | None:
+    """Epoch seconds of ``text``, a whole timestamp (see ``_WHOLE``, ``_CTIME``) read as
+    local time, as the systems' dialects read their logs' (only differences matter);
+    None if it is none, or no real date and time (month 13). Cached: a log gives many lines
+    the same stamp."""
+    fields = _fields(text)
+    return None if fields is None else _local(*fields[:6]) + fields[6]
+
+
+def utc_time(text: str) -> float | None:
+    """:func:`local_time`, read as UTC (Slurm's tables: the cluster's local time, of which
+    only the span between two matters)."""
+    fields = _fields(text)
+    if fields is None:
+        return None
+    return float(calendar.timegm((*map(int, fields[:6]), 0, 0, 0))) + fields[6]
+
+
+def _fields(text: str) -> tuple[str, str, str, str, str, str, float] | None:
+    """Year ... second of a whole timestamp, and its fraction of a second."""
+    if m := _WHOLE.fullmatch(text):
+        year, month, day, hour, minute, second, fraction = m.groups()
+    elif m := _CTIME.fullmatch(text):
+        name, day, hour, minute, second, year = m.groups()
+        month, fraction = str(_MONTHS.index(name) + 1), None
+    else:
+        return None
+    named = (month, day, hour, minute, second)
+    if not all(low <= int(value) <= high for value, (low, high) in zip(named, _LIMITS,
+                                                                       strict=True)):
+        return None
+    return year, *named, float(f"0.{fraction}") if fraction else 0.0
 
 
 def _dated(m: re.Match[str]) -> float:

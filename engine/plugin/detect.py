@@ -1,5 +1,5 @@
 """Small probes systems detect themselves with: device files, tools on PATH (a scheduler's
-nodes are a launcher's to answer for: ``Launcher.reaches``)."""
+nodes are a launcher's to answer for: ``Launcher.availability``)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,9 @@ A launcher is an object registered under the ``accelbench.launchers`` entry-poin
 group (a local process, ``sbatch``, ``srun``, or one a system's package or a plug-in
 brings; accelbench's own are under ``engine/launchers/``). It declares its name, its option table in
 presets (``[slurm]`` for Slurm's two launchers), whether a scheduler queues its jobs,
-how the job learns its id, and it starts, polls and cancels jobs.
+how the job learns its id, the dialects of what it adds to a job's output, how a system
+is reached through it, and it starts, polls and cancels jobs (a scheduler's launcher with
+``engine.launchers.scheduler``'s poller and cancel sequence).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from accelbench.engine.core.errors import UserError, lookup
 from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.core.params import Param
+from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin.system import Availability, System
 
@@ -32,6 +35,14 @@ class Launcher(ABC):
     queues: bool = False  # a scheduler queues the jobs: an experiment submits them all at once
     job_id_env: str = ""  # the variable through which the scheduler gives the job its id
     verdict: bool = False  # a signalled job awaits the launcher's word on how it ended
+    dialects: tuple[type[Dialect], ...] = ()  # read on the output of its runs, from the first
+    # line each recognises (what the launcher's own tools print there: ``slurmstepd: ...``)
+
+    def availability(self, system: System) -> Availability | None:
+        """Whether ``system`` can be reached through this launcher where this machine has
+        none of its devices (a scheduler's nodes): available saying how, unavailable saying
+        what was looked for, or None where the launcher has no way to tell (the default)."""
+        return None
 
     def check(self, options: dict[str, Any]) -> None:  # noqa: B027 - optional, default: no limit
         """Refuse values of the option table that no site accepts (``UserError``); called
@@ -49,12 +60,6 @@ class Launcher(ABC):
         """Why no job can go through this door here, in one line ("" where one can: the
         default). Bounded in time: ``accelbench presets`` asks every launcher it lists."""
         return ""
-
-    def reaches(self, system: System) -> Availability | None:
-        """Whether ``system``, which this machine does not have, is available through this
-        launcher (a scheduler's nodes that have it); None where it cannot say (the
-        default). ``accelbench accelerators`` and every start ask it."""
-        return None
 
     @abstractmethod
     def start(self, run: RunInfo, spec: JobSpec) -> None:

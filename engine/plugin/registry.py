@@ -24,6 +24,7 @@ from accelbench.engine.core.text import printable
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.generic import ALWAYS_DIALECTS, GENERIC_DIALECTS, TABLE_DIALECTS
 from accelbench.engine.plugin import entrypoints as plugins
+from accelbench.engine.plugin.launcher import get_launcher, launchers
 from accelbench.engine.plugin.system import BETTER, Availability, Column, System
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
@@ -69,7 +70,7 @@ def require_available(name: str) -> System:
 def detect(system: System, seconds: float = DETECT_S) -> Availability:
     """Whether ``system`` is here: by its own detection (given ``seconds`` at most: one that
     fails, hangs or answers something else says so), else through a launcher that reaches
-    it (``Launcher.reaches``: Slurm's, through the system's GRES)."""
+    it (``Launcher.availability``: Slurm's, through the system's GRES)."""
     try:
         answer = plugins.bounded(system.detect, seconds, "detection")
     except plugins.Fault as fault:
@@ -80,22 +81,25 @@ def detect(system: System, seconds: float = DETECT_S) -> Availability:
         answer = Availability(False, reason=f"detection answered a {kind}, not an Availability")
     found = Availability(bool(answer.available), detail=printable(str(answer.detail)),
                          reason=printable(str(answer.reason)))  # a plug-in's words: gated
-    return found if found.available else _reached(system, found)
+    return found if found.available else _through_launchers(system, found)
 
 
-def _reached(system: System, here: Availability) -> Availability:
-    """``system`` as the first launcher that reaches it says, else ``here`` unavailable
-    with each launcher's reason added."""
-    from accelbench.engine.plugin.launcher import launchers
-
+def _through_launchers(system: System, here: Availability) -> Availability:
+    """``system`` through the first launcher that reaches it (``Launcher.availability``),
+    else unavailable: ``here``'s reason and what each launcher looked for."""
     reasons = [here.reason]
     for launcher in launchers().values():
-        reached = launcher.reaches(system)
-        if reached is not None and reached.available:
-            return reached
-        if reached is not None and reached.reason not in reasons:
-            reasons.append(reached.reason)
-    return here if len(reasons) == 1 else Availability(False, reason="; ".join(reasons))
+        try:
+            answer = launcher.availability(system)
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug: said, never raised
+            answer = Availability(False, reason=f"launcher {launcher.name!r} failed: {exc}")
+        if answer is None:
+            continue
+        if answer.available:
+            return Availability(True, detail=printable(str(answer.detail)))
+        if (reason := printable(str(answer.reason))) not in reasons:
+            reasons.append(reason)
+    return Availability(False, reason="; ".join(reasons))
 
 
 def detect_all() -> dict[str, Availability]:
@@ -108,9 +112,14 @@ def detect_all() -> dict[str, Availability]:
 @functools.cache
 def dialects() -> dict[str, type[Dialect]]:
     """Every log dialect by name: the generic ones (read on any system) and the tables', then
-    the systems'."""
+    the systems' (the launchers' are looked up by name only: :func:`get_dialect`)."""
     return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
             **{d.name: d for system in systems().values() for d in system.dialects}}
+
+
+def launcher_dialects(name: str) -> list[str]:
+    """The names of the dialects launcher ``name`` declares (``Launcher.dialects``)."""
+    return [dialect.name for dialect in get_launcher(name).dialects]
 
 
 def always_dialects() -> list[type[Dialect]]:
@@ -119,8 +128,14 @@ def always_dialects() -> list[type[Dialect]]:
 
 
 def get_dialect(name: str) -> type[Dialect]:
-    """The dialect class called ``name``, or a ``UserError`` listing the known ones."""
-    return lookup(dialects(), name, "dialect")
+    """The dialect class called ``name``, or a ``UserError`` listing the known ones: a
+    launcher's (``Launcher.dialects``) too, where no other is so called (the launchers are
+    loaded only then: ``accelbench parse`` loads none)."""
+    known = dialects()
+    if name not in known:
+        known = {**{d.name: d for launcher in launchers().values() for d in launcher.dialects},
+                 **known}
+    return lookup(known, name, "dialect")
 
 
 @functools.cache

@@ -11,9 +11,13 @@ import itertools
 import time
 from collections import deque
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from accelbench.engine.core.events import Event, Log
 from accelbench.engine.run.state import RunState
+
+if TYPE_CHECKING:
+    from accelbench.engine.run.runner import RunHandle
 
 MAX_LOG_LINES = 20_000
 WATCHED_S = 3.0  # a follower whose log lines were asked for this recently is watched
@@ -73,7 +77,7 @@ class Follower:
         redraw)."""
         self._wanted = (time.monotonic(), every)
 
-    async def follow(self, handle, poll: float = 0.1, chunk: int = 64 * 1024,
+    async def follow(self, handle: RunHandle, poll: float = 0.1, chunk: int = 64 * 1024,
                      unwatched: float | None = None) -> None:
         """Feed the run's events until it ends (a batch a tick at most: see ``lane.Hub``;
         the reader folds them, this takes its state):

@@ -50,17 +50,13 @@ from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.rundir.files import (
     EXIT_FILE,
-    LAUNCH_FILE,
-    META_FILE,
     OUTPUT_FILE,
     STATE_FILE,
     STDERR_FILE,
     TELEMETRY_FILE,
     WORK_DIR,
-    WRAPPER_FILE,
-    read_json,
-    write_json,
 )
+from accelbench.engine.rundir.records import Launch, RunMeta, Wrapper
 from accelbench.engine.store.runs import RunQuery, Store
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads import Context, Plan
@@ -76,30 +72,176 @@ REDRAW_EVERY = 0.25  # seconds between two Redraw events of a run
 
 
 
+class Reader:
+    """What a reader of a run keeps of its events: the ``Deriver``'s strategy for the job's
+    output lines. ``EveryEvent`` (the default), ``StateOnly`` or ``StateAndLines``."""
+
+    def stderr_lines(self, deriver: Deriver, lines: list[str]) -> None:
+        """Note the job's stderr lines, to say which stream a ``Log`` event's line came
+        from."""
+        deriver.stderr.extend(lines)
+
+    def output(self, deriver: Deriver, lines: list[str]) -> list[Event]:
+        """:meth:`Deriver.output` of ``lines`` with the dialects taken so far."""
+        text = "\n".join(lines) if deriver.dialects else ""
+        wanted = deriver._wanted(text)
+        return deriver._lines(lines, None if wanted is None else set(wanted))
+
+    def always(self, deriver: Deriver, batch: list[Event | Rows]) -> list[Event]:
+        """The ``always`` dialects' ``batch`` folded into the state; the events returned."""
+        events = expanded(batch)
+        deriver.state.feed_all(events)
+        return events
+
+    def given(self, events: list[Event]) -> list[Event]:
+        """The events of a batch of lines that the reader is given."""
+        return events
+
+    def overridden(self, deriver: Deriver, lines: list[str]) -> int:
+        """How many of ``lines`` come before the batch's last progress line (that makes
+        an event): progress lines among them need make none (0: every one makes one)."""
+        return 0
+
+
+class EveryEvent(Reader):
+    """Every event: a plain line makes a ``Log`` (the run view, ``replay``, ``show``)."""
+
+
+class StateAndLines(Reader):
+    """The state and the log lines, not every other event: a progress line that a later one
+    of the same batch overrides makes no event (only its time is read: the state is the
+    same). ``RunHandle.folds``: a view that shows the state after each batch."""
+
+    def overridden(self, deriver: Deriver, lines: list[str]) -> int:
+        if not deriver._progressed:
+            return 0
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].startswith(_PROGRESS) and machine.progress_time(lines[i]) is not None:
+                return i
+        return 0
+
+
+class StateOnly(Reader):
+    """The state only (``RunHandle.fold`` without ``each``, ``state``): plain lines make
+    no ``Log`` event, the state takes them in bulk, and the ``always`` dialects' alike
+    lines that a dialect gives as a ``Rows`` go to the state as columns."""
+
+    def stderr_lines(self, deriver: Deriver, lines: list[str]) -> None:
+        pass  # only a Log event says which stream its line came from
+
+    def output(self, deriver: Deriver, lines: list[str]) -> list[Event]:
+        text = "\n".join(lines)
+        wanted = deriver._wanted(text)
+        if PREFIX in text or Redrawn in set(map(type, lines)):
+            return deriver._lines(lines, None if wanted is None else set(wanted))
+        deriver.state.plain_lines(lines, deriver.ts)  # plain lines only, the usual case
+        events, last = deriver._dialect_lines(lines, wanted)
+        deriver._keep(events)
+        if not last:  # the last line's Log would have been the last event
+            deriver.state.last_ts = deriver.ts
+        return events
+
+    def always(self, deriver: Deriver, batch: list[Event | Rows]) -> list[Event]:
+        deriver.state.feed_all(batch)
+        return [event for event in batch if not isinstance(event, Rows)]
+
+    def given(self, events: list[Event]) -> list[Event]:
+        return [event for event in events if type(event) is not Log]
+
+
+class Timing:
+    """When the events of the job's output lines happen: the ``Deriver``'s strategy for
+    time. ``JobTimes`` (the default) or ``LogTimes``."""
+
+    def batch(self, deriver: Deriver, lines: list[str]) -> None:
+        """Move the time to that of a batch of lines the ``always`` dialects read."""
+
+    def line(self, deriver: Deriver, line: str) -> None:
+        """Move the time to that of a line the dialects are fed."""
+
+    def feed(self, deriver: Deriver, line: str) -> list[Event]:
+        """The dialects' events of ``line``."""
+        if len(deriver.dialects) == 1:
+            return deriver.dialects[0].feed(line, deriver.ts)
+        return [e for d in deriver.dialects for e in d.feed(line, deriver.ts)]
+
+    def rows(self, deriver: Deriver, lines: list[str], wanted: list[int]) -> int | None:
+        """Fold the ``wanted`` of ``lines`` into the state at once where this timing can;
+        how many events the batch's last line gave, else None (nothing was done)."""
+        return None
+
+
+class JobTimes(Timing):
+    """At the times the job's machine lines give (a run started by accelbench)."""
+
+
+class LogTimes(Timing):
+    """At the times an imported log's own timestamps give (``logclock``), whatever time a
+    dialect read."""
+
+    def __init__(self, clock: LogClock) -> None:
+        self.clock = clock
+
+    def batch(self, deriver: Deriver, lines: list[str]) -> None:
+        if not deriver.dialects:
+            deriver.ts = self.clock.at(lines[-1])
+
+    def line(self, deriver: Deriver, line: str) -> None:
+        deriver.ts = self.clock.at(line)  # (as the dialects will see it: the same)
+
+    def feed(self, deriver: Deriver, line: str) -> list[Event]:
+        deriver.ts = self.clock.at(line)
+        events = [e for d in deriver.dialects for e in d.feed(line, deriver.ts)]
+        for event in events:
+            event.ts = deriver.ts
+        return events
+
+    def rows(self, deriver: Deriver, lines: list[str], wanted: list[int]) -> int | None:
+        """Where the one dialect gives the ``wanted`` lines as alike rows
+        (``Dialect.feed_lines``: a ``Rows`` of a row a line, maybe a phase at the first), fold
+        them into the state as columns at the times the log's clock gives them, as
+        :meth:`feed` each would; how many events the batch's last line gave. None where
+        not (the dialect is as it was)."""
+        if len(deriver.dialects) != 1 or deriver._skips or len(wanted) < 2:
+            return None
+        picked = [lines[i] for i in wanted]
+        dialect = deriver.dialects[0]
+        saved = copy.deepcopy(dialect)
+        batch = dialect.feed_lines(picked, deriver.ts)
+        rows = batch[-1] if batch else None
+        phases = [event for event in batch[:-1] if isinstance(event, Phase)]
+        if not (isinstance(rows, Rows) and len(rows.stamps) == len(picked)
+                and len(phases) == len(batch) - 1):
+            deriver.dialects[0] = saved
+            return None
+        times = self.clock.at_all(picked)
+        for phase in phases:
+            phase.ts = times[0]
+        deriver.ts, deriver._gap = times[-1], wanted[-1] < len(lines) - 1
+        deriver._keep([*phases, Rows(rows.run_id, times, rows.kinds)])  # type: ignore[list-item]
+        return 0 if deriver._gap else len(rows.kinds)
+
+
 class Deriver:
     """Turns a run's file contents into events, keeping the run's state.
 
     The dialects are fed only the lines holding what they need (``parsers.prefilter``),
     whole: a line is at most ``tail.MAX_LINE`` bytes (the tail cuts longer ones, saying so
-    in the line), and the dialects' expressions take time linear in a line's length;
-    with ``logs`` false (a reader of the state only) plain lines make no ``Log`` event:
-    the state takes them in bulk, and :meth:`output` returns the other events (but those
-    of an imported log's alike lines that the dialect gives as a ``Rows``: the state takes
-    them as columns). With
-    ``latest`` (a reader that keeps the state and the log lines, not the other events) a
-    progress line that a later one of the same batch overrides makes no event either:
-    only its time is read (the state is the same). The dialects read on every log
-    (``Dialect.always``) are given each batch's text on their own, after the others (but
-    those that ``give_way``, from a ``whole`` dialect's detection or the first machine line
-    on).
+    in the line), and the dialects' expressions take time linear in a line's length. What
+    the reader keeps of the events is its ``reader`` (``EveryEvent``, ``StateOnly``,
+    ``StateAndLines``); the times of the output's events are its ``timing`` (``JobTimes``,
+    an imported log's ``LogTimes``). The dialects read on every log (``Dialect.always``)
+    are given each batch's text on their own, after the others (but those that
+    ``give_way``, from a ``whole`` dialect's detection or the first machine line on).
     """
 
     def __init__(self, run_id: str, created: float, dialects: Iterable[str] = (),
-                 logs: bool = True, sniff: Iterable[str] = (), clock: bool = False,
-                 latest: bool = False) -> None:
+                 sniff: Iterable[str] = (), reader: Reader | None = None,
+                 timing: Timing | None = None) -> None:
         self.run_id = run_id
         self.ts = created
-        self.clock = LogClock(created) if clock else None  # an imported log's own times
+        self.reader = reader or EveryEvent()
+        self.timing = timing or JobTimes()
         self.state = RunState(run_id)
         self.started = False
         classes = [registry.get_dialect(name) for name in dialects]
@@ -111,8 +253,6 @@ class Deriver:
         self._own: set[str] = set()  # the codes of the extras' diagnoses
         self._given: list[Event | Rows] = []  # what the others gave since the extras read
         self.sniffer = _sniffer(classes, sniff)
-        self.logs = logs
-        self.latest = latest  # the reader keeps the state, and the log lines only
         self._progressed = False  # a Progress event was given
         self.stderr: deque[str] = deque(maxlen=MAX_STDERR_PENDING)  # not yet met in output.log
         self.bad_lines = 0  # machine lines that could not be read
@@ -140,15 +280,14 @@ class Deriver:
         """The events every run starts with."""
         return self._keep([Phase(self.run_id, self.ts, "queued")])
 
-    def job_started(self, wrapper: dict[str, Any]) -> list[Event]:
+    def job_started(self, wrapper: Wrapper) -> list[Event]:
         """The job's process is up: the run is running (until the job reports finer phases)."""
-        self.started, self.ts = True, wrapper["started"]
-        return self._keep([Phase(self.run_id, self.ts, "running", f"on {wrapper['host']}")])
+        self.started, self.ts = True, wrapper.started
+        return self._keep([Phase(self.run_id, self.ts, "running", f"on {wrapper.host}")])
 
     def stderr_lines(self, lines: list[str]) -> None:
         """Note the job's stderr lines, read from ``stderr.log`` before ``output.log``."""
-        if self.logs:  # only a Log event says which stream its line came from
-            self.stderr.extend(lines)
+        self.reader.stderr_lines(self, lines)
 
     def _stream(self, line: str) -> str:
         """``stderr`` if ``line`` is the next stderr line (a few may be skipped), else
@@ -180,14 +319,12 @@ class Deriver:
         return events + self.output(lines[at:])
 
     def _always(self, lines: list[str]) -> list[Event]:
-        """The events the ``always`` dialects give for ``lines``, folded into the state: as
-        events where the reader wants them (``logs``), else the columns of a ``Rows`` as
-        they are (only the others are returned). An imported log's are at the time of its
+        """The events the ``always`` dialects give for ``lines``, folded into the state as
+        the reader wants them (``Reader.always``). An imported log's are at the time of its
         batch's last line."""
         if not self.extras or not lines:
             return []
-        if self.clock is not None and not self.dialects:
-            self.ts = self.clock.at(lines[-1])
+        self.timing.batch(self, lines)
         text = "\n".join(lines)
         extras = self.extras
         if PREFIX in text:  # (accelbench's own figures are its machine lines')
@@ -209,34 +346,16 @@ class Deriver:
         batch = [event for extra in extras
                  for event in deferred(read_text(extra, text, self.ts), extra, diagnosed)]
         self._own.update(event.code for event in batch if type(event) is Diagnosis)
-        if not batch:
-            return []
-        if self.logs:
-            events = expanded(batch)
-            self.state.feed_all(events)
-            return events
-        self.state.feed_all(batch)
-        return [event for event in batch if not isinstance(event, Rows)]
+        return self.reader.always(self, batch) if batch else []
 
     def _output(self, lines: list[str]) -> list[Event]:
         """:meth:`output` with the dialects taken so far."""
-        if not lines:
-            return []
-        text = "\n".join(lines) if self.dialects or not self.logs else ""
-        wanted = self._wanted(text)
-        if not self.logs and PREFIX not in text and Redrawn not in set(map(type, lines)):
-            self.state.plain_lines(lines, self.ts)  # plain lines only, the usual case
-            events, last = self._dialect_lines(lines, wanted)
-            self._keep(events)
-            if not last:  # the last line's Log would have been the last event
-                self.state.last_ts = self.ts
-            return events
-        return self._lines(lines, None if wanted is None else set(wanted))
+        return self.reader.output(self, lines) if lines else []
 
     def _lines(self, lines: list[str], wanted: set[int] | None) -> list[Event]:
         """:meth:`output`, line by line."""
         run_id, events = self.run_id, []
-        overridden = self._overridden(lines)  # progress lines before the batch's last one
+        overridden = self.reader.overridden(self, lines)
         for i, line in enumerate(lines):
             if type(line) is Redrawn:
                 events += self._dialect_line(line, wanted is None or i in wanted)
@@ -257,25 +376,15 @@ class Deriver:
                     events.append(event)
                     self._progressed = self._progressed or type(event) is Progress
                     continue
-            if self.clock is not None and (wanted is None or i in wanted):
-                self.ts = self.clock.at(line)  # (as the dialects will see it: the same)
+            if wanted is None or i in wanted:
+                self.timing.line(self, line)
             events.append(Log(run_id, self.ts, self._stream(line) if self.stderr else "stdout",
                               line))
             if bad is not None:
                 events += self._bad_line(line, bad)
             events += self._dialect_line(line, wanted is None or i in wanted)
         self._keep(events)
-        return events if self.logs else [e for e in events if type(e) is not Log]
-
-    def _overridden(self, lines: list[str]) -> int:
-        """With ``latest``, once a progress event was given: the index of the batch's last
-        line that surely makes a progress event (those before it need not), else 0."""
-        if not (self.latest and self._progressed):
-            return 0
-        for i in range(len(lines) - 1, -1, -1):
-            if lines[i].startswith(_PROGRESS) and machine.progress_time(lines[i]) is not None:
-                return i
-        return 0
+        return self.reader.given(events)
 
     def _wanted(self, text: str) -> list[int] | None:
         """The indices of the lines of ``text`` the dialects need (None: every line)."""
@@ -296,10 +405,9 @@ class Deriver:
             return [], 0
         if wanted is None:
             wanted = list(range(len(lines)))
-        if self.clock is not None and not self.logs:
-            quick = self._clocked_rows(lines, wanted)
-            if quick is not None:
-                return [], quick
+        quick = self.timing.rows(self, lines, wanted)
+        if quick is not None:
+            return [], quick
         events: list[Event] = []
         last: int | None
         after, last = 0, 0  # the index after the last line fed; where the last line's
@@ -315,59 +423,16 @@ class Deriver:
             events += self._dialect_line(None, False)
         return events, 0 if last is None else len(events) - last
 
-    def _clocked_rows(self, lines: list[str], wanted: list[int]) -> int | None:
-        """Where the one dialect gives the ``wanted`` lines of an imported log as alike rows
-        (``Dialect.feed_lines``: a ``Rows`` of a row a line, maybe a phase at the first), fold
-        them into the state as columns at the times the log's clock gives them, as
-        :meth:`_clocked` each would; how many events the batch's last line gave. None where
-        not (the dialect is as it was)."""
-        if len(self.dialects) != 1 or self._skips or len(wanted) < 2:
-            return None
-        assert self.clock is not None
-        picked = [lines[i] for i in wanted]
-        dialect = self.dialects[0]
-        saved = copy.deepcopy(dialect)
-        batch = dialect.feed_lines(picked, self.ts)
-        rows = batch[-1] if batch else None
-        phases = [event for event in batch[:-1] if isinstance(event, Phase)]
-        if not (isinstance(rows, Rows) and len(rows.stamps) == len(picked)
-                and len(phases) == len(batch) - 1):
-            self.dialects[0] = saved
-            return None
-        times = self.clock.at_all(picked)
-        for phase in phases:
-            phase.ts = times[0]
-        self.ts, self._gap = times[-1], wanted[-1] < len(lines) - 1
-        self._keep([*phases, Rows(rows.run_id, times, rows.kinds)])  # type: ignore[list-item]
-        return 0 if self._gap else len(rows.kinds)
-
     def _dialect_line(self, line: str | None, wanted: bool) -> list[Event]:
         """The dialects' events of a line: fed if ``wanted``, else the first unfed line
         after a fed one has them told lines were skipped."""
         if wanted:
             self._gap = False
             assert line is not None
-            if self.clock is not None:
-                return self._clocked(line)
-            if len(self.dialects) == 1:
-                return self.dialects[0].feed(line, self.ts)
-            events = [e for d in self.dialects for e in d.feed(line, self.ts)]
-        elif self._gap or not self._skips:
-            self._gap, events = True, []
-        else:
-            self._gap = True
-            events = [e for d in self.dialects for e in d.skipped(self.ts)]
-        return events
-
-    def _clocked(self, line: str) -> list[Event]:
-        """The dialects' events of a line of an imported log, at the time the log's own
-        timestamps give it (``logclock``), whatever time a dialect read."""
-        assert self.clock is not None
-        self.ts = self.clock.at(line)
-        events = [e for d in self.dialects for e in d.feed(line, self.ts)]
-        for event in events:
-            event.ts = self.ts
-        return events
+            return self.timing.feed(self, line)
+        skipped = not self._gap and self._skips  # (else a gap gives nothing)
+        self._gap = True
+        return [e for d in self.dialects for e in d.skipped(self.ts)] if skipped else []
 
     def _bad_line(self, line: str, reason: str) -> list[Event]:
         """The diagnosis of the run's first damaged machine line (later ones are counted)."""
@@ -480,13 +545,15 @@ class RunHandle:
         """The run's id."""
         return self.info.id
 
-    def _sources(self, logs: bool = True, latest: bool = False
-                 ) -> tuple[Deriver, list[FileTail]]:
-        meta = read_json(self.info.path(META_FILE)) or {"created": self.info.created}
-        launch = read_json(self.info.path(LAUNCH_FILE)) or {}
-        dialects, sniff = launch.get("dialects", []), launch.get("sniff", [])
-        return Deriver(self.id, meta["created"], dialects, logs, sniff,
-                       clock=self.info.workload == IMPORTED, latest=latest), [
+    def _sources(self, reader: Reader | None = None) -> tuple[Deriver, list[FileTail]]:
+        """A deriver of the run's events for ``reader`` (``EveryEvent`` by default), and
+        the tails of its files."""
+        meta = RunMeta.read(self.info.dir)
+        launch = Launch.read(self.info.dir) or Launch()
+        dialects, sniff = launch.dialects, launch.sniff
+        created = self.info.created if meta is None else meta.created
+        timing = LogTimes(LogClock(created)) if self.info.workload == IMPORTED else None
+        return Deriver(self.id, created, dialects, sniff, reader, timing), [
             FileTail(self.info.path(name),
                      redraws=name == OUTPUT_FILE and bool(dialects or sniff))
             for name in (STATE_FILE, STDERR_FILE, OUTPUT_FILE, TELEMETRY_FILE)]
@@ -538,7 +605,7 @@ class RunHandle:
         state, err, out, tel = tails
         events = []
         if not deriver.started:
-            wrapper = read_json(self.info.path(WRAPPER_FILE))  # written as the job starts
+            wrapper = Wrapper.read(self.info.dir)  # written as the job starts
             if wrapper:
                 events = deriver.job_started(wrapper)
         events += deriver.launcher_states(state.read_lines(chunk))
@@ -575,7 +642,7 @@ class RunHandle:
         events (but for plain log lines when there is no ``each``: only the state sees
         them). Memory stays bounded whatever the size of the files: nothing keeps the
         events. Raises what damaged files raise (:meth:`state` reports it instead)."""
-        deriver, tails = self._sources(logs=each is not None)
+        deriver, tails = self._sources(EveryEvent() if each is not None else StateOnly())
         each = each or (lambda batch: None)
         each(deriver.opening())
         try:
@@ -652,7 +719,7 @@ class RunHandle:
         """:meth:`batches`, each with the run's state after it: a copy of the state the
         reader folded the events into (once, in the hub's thread), the taker's to keep. The
         batches hold the log lines and some other events: not a progress event that a later
-        one of its batch overrides (``Deriver``'s ``latest``)."""
+        one of its batch overrides (``StateAndLines``)."""
         async for batch, state in self._read(poll, chunk, pace, True):
             assert state is not None
             yield batch, state
@@ -701,7 +768,8 @@ class _Reading:
         and whether the run has ended."""
         handle = self.handle
         if self.sources is None:
-            self.sources = handle._readable(handle._sources, True, self.states)
+            self.sources = handle._readable(handle._sources,
+                                            StateAndLines() if self.states else None)
             threading.Thread(target=self._ask_launcher, name=f"run-{handle.id}",
                              daemon=True).start()
             return [self._item(self.sources[0].opening())], False
@@ -764,13 +832,10 @@ class Runner:
                 (work / name).write_text(content)
             env = {"PYTHONUNBUFFERED": "1", "ACCELBENCH_HOME": str(self.store.home),
                    "ACCELBENCH_RUN_ID": info.id, **plan.env, **spec.env}
-            write_json(info.path(LAUNCH_FILE), {
-                "argv": plan.argv, "env": env, "cwd": str(plan.cwd or work),
-                "telemetry_interval": spec.telemetry_interval,
-                "samplers": registry.sampler_refs(spec.accelerator), "dialects": plan.dialects,
-                "sniff": plan.sniff,
-                "job_id_env": launcher.job_id_env,
-                "verdict": launcher.name if launcher.verdict else ""})
+            sniff = list(dict.fromkeys([*plan.sniff, *registry.launcher_dialects(launcher.name)]))
+            Launch(plan.argv, env, str(plan.cwd or work), spec.telemetry_interval,
+                   registry.sampler_refs(spec.accelerator), plan.dialects, sniff,
+                   launcher.job_id_env, launcher.name if launcher.verdict else "").write(info.dir)
             launcher.start(info, spec)
         except BaseException:
             self.store.remove(info.id)

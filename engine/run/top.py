@@ -29,7 +29,7 @@ from typing import Any
 import psutil
 
 from accelbench.engine.plugin import registry
-from accelbench.engine.rundir.files import WRAPPER_FILE, read_json
+from accelbench.engine.rundir.records import Wrapper
 from accelbench.engine.store.runs import RunQuery, Store
 from accelbench.engine.telemetry.node import Device, NodeSampler, Reading
 
@@ -126,11 +126,11 @@ class LiveRuns:
             return
         self._seen, self._pending, jobs = changes, False, {}
         for info in self.store.list(query=RunQuery(unfinished=True)):
-            wrapper = read_json(info.path(WRAPPER_FILE)) or {}
-            if "job_pid" not in wrapper:
+            wrapper = Wrapper.read(info.dir)
+            if wrapper is None or wrapper.job_pid is None:
                 self._pending = True
-            elif wrapper.get("host") == self._host and isinstance(wrapper["job_pid"], int):
-                jobs[wrapper["job_pid"]] = info.id
+            elif wrapper.host == self._host:
+                jobs[wrapper.job_pid] = info.id
         if jobs != self.jobs:
             self.jobs, self._owners = jobs, {}
 

@@ -129,6 +129,8 @@ class Store:
     def create(self, spec: JobSpec, experiment: str | None = None,
                variant: dict[str, Any] | None = None) -> RunInfo:
         """Make a new run's directory and index row (status ``queued``)."""
+        from accelbench.engine.rundir.records import RunMeta  # (it reads through this module)
+
         self._writable("start a run")
         now = time.time()
         run_id, run_dir = self._make_dir(self.runs_dir, spec.name, now, "start a run")
@@ -139,9 +141,7 @@ class Store:
         try:
             (run_dir / SPEC_FILE).write_text(spec.to_toml())
             (run_dir / OUTPUT_FILE).touch()
-            write_json(run_dir / META_FILE, {"id": run_id, "created": now,
-                                             "experiment": experiment,
-                                             "variant": info.variant})
+            RunMeta(run_id, now, experiment, info.variant).write(run_dir)
         except OSError as exc:
             self._abandon(run_dir, "start a run", exc)
         self._insert(run_dir, "start a run", "INSERT OR REPLACE INTO runs (id, created, name,"
@@ -584,22 +584,25 @@ def _run_row(run_dir: Path, previous: dict[str, Any] | None) -> dict[str, Any] |
     """A run's index row, read from its directory (``previous``: its row in an index being
     rebuilt, for the end of a run that has no ``summary.json``); else why it cannot be
     read, or None while the directory is being made."""
-    meta = _read(run_dir / META_FILE, json.loads)
+    from accelbench.engine.rundir.records import RunMeta  # (it reads through this module)
+
+    data = _read(run_dir / META_FILE, json.loads)
     spec = _read(run_dir / SPEC_FILE, tomllib.loads)
-    for name, content in ((META_FILE, meta), (SPEC_FILE, spec)):
+    for name, content in ((META_FILE, data), (SPEC_FILE, spec)):
         if not isinstance(content, dict):
             return None if _young(run_dir) else f"{name} is missing or unreadable"
-    if not _number(meta.get("created")):
-        return f"{META_FILE} has no creation time"
-    row = {"id": run_dir.name, "created": meta["created"],
+    try:
+        meta = RunMeta.from_dict(data)
+    except ValueError as exc:
+        return f"{META_FILE}: {exc}"
+    row = {"id": run_dir.name, "created": meta.created,
            "name": _text(spec.get("name"), run_dir.name),
            "workload": _text(spec.get("workload"), ""),
            "accelerator": _text(spec.get("accelerator"), JobSpec.accelerator),
            "launcher": _text(spec.get("launcher"), JobSpec.launcher),
            "status": "queued",  # until a reader brings it up to date from the run's files
            "ended": None, "params": _dumps(_mapping(spec.get("params"))), "summary": "{}",
-           "experiment": _text(meta.get("experiment"), None),
-           "variant": _dumps(_mapping(meta.get("variant")))}
+           "experiment": meta.experiment, "variant": _dumps(meta.variant)}
     if row["launcher"] not in launchers():
         return f"{SPEC_FILE} names an unknown launcher {row['launcher']!r}"
     end = _read(run_dir / SUMMARY_FILE, json.loads)

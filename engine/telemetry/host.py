@@ -74,7 +74,7 @@ class HostNode(PolledSampler):
 
     FIRST_S = 0.5  # the span of the first reading
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._first = True
 

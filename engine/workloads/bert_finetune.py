@@ -96,7 +96,7 @@ def read_file(path: str) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def to_rows(records, where: str) -> list[tuple[str, int]]:
+def to_rows(records: Any, where: str) -> list[tuple[str, int]]:
     """(text, label) pairs from records with a ``text``/``sentence`` and ``label`` column."""
     rows = []
     for r in records:
@@ -155,7 +155,7 @@ OFFLINE: dict[str, dict[str, Any]] = {
 }
 
 
-def offline_model(name: str, texts: list[str], num_labels: int):
+def offline_model(name: str, texts: list[str], num_labels: int) -> tuple[Any, Any]:
     """BERT ``OFFLINE[name]`` and a WordLevel tokenizer trained on ``texts``, built offline."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -171,7 +171,7 @@ def offline_model(name: str, texts: list[str], num_labels: int):
     return tokenizer, BertForSequenceClassification(config)
 
 
-def load_model(name: str, texts: list[str], num_labels: int):
+def load_model(name: str, texts: list[str], num_labels: int) -> tuple[Any, Any]:
     """(tokenizer, model) for ``--model``; a one-line diagnosis when it cannot load."""
     if name in OFFLINE:
         return offline_model(name, texts, num_labels)
@@ -184,7 +184,7 @@ def load_model(name: str, texts: list[str], num_labels: int):
     return tokenizer, model
 
 
-def encode(rows: list, tokenizer, max_len: int) -> list[dict]:
+def encode(rows: list[tuple[str, int]], tokenizer: Any, max_len: int) -> list[dict]:
     """Examples padded to ``max_len``, as the Trainer's default collator batches them."""
     texts, labels = zip(*rows, strict=True)
     enc = tokenizer(list(texts), padding="max_length", truncation=True,
@@ -223,21 +223,21 @@ class Watcher(TrainerCallback):
             self.shown = (name, detail)
             emit("phase", name=name, detail=detail)
 
-    def on_train_begin(self, args, state, control, **kwargs):
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if self.compile_steps:
             self._enter("compiling", XLA_COMPILING)
         else:
             self._enter("running")
         self.last_t = time.perf_counter()
 
-    def on_step_begin(self, args, state, control, **kwargs):
+    def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if state.global_step < self.compile_steps:
             self._enter("compiling", XLA_COMPILING)
         elif self.current != "running":
             self._enter("running")  # throughput from here: no compilation, no evaluation
             self.last_t, self.last_step = time.perf_counter(), state.global_step
 
-    def on_step_end(self, args, state, control, **kwargs):
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if self.stop.requested:
             control.should_training_stop = True
         now, step = time.perf_counter(), state.global_step
@@ -251,13 +251,14 @@ class Watcher(TrainerCallback):
         if not self.tracing_for:
             emit("throughput", samples_per_s=round(rate, 3), step=step)
 
-    def on_epoch_end(self, args, state, control, **kwargs):
+    def on_epoch_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if self.stop.requested:
             control.should_evaluate = False
         elif control.should_evaluate:
             self._enter("evaluating")
 
-    def on_log(self, args, state, control, logs=None, **kwargs):
+    def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None,
+               **kwargs: Any) -> None:
         if self.tracing_for:
             return
         for name, value in (logs or {}).items():
@@ -265,7 +266,7 @@ class Watcher(TrainerCallback):
                 emit("metric", name=name, value=value, step=state.global_step)
 
 
-def accuracy(pred) -> dict:
+def accuracy(pred: Any) -> dict:
     """Share of eval examples whose arg-max logit is the label."""
     return {"accuracy": float((pred.predictions.argmax(-1) == pred.label_ids).mean())}
 

@@ -15,8 +15,10 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from types import FrameType
+from typing import Any, NoReturn
 
 PREFIX = "@@accelbench "
 
@@ -24,7 +26,7 @@ PREFIX = "@@accelbench "
 _RANK0 = os.environ.get("RANK", "0") == "0"  # under torchrun, only rank 0 reports
 
 
-def emit(type: str, **fields) -> None:
+def emit(type: str, **fields: Any) -> None:
     """Print one machine line for an event of ``type`` with ``fields`` (rank 0 only)."""
     if not _RANK0:
         return
@@ -60,7 +62,7 @@ class StopFlag:
         self.requested = False
         signal.signal(signal.SIGTERM, self._handle)
 
-    def _handle(self, signum, frame) -> None:
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.requested = True
 
     def exit_if_requested(self, where: str) -> None:
@@ -85,7 +87,8 @@ class Reporter:
         self._last_samples = 0
         self.samples = 0
 
-    def step(self, step: int, epoch: int, batch_samples: int, loss_fn) -> None:
+    def step(self, step: int, epoch: int, batch_samples: int,
+             loss_fn: Callable[[], float]) -> None:
         """Count a finished step; ``loss_fn()`` is called only when reporting."""
         self.samples += batch_samples
         now = time.perf_counter()

@@ -210,7 +210,8 @@ def prepare(images: torch.Tensor, labels: torch.Tensor, limit: int,
     return x, labels.to(device=device, dtype=torch.long)
 
 
-def train(model: nn.Module, optimizer, x: torch.Tensor, y: torch.Tensor, args, stop) -> None:
+def train(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor,
+          args: argparse.Namespace, stop: StopFlag) -> None:
     """Run ``args.epochs`` shuffled epochs, reporting progress and the final figures."""
     n, batch_size = len(x), args.batch_size
     steps = math.ceil(n / batch_size)
@@ -242,7 +243,8 @@ def train(model: nn.Module, optimizer, x: torch.Tensor, y: torch.Tensor, args, s
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch_size: int):
+def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
+             batch_size: int) -> tuple[float, float]:
     """Mean test loss and accuracy (percent), in ``batch_size`` batches."""
     model.eval()
     loss_sum, correct = torch.zeros((), device=x.device), torch.zeros((), device=x.device)

@@ -2,7 +2,8 @@
 their flags, pre-flight checks, submission, and one shared queue poller.
 
 Every live Slurm run of this process is served by one ``squeue`` call per poll
-interval (``SlurmQueue``): the controller is shared by everyone on the login node. How a
+interval (``SlurmQueue``, a ``scheduler.JobPoller``): the controller is shared by everyone
+on the login node. How a
 job ended is ``sacct``'s word where the cluster keeps accounting (``slurm_accounting``).
 """
 
@@ -10,18 +11,16 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import shlex
 import shutil
 import subprocess
-import threading
-import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 from accelbench.engine.core.errors import UserError, shown
 from accelbench.engine.core.params import Param
 from accelbench.engine.core.text import printable
+from accelbench.engine.launchers.scheduler import JobPoller, SchedulerDown
 from accelbench.engine.launchers.slurm.accounting import Accounting, exit_status
 
 SLURM_PARAMS: dict[str, Param] = {p.name: p for p in (
@@ -181,23 +180,15 @@ class SlurmJob:
         return self.state in PENDING_STATES
 
 
-class ControllerDown(Exception):
-    """The Slurm controller did not answer."""
-
-
-class SlurmQueue:
+class SlurmQueue(JobPoller[int, SlurmJob]):
     """A snapshot of this user's jobs, refreshed by one ``squeue`` call per interval."""
 
+    interval_env = "ACCELBENCH_SLURM_POLL"
+    default_interval = 5.0
+
     def __init__(self, interval: float | None = None) -> None:
-        self.interval = interval if interval is not None else float(
-            os.environ.get("ACCELBENCH_SLURM_POLL", "5"))
-        self.calls = 0
-        self.error = ""
-        self._jobs: dict[int, SlurmJob] = {}
-        self._next = 0.0
-        self._backoff = 0.0
+        super().__init__(interval)
         self._json: bool | None = None
-        self._lock = threading.Lock()
         self._accounting: Accounting | None = None
 
     @property
@@ -215,21 +206,6 @@ class SlurmQueue:
             return job
         return replace(job, state=record.state, reason=_reason(record.reason) or job.reason,
                        exit_code=record.exit_code, signal=record.signal)
-
-    def snapshot(self) -> dict[int, SlurmJob]:
-        """The jobs as of the last successful call (refreshed when due)."""
-        with self._lock:
-            now = time.monotonic()
-            if now >= self._next:
-                try:
-                    self._jobs = self._query()
-                    self.error, self._backoff = "", 0.0
-                    self._next = now + self.interval
-                except ControllerDown as exc:
-                    self.error = str(exc)
-                    self._backoff = min(max(2 * self._backoff, self.interval), 60.0)
-                    self._next = now + self._backoff
-            return self._jobs
 
     def find(self, job_id: int | None = None, name: str = "") -> SlurmJob | None:
         """A job by id or by name, from the snapshot; ``scontrol`` for one that left the queue."""
@@ -249,8 +225,8 @@ class SlurmQueue:
         return SlurmJob(job_id, record.name, record.state, _reason(record.reason),
                         record.nodes, record.exit_code, record.signal)
 
-    def _query(self) -> dict[int, SlurmJob]:
-        self.calls += 1
+    def query(self) -> dict[int, SlurmJob]:
+        """This user's jobs from ``squeue`` (``--json`` where it has it)."""
         squeue = tool("squeue")
         if self._json is not False:
             out = self._call([squeue, "--me", "--json"])
@@ -260,10 +236,10 @@ class SlurmQueue:
             if self._json is None and "unrecognized option" in out.stderr + out.stdout:
                 self._json = False
             else:
-                raise ControllerDown(out.stderr.strip() or "squeue failed")
+                raise SchedulerDown(out.stderr.strip() or "squeue failed")
         out = self._call([squeue, "--me", "-t", "all", "-h", "-o", "%i|%j|%T|%r|%N"])
         if out.returncode != 0:
-            raise ControllerDown(out.stderr.strip() or "squeue failed")
+            raise SchedulerDown(out.stderr.strip() or "squeue failed")
         jobs = {}
         for line in out.stdout.splitlines():
             job_id, name, state, reason, nodes = (line.split("|") + [""] * 5)[:5]
@@ -275,7 +251,10 @@ class SlurmQueue:
         try:
             return _run(argv, timeout=30)
         except subprocess.TimeoutExpired:
-            raise ControllerDown("squeue did not answer in 30 s") from None
+            raise SchedulerDown("squeue did not answer in 30 s") from None
+
+    def cancel_argv(self, job: int) -> list[str]:
+        return [tool("scancel"), str(job)]
 
 
 def _reason(text: str) -> str:

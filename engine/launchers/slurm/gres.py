@@ -1,5 +1,5 @@
 """A system available through Slurm: its generic resources (GRES) on the cluster's nodes,
-where the login node has none of its devices (``Launcher.reaches``, for both launchers)."""
+where the login node has none of its devices (``Launcher.availability``, for both launchers)."""
 
 from __future__ import annotations
 

@@ -13,12 +13,11 @@ one ``Diagnosis`` with a hint; the exit code a task reports is kept (``exit_code
 
 from __future__ import annotations
 
-import calendar
 import re
-import time
 
 from accelbench.engine.core.events import Diagnosis, Event
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.logclock import utc_time
 
 _TASKS = r"(?:srun|salloc): error: (\S+): (tasks? [\d,\-]+): "
 _EXITED = re.compile(_TASKS + r"Exited with exit code (\d+)")
@@ -64,12 +63,6 @@ def state_diagnosis(run_id: str, ts: float, state: str, job_id: int | str
     return Diagnosis(run_id, ts, code, f"{what} (Slurm job {job_id}: {state})", hint)
 
 
-def _epoch(stamp: str) -> float:
-    """A Slurm timestamp (``2023-12-05T07:16:01``, the cluster's local time) as seconds,
-    read as UTC: what matters to a run is the span between its lines."""
-    return float(calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%S")))
-
-
 class SlurmLog(Dialect):
     """Slurm's own lines in a job's output: out of memory, time limit, cancellation, node
     failure, a task's exit code, a refused submission."""
@@ -107,7 +100,8 @@ class SlurmLog(Dialect):
             return self._say(ts, "slurm_oom",
                              f"{m[1]} out-of-memory kill(s) in step {m[2]}", _OOM_HINT)
         if m := _CANCELLED.search(line):
-            at, node = _epoch(m[4]), m[3] or m[6]
+            at, node = utc_time(m[4]), m[3] or m[6]  # (UTC: only the span between matters)
+            at = ts if at is None else at
             if m[5] in _CAUSES:
                 code, what, hint = _CAUSES[m[5]]
                 return self._say(at, code, f"{what}: {m[1]} {m[2]} on {node} cancelled at"

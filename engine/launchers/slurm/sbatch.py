@@ -16,6 +16,7 @@ from typing import Any
 from accelbench.engine.core.events import Diagnosis, Phase
 from accelbench.engine.core.job import JobSpec, RunInfo
 from accelbench.engine.launchers import jobwrap
+from accelbench.engine.launchers.scheduler import cancel_run
 from accelbench.engine.launchers.slurm import gres
 from accelbench.engine.launchers.slurm.commands import (
     QUEUE,
@@ -25,15 +26,14 @@ from accelbench.engine.launchers.slurm.commands import (
     preflight,
     resource_args,
     sbatch,
-    scancel,
     submit_refused,
 )
 from accelbench.engine.launchers.slurm.commands import check as check_slurm
-from accelbench.engine.launchers.slurm.log_dialect import state_diagnosis
+from accelbench.engine.launchers.slurm.log_dialect import SlurmLog, state_diagnosis
 from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.plugin.system import Availability, System
 from accelbench.engine.rundir import journal
-from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, write_exit
+from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, write_exit
 from accelbench.engine.rundir.files import (
     CANCEL_FILE,
     EXIT_FILE,
@@ -78,11 +78,6 @@ def exit_from_slurm(run: RunInfo, job: SlurmJob) -> ExitRecord:
                    status=status, detail=detail)
 
 
-def record(run: RunInfo, event: Phase | Diagnosis) -> None:
-    """Append ``event`` to the run's journal unless it repeats the last entry."""
-    journal.append(run.dir, event)
-
-
 class Slurm(Launcher):
     """Batch jobs through ``sbatch``, tracked in the shared queue snapshot."""
 
@@ -93,13 +88,15 @@ class Slurm(Launcher):
     queues = True
     job_id_env = "SLURM_JOB_ID"
     verdict = True  # scancel or a time limit? Slurm's final state tells
+    dialects = (SlurmLog,)  # slurmstepd's and srun's lines in the job's output
+
+    def availability(self, system: System) -> Availability | None:
+        """Through the GRES the cluster's nodes have (``System.gres``), where the system
+        names any."""
+        return gres.reach(system)
 
     def check(self, options: dict[str, Any]) -> None:
         check_slurm(options)
-
-    def reaches(self, system: System) -> Availability | None:
-        """Through the system's GRES on the cluster's nodes."""
-        return gres.reach(system)
 
     def unavailable(self) -> str:
         return submit_refused()
@@ -130,7 +127,7 @@ class Slurm(Launcher):
             return "lost" if time.time() - run.created > SUBMIT_TIMEOUT else "queued"
         job = find_job(run)
         if QUEUE.error:
-            record(run, Diagnosis(run.id, time.time(), "slurm_unreachable",
+            journal.append(run.dir, Diagnosis(run.id, time.time(), "slurm_unreachable",
                                   f"the Slurm controller did not answer: {QUEUE.error}",
                                   "accelbench retries with back-off;"
                                   " the job itself is not affected"))
@@ -139,13 +136,14 @@ class Slurm(Launcher):
             return "queued" if not_yet_listed(run, info) else "lost"
         if job.pending:
             reason = f" ({job.reason})" if job.reason else ""
-            record(run, Phase(run.id, time.time(), "queued", job.state + reason))
+            journal.append(run.dir, Phase(run.id, time.time(), "queued", job.state + reason))
             return "queued"
         if not job.final:
             if job.state == "COMPLETING" or not run.path(WRAPPER_FILE).exists():
                 # once the wrapper runs, the job's own phases (loading, ...) say more than RUNNING
                 state = "completing" if job.state == "COMPLETING" else "running"
-                record(run, Phase(run.id, time.time(), state, f"{job.state} on {job.nodes}"))
+                journal.append(run.dir, Phase(run.id, time.time(), state,
+                                              f"{job.state} on {job.nodes}"))
             return "running"
         job = QUEUE.accounted(job)  # sacct's word on how it ended, where accounting is kept
         if (cause := state_diagnosis(run.id, time.time(), job.state, job.job_id)) is not None:
@@ -166,16 +164,14 @@ class Slurm(Launcher):
 
     def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
         """``scancel`` the job; wait (a while) until its end is recorded."""
-        write_json(run.path(CANCEL_FILE), {"requested": time.time()})
+        cancel_run(run, lambda: self.stop(run), lambda run: Slurm.poll(self, run),
+                   grace + 3 * QUEUE.interval)  # (Slurm's word, also for srun)
+
+    def stop(self, run: RunInfo) -> None:
+        """``scancel`` the job, once it is in the queue."""
         job = find_job(run)
         if job is not None:
-            scancel(job.job_id)
-        deadline = time.monotonic() + grace + 3 * QUEUE.interval
-        while not recorded(run.path(EXIT_FILE)) and time.monotonic() < deadline:
-            if Slurm.poll(self, run) == "lost":  # Slurm's word, also for srun
-                write_exit(run.path(EXIT_FILE), jobwrap.exit_record(None, True, run.created))
-                return
-            time.sleep(0.2)
+            QUEUE.cancel(job.job_id)
 
 
 LAUNCHER = Slurm()

@@ -64,12 +64,12 @@ class Srun(slurm.Slurm):
                 error=lines[-1] if lines else "srun ended before its job started"))
         return "running"
 
-    def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+    def stop(self, run: RunInfo) -> None:
         """``scancel`` the job (or stop ``srun`` if the job is not in the queue yet)."""
         info = read_json(run.path(slurm.SLURM_FILE)) or {}
         if slurm.find_job(run) is None and _srun_alive(info):
             os.killpg(info["srun_pid"], signal.SIGINT)
-        super().cancel(run, grace)
+        super().stop(run)
 
 
 def _srun_alive(info: dict) -> bool:

@@ -12,7 +12,6 @@ time.
 
 from __future__ import annotations
 
-import calendar
 import json
 import re
 import textwrap
@@ -37,6 +36,7 @@ from accelbench.engine.launchers.slurm.commands import (
 )
 from accelbench.engine.launchers.slurm.sinfo import Partition, merged
 from accelbench.engine.launchers.slurm.sinfo import row as sinfo_row
+from accelbench.engine.parsers.logclock import utc_time
 from accelbench.engine.reading.tools.durations import elapsed_seconds
 
 _JOB_ID = re.compile(r"^\d+(?:[_+]\d+)?(?:\.[\w-]+)?$")
@@ -79,9 +79,7 @@ class Job:
 
 def _epoch(text: str) -> float | None:
     """A table's time (``2018-06-03T02:11:12``, read as UTC) as seconds, if it is one."""
-    if not _STAMP.match(text):
-        return None
-    return float(calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%S")))
+    return utc_time(text) if _STAMP.match(text) else None
 
 
 def _mib(text: str) -> float | None:

@@ -3,23 +3,23 @@
 ModelZoo's ``run.py CSX`` is a client on the login node that drives compile and
 execute jobs (``wsjob-...``) on the appliance. The client runs like a local job
 (detached, under accelbench's wrapper); the appliance's own view of its jobs comes
-from ``csctl get jobs`` (one call per poll interval for every run), and a cancel
-also cancels the run's appliance jobs with ``csctl cancel job``.
+from ``csctl get jobs`` (one call per poll interval for every run: a
+``scheduler.JobPoller``), and a cancel also cancels the run's appliance jobs with
+``csctl cancel job``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import threading
 import time
 
 from accelbench.engine.core import safefile
 from accelbench.engine.core.events import Phase
 from accelbench.engine.core.job import RunInfo
 from accelbench.engine.launchers.local import Local
+from accelbench.engine.launchers.scheduler import JobPoller, SchedulerDown
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.files import OUTPUT_FILE
 
@@ -29,31 +29,28 @@ _PHASES = {"QUEUEING": "queued", "QUEUED": "queued", "SCHEDULED": "queued",
 _FINAL = {"SUCCEEDED", "FAILED", "CANCELLED", "CANCELED"}
 
 
-class ApplianceJobs:
-    """The appliance's jobs, from one ``csctl get jobs`` call per interval."""
+class ApplianceJobs(JobPoller[str, str]):
+    """The appliance's jobs (``wsjob-... → PHASE``), from one ``csctl get jobs`` call per
+    interval."""
 
-    def __init__(self, interval: float | None = None) -> None:
-        self.interval = interval if interval is not None else float(
-            os.environ.get("ACCELBENCH_CSCTL_POLL", "10"))
-        self.calls = 0
-        self._jobs: dict[str, str] = {}
-        self._next = 0.0
-        self._lock = threading.Lock()
+    interval_env = "ACCELBENCH_CSCTL_POLL"
+    default_interval = 10.0
 
-    def phases(self) -> dict[str, str]:
-        """``wsjob-... → PHASE`` as of the last call (refreshed when due)."""
-        with self._lock:
-            if time.monotonic() >= self._next and shutil.which("csctl"):
-                self._next = time.monotonic() + self.interval
-                self.calls += 1
-                try:
-                    out = subprocess.run(["csctl", "get", "jobs"], capture_output=True,
-                                         text=True, timeout=30, check=False)
-                except subprocess.TimeoutExpired:
-                    return self._jobs
-                if out.returncode == 0:
-                    self._jobs = _parse_jobs(out.stdout)
-            return self._jobs
+    def query(self) -> dict[str, str]:
+        """The NAME and PHASE of each job ``csctl get jobs`` lists."""
+        if shutil.which("csctl") is None:
+            raise SchedulerDown("csctl not found on PATH")
+        try:
+            out = subprocess.run(["csctl", "get", "jobs"], capture_output=True, text=True,
+                                 timeout=30, check=False)
+        except subprocess.TimeoutExpired:
+            raise SchedulerDown("csctl get jobs did not answer in 30 s") from None
+        if out.returncode != 0:
+            raise SchedulerDown(out.stderr.strip() or "csctl get jobs failed")
+        return _parse_jobs(out.stdout)
+
+    def cancel_argv(self, job: str) -> list[str]:
+        return ["csctl", "cancel", "job", job]
 
 
 def _parse_jobs(text: str) -> dict[str, str]:
@@ -102,21 +99,19 @@ class Appliance(Local):
         status = super().poll(run)
         ids = job_ids(run)
         if ids and status == "running":
-            phase = APPLIANCE.phases().get(ids[-1])
+            phase = APPLIANCE.snapshot().get(ids[-1])
             if phase and phase not in _FINAL:
-                journal.append(run.dir, Phase(run.id, time.time(),
-                                              _PHASES.get(phase, "running"),
+                journal.append(run.dir, Phase(run.id, time.time(), _PHASES.get(phase, "running"),
                                               f"csctl: {ids[-1]} {phase}"))
         return status
 
-    def cancel(self, run: RunInfo, grace: float = 10.0) -> None:
+    def stop(self, run: RunInfo, grace: float) -> None:
         """``csctl cancel job`` for the run's appliance jobs, then stop the client."""
-        phases = APPLIANCE.phases()
+        phases = APPLIANCE.snapshot()
         for job in job_ids(run):
             if phases.get(job) not in _FINAL and shutil.which("csctl"):
-                subprocess.run(["csctl", "cancel", "job", job], capture_output=True, timeout=60,
-                               check=False)
-        super().cancel(run, grace)
+                APPLIANCE.cancel(job)
+        super().stop(run, grace)
 
 
 LAUNCHER = Appliance()

@@ -24,13 +24,11 @@ that cannot be read is reported (the ``nvidia_smi_unreadable`` warning), not dro
 
 from __future__ import annotations
 
-import contextlib
 import re
-import time
-from datetime import datetime
 
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Utilization
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.logclock import local_time
 from accelbench.engine.parsers.prefilter import any_line
 
 # dmon column → (event, name): "util" a Utilization engine suffix, "metric" a metric suffix
@@ -50,7 +48,6 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?![\d.eE])")  # (not 1e999's 1)
 # what nvidia-smi prints where it has no reading: no number, and nothing to report
 _NO_READING = re.compile(r"^(?:-+|\[?(?:N/A|Not Supported|Unknown Error|Insufficient"
                          r" Permissions|Requested functionality has been deprecated)\]?)$")
-_STAMP = "%Y/%m/%d %H:%M:%S.%f"
 _SNIFF = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"
                     r"|^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu|--query-gpu="
                     r"|^\| NVIDIA-SMI \d|^=+NVSMI LOG=+"
@@ -118,8 +115,7 @@ class NvidiaSmi(Dialect):
 
     def feed(self, line: str, ts: float) -> list[Event]:
         if m := _TAKEN.match(line):
-            with contextlib.suppress(ValueError):
-                self._taken = time.mktime(time.strptime(m[1], "%a %b %d %H:%M:%S %Y"))
+            self._taken = local_time(m[1])
             return []
         taken = self._taken if self._taken is not None else ts  # (the table's, -q's)
         if line.startswith("|"):
@@ -188,8 +184,7 @@ class NvidiaSmi(Dialect):
         if not index.isdigit():
             return []
         when = row.get("timestamp", "")
-        with contextlib.suppress(ValueError):  # the row's own time, local as nvidia-smi's
-            ts = datetime.strptime(when, _STAMP).astimezone().timestamp() if when else ts
+        ts = local_time(when) or ts  # the row's own time, local as nvidia-smi's
         values = {_QUERY[key]: cell for key, cell in row.items() if key in _QUERY}
         events = self._readings(index, values, ts)
         used = cell_number(row.get("memory.used", ""))

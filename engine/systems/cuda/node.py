@@ -24,7 +24,7 @@ class NvidiaNode(PolledSampler):
 
     name = "nvml"
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._pynvml: Any = None
         self._handles: list[Any] | None = None  # None until NVML is tried

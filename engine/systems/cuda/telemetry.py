@@ -18,7 +18,7 @@ class NvmlSampler(ToolSampler):
 
     name = "nvml"
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._handles: list[Any] = []
 

@@ -23,6 +23,7 @@ import os
 import re
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import torch
@@ -63,7 +64,7 @@ def batched(examples: list[dict], size: int) -> list[dict]:
             for i in range(0, len(padded), size)]
 
 
-def logits(outputs) -> np.ndarray:
+def logits(outputs: Any) -> np.ndarray:
     """The stacked logits of a list of model outputs (tensors, arrays, or tuples of them)."""
     if not isinstance(outputs, list):
         outputs = [outputs]
@@ -89,7 +90,8 @@ def table(rows: list[tuple[str, ...]]) -> str:
     return "\n".join([rule, lines[0], rule, *lines[1:], rule])
 
 
-def batched_performance(groq_model, pytorch_model, tokenizer, a: argparse.Namespace) -> list:
+def batched_performance(groq_model: Any, pytorch_model: Any, tokenizer: Any,
+                        a: argparse.Namespace) -> list:
     """The result table's rows for batches of ``a.batch_size``, printed as it prints them."""
     from demo_helpers.dataset import create_dataset
 

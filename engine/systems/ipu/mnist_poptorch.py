@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
 import torch
 from torch import nn
@@ -40,12 +41,13 @@ class TrainingModelWithLoss(nn.Module):
         self.model = model
         self.loss = nn.CrossEntropyLoss()
 
-    def forward(self, x: torch.Tensor, labels: torch.Tensor):
+    def forward(self, x: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         output = self.model(x)
         return output, self.loss(output, labels)
 
 
-def batches(opts, x: torch.Tensor, y: torch.Tensor, batch_size: int, shuffle: bool, what: str):
+def batches(opts: poptorch.Options, x: torch.Tensor, y: torch.Tensor, batch_size: int,
+            shuffle: bool, what: str) -> poptorch.DataLoader:
     """A PopTorch DataLoader over ``x, y``: whole batches of ``batch_size`` × device iterations."""
     data = poptorch.DataLoader(opts, TensorDataset(x, y), batch_size=batch_size,
                                shuffle=shuffle, drop_last=True)
@@ -55,7 +57,7 @@ def batches(opts, x: torch.Tensor, y: torch.Tensor, batch_size: int, shuffle: bo
     return data
 
 
-def train(model, data, args: argparse.Namespace, stop: StopFlag) -> None:
+def train(model: Any, data: Any, args: argparse.Namespace, stop: StopFlag) -> None:
     """Run ``args.epochs`` epochs, one device-iteration batch per call, reporting as it goes."""
     reporter = Reporter(len(data) * args.epochs, args.epochs)
     step, samples, started = 0, 0, time.perf_counter()
@@ -67,7 +69,7 @@ def train(model, data, args: argparse.Namespace, stop: StopFlag) -> None:
             step += 1
             epoch_samples += len(labels)
             epoch_loss += loss
-            reporter.step(step, epoch, len(labels), lambda loss=loss: loss)
+            reporter.step(step, epoch, len(labels), lambda loss=loss: loss)  # type: ignore[misc]
             stop.exit_if_requested(f"at step {step}")
         samples += epoch_samples
         rate = epoch_samples / (time.perf_counter() - epoch_started)
@@ -81,7 +83,7 @@ def train(model, data, args: argparse.Namespace, stop: StopFlag) -> None:
 
 
 @torch.no_grad()
-def evaluate(model, data) -> float:
+def evaluate(model: Any, data: Any) -> float:
     """Accuracy (percent) of the inference model over the test batches."""
     correct = total = 0
     for x, labels in data:

@@ -23,6 +23,7 @@ import contextlib
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
@@ -34,7 +35,7 @@ class GraphcoreSampler(ToolSampler):
     tool = "gc-inventory"
     repeat = True
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._device = ""
         self._ipus: dict[str, float] = {}

@@ -20,17 +20,15 @@ it).
 
 from __future__ import annotations
 
-import functools
 import operator
 import re
-import time
 from itertools import repeat
 from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.logclock import stamps_times
+from accelbench.engine.parsers.logclock import local_time, stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, whole
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -57,10 +55,10 @@ _SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|Sam
                     r"inner train loop time : ")
 
 
-@functools.lru_cache(maxsize=256)
 def _seconds(stamp: str) -> float:
-    """Epoch seconds of a ``Y-M-D H:M:S`` stamp read as local time (cached)."""
-    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
+    """Epoch seconds of a ``Y-M-D H:M:S`` stamp (its fields maybe not zero-padded) read
+    as local time; an impossible date (month 13) as the epoch's start."""
+    return local_time(stamp) or 0.0
 
 
 def _stamps_times(stamps: list[str]) -> list[float]:

@@ -3,6 +3,8 @@ tiles' mean ``%exec`` and the processes on them (``TileTable``, as the sampler r
 
 from __future__ import annotations
 
+from typing import Any
+
 from accelbench.engine.systems.sambanova.telemetry import TileTable, sntilestat_argv
 from accelbench.engine.telemetry.node import Device, StreamSampler
 
@@ -12,7 +14,7 @@ class SntilestatNode(StreamSampler):
 
     name = "sntilestat"
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._table = TileTable()
 

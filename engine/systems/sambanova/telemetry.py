@@ -19,6 +19,7 @@ figures cannot be read is counted (``unreadable``) and reported by the dialect.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from accelbench.engine.core.events import Diagnosis, Event, Utilization
 from accelbench.engine.parsers import Dialect
@@ -111,7 +112,7 @@ class SambaNovaSampler(ToolSampler):
     name = "sambanova"
     tool = "sntilestat"
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._table = TileTable()
 

@@ -15,12 +15,11 @@ the report's lines take the last stamp.
 
 from __future__ import annotations
 
-import functools
 import re
-import time
 
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.logclock import stamp_seconds
 
 _COMPILING = ("||NEURON_CC_WRAPPER||", "||NEURON_CACHE||", "PARALLEL_COMPILE||",
               "Compiler status")
@@ -34,12 +33,6 @@ _TIME = re.compile(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
 _STAMP = re.compile(r"^(?:INFO:\s+)?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
 _SNIFF = re.compile(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
                     r"Compiler status (?:PASS|FAIL)")
-
-
-@functools.lru_cache(maxsize=256)
-def _seconds(stamp: str) -> float:
-    """Epoch seconds of a ``Y-M-D H:M:S`` stamp read as local time (cached)."""
-    return time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
 
 
 class NeuronCompile(Dialect):
@@ -58,7 +51,7 @@ class NeuronCompile(Dialect):
 
     def feed(self, line: str, ts: float) -> list[Event]:
         if m := _STAMP.match(line):
-            self._stamp = _seconds(m[1]) + float("0." + m[2])
+            self._stamp = stamp_seconds(m[1]) + float("0." + m[2])
         ts = self._stamp or ts
         if m := _TIME.match(line):
             return [Metric(self.run_id, ts, "compile.time_s", float(m[1]))]
