@@ -18,7 +18,7 @@ from accelbench.engine.logfile import parse_file
 from accelbench.engine.parsers.prefilter import read_text
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader, _canon
-from accelbench.engine.reading.vocabulary import metric_name
+from accelbench.engine.reading.vocabulary import metric_name, own
 from accelbench.engine.rows import expanded
 from tests.conftest import FIXTURES, accelbench, json_events
 
@@ -64,7 +64,9 @@ def test_nothing_unnamed_becomes_a_figure(path: Path):
     for line in text.split("\n"):
         for number in named_numbers(line):
             name, scale = _canon(number.key, number.unit)
-            named |= {(metric_name(number.key), number.value), (name, number.value * scale)}
+            own_name, multiple = own(number.key, number.unit)  # (a multiple's letter: 11.4K)
+            named |= {(metric_name(number.key), number.value), (name, number.value * scale),
+                      (own_name, number.value * multiple)}
             if name == "step" and number.value.is_integer():
                 steps.add(int(number.value))
         steps.update(counter.n for counter in counters(line))
@@ -148,6 +150,16 @@ def test_torchtitan_memory_tokens_and_mfu():
     assert series(events, "mfu_percent")[0] == (14, 0.17)
     assert series(events, "grad_norm")[0] == (14, 0.8319)
     assert not {e.name for e in events if isinstance(e, Metric)} & {"rank0", "titan"}
+
+
+def test_a_second_figure_of_a_kind_keeps_its_multiple():
+    """nanotron's ``tokens_per_sec: 22.8K | tokens_per_sec_per_gpu: 11.4K``: the second
+    tokens/s keeps its own name, and its ``K`` is still a thousand (not 11.4); a plain
+    number beside it stays as printed."""
+    events = read(FRAMEWORKS / "nanotron_si_suffixes_issue390.log")
+    assert series(events, "tokens_per_s")[0] == (327281, 22800)
+    assert series(events, "tokens_per_sec_per_gpu")[0] == (327281, 11400)
+    assert series(events, "global_batch_size")[0] == (327281, 64)
 
 
 @pytest.mark.parametrize("path", [NANOGPT, MEGATRON, TITAN, DEEPSPEED_CHAT])

@@ -78,7 +78,7 @@ from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 from accelbench.engine.reading.numbers import Counter, Named, counters, named_numbers
-from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
+from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, own
 from accelbench.engine.rows import Batch, Rows, expanded
 
 REPEAT = 3  # times a masked line is seen before it is a template
@@ -463,7 +463,8 @@ class ShapeReader(Dialect):
                 if _bare(name) in self.taken:
                     return []  # (the line is a dialect's)
                 if any(name == m for m, _ in metrics):  # (a second one: its own name)
-                    name, value = metric_name(named.key), named.value
+                    name, scale = own(named.key, named.unit)
+                    value = named.value * scale
                     if any(name == m for m, _ in metrics):
                         continue
                 if _canonical(named.key, named.unit) is None and not _keyword(name):
@@ -568,8 +569,8 @@ def _canon(key: str, unit: str) -> tuple[str, float]:
     canon = _canonical(key, unit)
     if canon is not None:
         return canon.name, canon.scale
-    name = metric_name(key)
-    return ("step", 1.0) if name.rsplit("_", 1)[-1] in STEP_WORDS else (name, 1.0)
+    name, scale = own(key, unit)
+    return ("step", 1.0) if name.rsplit("_", 1)[-1] in STEP_WORDS else (name, scale)
 
 
 def _canonical(key: str, unit: str) -> Canon | None:
@@ -621,7 +622,7 @@ def _named(line: str) -> list[tuple[int, _Slot]] | None:
         kind = {"step": "step", "epoch": "epoch", "total_steps": "total",
                 "samples_per_s": "throughput"}.get(name, "metric")
         if (kind != "metric" and kind in kinds) or name in names:
-            kind, name, scale = "metric", metric_name(named.key), 1.0  # (a second one)
+            kind, (name, scale) = "metric", own(named.key, named.unit)  # (a second one)
             if name in names:
                 continue
         kinds.add(kind)
