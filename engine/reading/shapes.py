@@ -24,7 +24,10 @@ Speed: no Python runs per line of a block. Per block (``logfile.BLOCK``, or a li
   that no template reads: looked for only where the block's lines are not all template
   lines, each distinct one read once, and its named numbers found once per shape (its
   digits all ``0``: every line of it has its numbers in the same places), then read from
-  those places (a shape that gives no figure: a dict lookup).
+  those places (a shape that gives no figure: a dict lookup); such a line that heads a
+  table (``numbers.columns``: Ultralytics' epoch tables, fastai's results, a model card's)
+  has the rows right after it read by its names (``numbers.table_row``), all in the same
+  text (a header at the end of a live batch whose rows come in the next: not read).
 
 Template mining: Drain (the ``drain3`` package) was measured against this masking on the 13
 real framework logs under tests/fixtures/real/frameworks (``bench/template_mining.py``,
@@ -77,7 +80,15 @@ from accelbench.engine.events import (
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
-from accelbench.engine.reading.numbers import Counter, Named, counters, named_numbers
+from accelbench.engine.reading.numbers import (
+    Counter,
+    Named,
+    columns,
+    counters,
+    named_numbers,
+    rule,
+    table_row,
+)
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, own
 from accelbench.engine.rows import Batch, Rows, expanded
 
@@ -424,7 +435,7 @@ class ShapeReader(Dialect):
         for template in self.templates.values():
             if template.rows and template.anchor in rest:
                 rest = template.pattern.sub("", rest)
-        out: list[tuple[int, Event | Rows]] = []
+        out = self._tables(text, starts, lines, ts)
         left = list(dict.fromkeys(rest.split("\n")))
         self.recent = left[:RECENT]
         for line in left:
@@ -440,15 +451,39 @@ class ShapeReader(Dialect):
                 out += [(at, event) for event in events]
         return out
 
-    def _line(self, line: str, ts: float) -> list[Event]:
+    def _tables(self, text: str, starts: list[int], lines: list[str], ts: float
+                ) -> list[tuple[int, Event | Rows]]:
+        """The events of the rows of each table in ``text`` whose header is one of ``lines``
+        (at ``starts``: the lines holding a keyword): each row read as a line whose numbers
+        its columns name (``numbers.table_row``), every one a figure; a header's rows are
+        those right after it (a Markdown rule between), all in the same text."""
+        out: list[tuple[int, Event | Rows]] = []
+        for start, header in zip(starts, lines, strict=True):
+            if (names := columns(header)) is None:
+                continue
+            at = start + len(header) + 1
+            while at < len(text):
+                end = _end(text.find("\n", at), text)
+                row = text[at:end]
+                found = table_row(names, header, row)
+                if found is None and not rule(row):
+                    break
+                if found is not None:
+                    out += [(at, event) for event in self._line(row, ts, found)]
+                at = end + 1
+        return out
+
+    def _line(self, line: str, ts: float, row: list[Named] | None = None) -> list[Event]:
         """The figures of one line read on its own: its named numbers that are canonical
         figures or named with a keyword, as metrics (at the step it names, else the last step
-        read), and the progress its step counter gives."""
-        found, figureless = self._numbers(line)
+        read), and the progress its step counter (or its epoch) gives; of a table's ``row``,
+        its named numbers (its columns'), every one."""
+        found, figureless = self._numbers(line) if row is None else (row, False)
         blown = self._blew_up(line, ts, found)
         if figureless and not _counters(line):
             return [blown] if blown else []
         step: int | None = None
+        epoch: float | None = None
         metrics: list[tuple[str, float]] = []
         done = named_step = False
         for named in found:
@@ -459,7 +494,9 @@ class ShapeReader(Dialect):
             if name == "step":
                 if step is None and value.is_integer() and abs(value) < MAX_INT:
                     step, named_step = int(value), _current_step(named.key)
-            elif name not in ("total_steps", "epoch"):
+            elif name == "epoch":
+                epoch = value if epoch is None else epoch
+            elif name != "total_steps":
                 if _bare(name) in self.taken:
                     return []  # (the line is a dialect's)
                 if any(name == m for m, _ in metrics):  # (a second one: its own name)
@@ -467,7 +504,8 @@ class ShapeReader(Dialect):
                     value = named.value * scale
                     if any(name == m for m, _ in metrics):
                         continue
-                if _canonical(named.key, named.unit) is None and not _keyword(name):
+                if row is None and _canonical(named.key, named.unit) is None and not _keyword(
+                        name):
                     continue  # (a line read on its own: only the vocabulary's figures)
                 metrics.append((name, value))
                 done = done or any(word in named.key.lower() for word in DONE_KEYS)
@@ -483,7 +521,7 @@ class ShapeReader(Dialect):
                     return []
                 step = counter.n if step is None else step
                 self.last_step, self.total = counter.n, counter.total
-                events.append(Progress(self.run_id, ts, counter.n, counter.total))
+                events.append(Progress(self.run_id, ts, counter.n, counter.total, epoch or 0))
         if (named_step and not events and not self.progress_taken and step
                 and not any(slot.kind == "step" for template in self.templates.values()
                             for slot in template.slots)):
@@ -491,7 +529,9 @@ class ShapeReader(Dialect):
             # and past 0: nanoGPT's eval at "step 0" comes before its iter 0): its progress
             self.stepped, self.last_step = True, step
             events.append(Progress(self.run_id, ts, step, self.total if step <= self.total
-                                   else 0))
+                                   else 0, epoch or 0))
+        if epoch and not events and not self.progress_taken:  # (epoch 0: none known)
+            events.append(Progress(self.run_id, ts, self.last_step, self.total, epoch))
         at = step if step is not None else (self.last_step if self.stepped else None)
         rate = next((value for name, value in metrics if name == "samples_per_s"), None)
         if rate is not None and not self.throughput_taken:
