@@ -839,6 +839,8 @@ def test_canonical_scales_units(key, unit, figure):
     ("avg_batch_cost", "s", Canon("step_time_s", 1.0)),  # Topdu/OpenOCR#9
     ("batch_cost", "", Canon("step_time_s", 1.0)),  # PaddlePaddle/PaddleSeg#928
     ("sec/step", "", Canon("step_time_s", 1.0)),  # tensorflow/models#2980
+    ("eval epoch", "", Canon("epoch", 1.0)),  # google/flax#3364: the epoch it evaluates
+    ("eval_runtime", "", None),  # (the evaluation's time is no step's)
 ])
 def test_canonical_names_of_the_framework_corpus(key, unit, figure):
     assert canonical(key, unit) == figure

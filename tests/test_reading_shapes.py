@@ -82,7 +82,7 @@ def test_nothing_unnamed_becomes_a_figure(path: Path):
             assert any(name == event.name and math.isclose(value, event.value, rel_tol=1e-9)
                        for name, value in named), (event, path)
         elif isinstance(event, Progress):
-            assert event.step in steps or (event.epoch and event.step in given), (event, path)
+            assert event.step in steps or event.step in given, (event, path)
             given.add(event.step)
 
 
@@ -185,6 +185,20 @@ def test_a_tables_rows_are_read_by_its_header():
     assert [(e.step, e.epoch) for e in card if isinstance(e, Progress)][-1] == (5000, 33.0)
     assert series(card, "eval_loss")[-1] == (5000, 1.2201)
     assert series(card, "wer")[-1] == (5000, 44.6966)
+
+
+def test_an_epochs_line_gives_the_epoch():
+    """A step line naming its epoch but no step (HF Accelerate's ``epoch 2: {'accuracy':
+    ...}``) and a line read on its own naming the epoch it evaluates (Flax's ``eval epoch:
+    2, loss: ...``): a Progress's epoch, at the step read last (none: 0); a line naming no
+    epoch gives none."""
+    events = read(FRAMEWORKS / "accelerate_nlp_example_sagemaker_mpirank.log")
+    assert [(e.step, e.epoch) for e in events if isinstance(e, Progress)] == [
+        (0, 0), (0, 1), (0, 2)]
+    flax = read(FRAMEWORKS / "flax_imagenet_clu_writer_issue3364.log")
+    assert {(e.step, e.epoch) for e in flax if isinstance(e, Progress) and e.epoch} == {
+        (1000, 2)}
+    assert not [e for e in read(NANOGPT) if isinstance(e, Progress) and e.epoch]
 
 
 def test_a_header_heads_only_the_rows_right_after_it(tmp_path):

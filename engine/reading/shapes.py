@@ -379,12 +379,17 @@ class ShapeReader(Dialect):
                 else:
                     metrics.append((slot.name, _floats(column, slot.scale)))
         steps: list[Any] = fields.get("step") or [None] * n
+        zeros = [0] * n
         if "step" in fields:
             self.stepped = True
             self.last_step = steps[-1]
             self.total = fields["total"][-1] if "total" in fields else self.total
-            zeros = [0] * n
             kinds.append((Progress, (steps, fields.get("total", zeros), fields.get("epoch", zeros),
+                                     fields.get("epochs", zeros))))
+        elif "epoch" in fields and any(fields["epoch"]) and not self.progress_taken and not any(
+                slot.kind == "step" for other in self.templates.values() for slot in other.slots):
+            # an epoch's line where no step line gives the steps: at the step read last (0)
+            kinds.append((Progress, ([self.last_step] * n, [self.total] * n, fields["epoch"],
                                      fields.get("epochs", zeros))))
         for name, values in metrics:
             kinds.append((Metric, ([name] * n, values, steps)))

@@ -85,9 +85,11 @@ EVALUATES = ("test", "testing", "val", "valid", "validation", "validating", "eva
 """The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``, a dev
 set's ``dev_loss`` (flair's ``DEV  : loss 0.0388``)."""
 _EVALUATED = re.compile(rf"(?:{'|'.join(EVALUATES)})_(.+)")
-_OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy"}
-"""The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy;
-its time, memory or throughput are not the training's."""
+_OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy",
+                  "epoch": "epoch"}
+"""The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy, its
+epoch the run's (Flax's ``eval epoch: 2, loss: ...``); its time, memory or throughput are
+not the training's."""
 _BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "throughput_per_device",
                            "tokens_per_gpu", "tokens_per_device", "speed", "perf",
                            "performance"})
