@@ -201,6 +201,18 @@ def test_an_epochs_line_gives_the_epoch():
     assert not [e for e in read(NANOGPT) if isinstance(e, Progress) and e.epoch]
 
 
+def test_a_batch_counter_heading_a_block_is_the_step():
+    """Composer's console logger heads each report with ``[batch=1/300000000]:`` (then its
+    ``Train key: value`` lines): an ``N/M`` counter after ``batch`` is the step and total;
+    a batch size set with ``=`` is none."""
+    events = read(FRAMEWORKS / "composer_mpt7b_console_srun.log")
+    assert [(e.step, e.total) for e in events if isinstance(e, Progress)] == [(1, 300000000)]
+    assert series(events, "loss") == [(None, 12.0)]
+    assert not [e for e in expanded(read_text(ShapeReader("r"), "global_batch=32/4 loss=1.0\n"
+                                                                 "micro_batch=8, loss=1.0\n", 0.0))
+                if isinstance(e, Progress)]
+
+
 def test_a_header_heads_only_the_rows_right_after_it(tmp_path):
     """A line between a header and numbers (a blank, prose) ends its table: the numbers
     after are no row of it."""

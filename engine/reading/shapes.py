@@ -105,8 +105,9 @@ RECENT = 16  # distinct lines a block's one-off search leaves, counted in the ne
 KEYWORDS = ("loss", "acc", "perplexity", "ppl", "mfu", "tflop", "throughput", "samples",
             "persec", "per_sec", "per sec", "tokens/s", "learning rate", "lr:", "lr=", "f1",
             "bleu", "score", "top1", "top-1", "it/s", "tps", "memallocated", "memory",
-            "iteration", "step")
-"""Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names."""
+            "iteration", "step", "batch=")
+"""Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names, and
+a counter's word that is no figure's (Composer's ``[batch=1/300000000]:`` heading a block)."""
 SETTINGS = frozenset({"lr"})  # figures that, printed on a line on its own, are settings
 DONE_KEYS = ("final", "test")  # a one-off figure after the step lines, so named: a summary
 DONE_LINES = ("exits successfully",)  # a launcher's line that the run ended well (DeepSpeed's)
