@@ -186,6 +186,7 @@ class ShapeReader(Dialect):
         self.known: set[bytes] = set()  # lines' shapes without digits, looked at for good
         self.recent: list[str] = []  # the one-off lines (and others) the last block held
         self.one_offs: dict[str, frozenset[str]] = {}  # line read on its own: what it gave
+        self.headers: dict[str, list[str] | None] = {}  # one-off lines: a table's columns
         self.shapes: dict[str, _Shape | None] = {}  # one-off lines' shapes (None: read
         # by ``named_numbers`` every time)
         self.calls = 0
@@ -441,8 +442,8 @@ class ShapeReader(Dialect):
         for template in self.templates.values():
             if template.rows and template.anchor in rest:
                 rest = template.pattern.sub("", rest)
-        out = self._tables(text, starts, lines, ts)
         left = list(dict.fromkeys(rest.split("\n")))
+        out = self._tables(text, left, ts)
         self.recent = left[:RECENT]
         for line in left:
             if not line or line in self.one_offs or len(line) > MAX_LINE:
@@ -457,26 +458,34 @@ class ShapeReader(Dialect):
                 out += [(at, event) for event in events]
         return out
 
-    def _tables(self, text: str, starts: list[int], lines: list[str], ts: float
-                ) -> list[tuple[int, Event | Rows]]:
-        """The events of the rows of each table in ``text`` whose header is one of ``lines``
-        (at ``starts``: the lines holding a keyword): each row read as a line whose numbers
-        its columns name (``numbers.table_row``), every one a figure; a header's rows are
-        those right after it (a Markdown rule between), all in the same text."""
+    def _tables(self, text: str, left: list[str], ts: float) -> list[tuple[int, Event | Rows]]:
+        """The events of the rows of each table in ``text`` whose header is one of ``left``
+        (the distinct lines holding a keyword that no template reads; each looked at once,
+        ``self.headers``): each row read as a line whose numbers its columns name
+        (``numbers.table_row``), every one a figure; a header's rows are those right after
+        it (a Markdown rule between), all in the same text."""
         out: list[tuple[int, Event | Rows]] = []
-        for start, header in zip(starts, lines, strict=True):
-            if (names := columns(header)) is None:
+        for header in left:
+            if (names := self.headers.get(header, ())) == ():
+                names = columns(header) if len(header) <= MAX_LINE else None
+                if len(self.headers) < MAX_ONE_OFFS:
+                    self.headers[header] = names
+            if not names:
                 continue
-            at = start + len(header) + 1
-            while at < len(text):
-                end = _end(text.find("\n", at), text)
-                row = text[at:end]
-                found = table_row(names, header, row)
-                if found is None and not rule(row):
-                    break
-                if found is not None:
-                    out += [(at, event) for event in self._line(row, ts, found)]
-                at = end + 1
+            start = text.find(header)
+            while start >= 0:
+                at = start + len(header) + 1
+                if (start == 0 or text[start - 1] == "\n") and text[at - 1:at] in ("\n", ""):
+                    while at < len(text):
+                        end = _end(text.find("\n", at), text)
+                        row = text[at:end]
+                        found = table_row(names, header, row)
+                        if found is None and not rule(row):
+                            break
+                        if found is not None:
+                            out += [(at, event) for event in self._line(row, ts, found)]
+                        at = end + 1
+                start = text.find(header, start + 1)
         return out
 
     def _line(self, line: str, ts: float, row: list[Named] | None = None) -> list[Event]:
