@@ -141,7 +141,7 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/fairseq_transformer_issue514.log", FAIRSEQ, [
             epoch(10), step(1000), total(2737), loss(6.144), lr(0.000197511),
             eval_loss(6.37204, "valid_loss"), value(12673, "wps", "wps"),
-            value(25634, "num_updates", "num_updates"), value(1.279, "gnorm", "gnorm")]),
+            value(25634, "num_updates", "num_updates"), value(1.279, "gnorm", "grad_norm")]),
         Fixture("frameworks/fairseq_progress_issue940.log", FAIRSEQ, [
             epoch(1), step(650), total(1891), loss(10.902), lr(0.000129084),
             eval_loss(8.11425, "valid_loss"), value(53573, "wps", "wps"),
@@ -149,7 +149,7 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/fairseq_json_wmt14_issue233.log", "fairseq `--log-format json`", [
             epoch(27), loss(3.092), eval_loss(3.105788957031695, "valid_loss"),
             lr(0.0001837514032631448), value(1658188, "wps", "wps"),
-            value(58049, "num_updates", "num_updates")]),
+            step(58049)]),  # (its num_updates: the step, VOCAB's canonical figure)
         # --- OpenMMLab ----------------------------------------------------------------
         Fixture("frameworks/mmdet_v1_faster_rcnn_issue2672.log", MMCV, [
             epoch(1), step(2600), total(7517), lr(0.00125), step_time(0.595, "s", "time"),
@@ -177,7 +177,7 @@ def listed() -> list[Fixture]:
         Fixture("frameworks/fairseq_lstm_2018_issue301.log", FAIRSEQ, [
             epoch(11), step(3000), total(8223), loss(0.75), lr(0.001),
             eval_loss(1.94, "valid loss"), value(963, "wps", "wps"),
-            value(2.0545, "gnorm", "gnorm")]),
+            value(2.0545, "gnorm", "grad_norm")]),
         # --- nanotron -----------------------------------------------------------------
         Fixture("frameworks/nanotron_si_suffixes_issue390.log", NANOTRON, [
             step(327284), total(378950), loss(2.36), lr(1e-05),

@@ -127,8 +127,10 @@ def test_a_dialect_found_late_reads_the_lines_just_before_it():
 def test_output_without_a_known_format_takes_no_dialect():
     deriver = Deriver("r", 0.0, sniff=["hf_trainer", "slurm", "tqdm", "keras"])
     events = deriver.output(["epoch 1 loss=0.5", "a <b> c", "x = 1", "done"])
-    assert deriver.dialects == [] and [e.kind for e in events] == ["log"] * 4 + ["metric"]
-    assert (events[-1].name, events[-1].value) == ("loss", 0.5)  # (the generic reader's)
+    assert deriver.dialects == [] and [e.kind for e in events] == ["log"] * 4 + [
+        "progress", "metric"]
+    assert (events[-1].name, events[-1].value) == ("loss", 0.5)  # (the generic reader's,
+    assert events[-2].epoch == 1  # and the epoch it names)
 
 
 def test_a_system_dialect_reads_its_own_bars_in_a_command_run():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accelbench.engine.core.events import Metric, Utilization
+from accelbench.engine.core.events import Metric, Progress, Utilization
 from accelbench.engine.parsers.hf_trainer import HFTrainer
 from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
@@ -95,11 +95,33 @@ def test_hf_trainer_log_dicts():
         "{'model': 'bert', 'batch': 32}",
     ]
     events = parse(HFTrainer, "\n".join(lines))
-    assert [(e.name, e.value) for e in events] == pytest.approx([
+    assert [(e.name, e.value) for e in events if isinstance(e, Metric)] == pytest.approx([
         ("loss", 0.6929), ("grad_norm", 1.2), ("learning_rate", 4.9e-05),
         ("loss", 0.697), ("grad_norm", 3.1),
         ("train_runtime", 123.15), ("train_samples_per_second", 194.87), ("train_loss", 0.28),
     ])
+    assert [(e.step, e.total, e.epoch) for e in events if isinstance(e, Progress)] == [
+        (0, 0, 0.42), (0, 0, 1.0), (0, 0, 3.0)]  # (the dicts' epochs; no bar in it/s gave a step)
+
+
+def test_hf_trainer_dicts_give_their_epoch_and_keys_as_metric_names():
+    """A dict's ``epoch`` is the progress's, at the last bar's step, and the bars after it
+    carry it on; TRL's ``rewards/margins`` is the metric ``rewards_margins`` (VOCAB's names).
+    Lines from tests/fixtures/real/frameworks/trl_dpo_loss_zero_issue1236.log and
+    hf_trainer_esm2_srun_smhp.log."""
+    events = parse(HFTrainer, "\n".join([
+        " 19%|█▊        | 18/97 [01:50<08:31,  6.39s/it]",
+        ("{'loss': 0.007, 'learning_rate': 4.8571428571428576e-05, 'rewards/chosen': "
+         "11.858444213867188, 'rewards/rejected': 6.615283012390137, 'rewards/accuracies': 1.0, "
+         "'rewards/margins': 5.243161201477051, 'logps/rejected': -400.72216796875, "
+         "'logps/chosen': -643.16552734375, 'logits/rejected': -2.5607786178588867, "
+         "'logits/chosen': -2.370227336883545, 'epoch': 0.05}"),
+        " 36%|███▌      | 35/97 [03:39<06:42,  6.39s/it]"]))
+    assert [(e.step, e.total, e.epoch) for e in events if isinstance(e, Progress)] == [
+        (18, 97, 0), (18, 97, 0.05), (35, 97, 0.05)]
+    assert metrics(events)["rewards_margins"] == pytest.approx(5.243161201477051)
+    assert metrics(events)["logps_chosen"] == pytest.approx(-643.16552734375)
+    assert not any("/" in e.name for e in events if isinstance(e, Metric))
 
 
 def test_hf_trainer_block_ends_at_other_line():

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from accelbench.engine.core.events import Throughput
 from accelbench.engine.core.summary import GENERIC_ALIASES
-from accelbench.engine.reading.numbers import counters, named_numbers
+from accelbench.engine.reading.numbers import columns, counters, named_numbers, rule, table_row
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, not_a_figure
 from tests.conftest import FIXTURES
 
@@ -839,6 +839,8 @@ def test_canonical_scales_units(key, unit, figure):
     ("avg_batch_cost", "s", Canon("step_time_s", 1.0)),  # Topdu/OpenOCR#9
     ("batch_cost", "", Canon("step_time_s", 1.0)),  # PaddlePaddle/PaddleSeg#928
     ("sec/step", "", Canon("step_time_s", 1.0)),  # tensorflow/models#2980
+    ("eval epoch", "", Canon("epoch", 1.0)),  # google/flax#3364: the epoch it evaluates
+    ("eval_runtime", "", None),  # (the evaluation's time is no step's)
 ])
 def test_canonical_names_of_the_framework_corpus(key, unit, figure):
     assert canonical(key, unit) == figure
@@ -903,3 +905,69 @@ def test_any_line_reads_without_error_and_spans_parse(line):
     for c in counters(line):
         assert (int(line[c.start:c.end]), int(line[c.total_start:c.total_end])) == (c.n, c.total)
         assert 0 <= c.n <= c.total
+
+
+# A table: a header line of names, rows of numbers in its columns (sources: the fixtures
+# under tests/fixtures/real/frameworks named beside each).
+TABLES = [
+    (  # ultralytics_yolov8_train_issue7653.log: the epoch's row ends in its tqdm bar
+        "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size",
+        ("    72/1000      6.73G      1.096     0.4883      1.098          8        640: 100%|"
+        "██████████| 16/16 [00:06<00:00,  2.57it/s]"),
+        [("Epoch", 72.0, ""), ("GPU_mem", 6.73, "G"), ("box_loss", 1.096, ""),
+         ("cls_loss", 0.4883, ""), ("dfl_loss", 1.098, ""), ("Instances", 8.0, ""),
+         ("Size", 640.0, "")]),
+    (  # the same: the validation's header ends in its bar; its row starts with a label
+        ("                 Class     Images  Instances      Box(P          R      mAP50  "
+        "mAP50-95): 100%|██████████| 8/8 [00:03<00:00,  2.18it/s]"),
+        "                   all        722       1444      0.994      0.995      0.995      0.734",
+        [("Images", 722.0, ""), ("Instances", 1444.0, ""), ("Box(P", 0.994, ""),
+         ("R", 0.995, ""), ("mAP50", 0.995, ""), ("mAP50-95)", 0.734, "")]),
+    (  # fastai_tsai_nan_table_issue639.log: tab-separated, a time of mm:ss is no figure
+        "epoch\ttrain_loss\tvalid_loss\taccuracy\ttime",
+        "3\tnan\tnan\t0.958595\t00:03",
+        [("epoch", 3.0, ""), ("train_loss", NAN, ""), ("valid_loss", NAN, ""),
+         ("accuracy", 0.958595, "")]),
+    (  # hf_model_card_whisper_training_results.log: a Markdown table
+        "| Training Loss | Epoch | Step | Validation Loss | Wer     |",
+        "| 0.0001        | 33.0  | 5000 | 1.2201          | 44.6966 |",
+        [("Training Loss", 0.0001, ""), ("Epoch", 33.0, ""), ("Step", 5000.0, ""),
+         ("Validation Loss", 1.2201, ""), ("Wer", 44.6966, "")]),
+]
+
+
+@pytest.mark.parametrize(("header", "row", "named"), TABLES)
+def test_a_tables_rows_are_named_by_its_header(header, row, named):
+    names = columns(header)
+    assert names is not None
+    found = table_row(names, header, row)
+    assert found is not None
+    assert [(n.key, n.unit) for n in found] == [(key, unit) for key, _, unit in named]
+    assert [n.value for n in found] == pytest.approx([v for _, v, _ in named], nan_ok=True)
+    assert all(row[n.start:n.end].lower() in (f"{n.value:g}", "nan") or math.isclose(
+        float(row[n.start:n.end]), n.value) for n in found)
+
+
+@pytest.mark.parametrize("line", [
+    "iter 100: loss 4.2, time 12ms",  # named numbers, no header
+    "Epoch 1/10 loss: 0.5  acc: 0.3",
+    "[2023-09-17 13:15:13,336] [INFO] [axolotl.utils.dataloader._len_est:264]",
+    "Job ID  Username  2041991",  # a cell that is a number
+    "loss  acc",  # two names only
+])
+def test_a_line_of_values_or_few_names_heads_no_table(line):
+    assert columns(line) is None
+
+
+def test_a_line_that_does_not_fit_the_header_is_no_row():
+    """Another number of cells, fewer than two numbers, a Markdown rule: no row (the
+    reader stops there). The header: ultralytics_yolov8_train_issue7653.log's."""
+    header = "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"
+    names = columns(header)
+    assert names is not None
+    assert table_row(names, header, "                   all        722       1444      0.994"
+                                    "      0.995      0.995      0.734") is None  # (7 cells:
+    # the validation's row, not under these names)
+    assert table_row(names, header, "  a  b  c  d  e  f  7") is None
+    assert table_row(names, header, "Transferred 355/355 items from pretrained weights") is None
+    assert rule("|:-------------:|:-----:|:----:|") and not rule("-- 10 640 --")

@@ -17,9 +17,9 @@ from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.parsers.prefilter import read_text
 from accelbench.engine.plugin import registry
-from accelbench.engine.reading.numbers import counters, named_numbers
+from accelbench.engine.reading.numbers import columns, counters, named_numbers, rule, table_row
 from accelbench.engine.reading.shapes import ShapeReader, _canon
-from accelbench.engine.reading.vocabulary import metric_name
+from accelbench.engine.reading.vocabulary import metric_name, own
 from tests.conftest import FIXTURES, accelbench, json_events
 
 FRAMEWORKS = FIXTURES / "real" / "frameworks"
@@ -56,24 +56,34 @@ def test_the_logs_fixtures_are_many():
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_nothing_unnamed_becomes_a_figure(path: Path):
     """Every metric the generic reader gives is a number printed with its name next to it
-    (its own, or the canonical figure that name maps to, in that figure's unit) on a line of
-    the log; every step it gives is a named step or an ``N/M`` counter's."""
+    (its own, or the canonical figure that name maps to, in that figure's unit; or in a
+    table's row, its column's header) on a line of the log; every step it gives is a named
+    step or an ``N/M`` counter's (or, beside an epoch, the step it gave before)."""
     text = path.read_text(errors="replace").replace("\r", "\n")
     named: set[tuple[str, float]] = set()
     steps: set[int] = set()
+    header: tuple[str, list[str]] | None = None
     for line in text.split("\n"):
-        for number in named_numbers(line):
+        row = table_row(header[1], header[0], line) if header else None
+        if row is None and not rule(line):
+            names = columns(line)
+            header = (line, names) if names else None
+        for number in named_numbers(line) + (row or []):
             name, scale = _canon(number.key, number.unit)
-            named |= {(metric_name(number.key), number.value), (name, number.value * scale)}
+            own_name, multiple = own(number.key, number.unit)  # (a multiple's letter: 11.4K)
+            named |= {(metric_name(number.key), number.value), (name, number.value * scale),
+                      (own_name, number.value * multiple)}
             if name == "step" and number.value.is_integer():
                 steps.add(int(number.value))
         steps.update(counter.n for counter in counters(line))
+    given = {0}  # (the steps given so far; 0: none)
     for event in read(path):
         if isinstance(event, Metric):
             assert any(name == event.name and math.isclose(value, event.value, rel_tol=1e-9)
                        for name, value in named), (event, path)
         elif isinstance(event, Progress):
-            assert event.step in steps, (event, path)
+            assert event.step in steps or event.step in given, (event, path)
+            given.add(event.step)
 
 
 @pytest.fixture
@@ -148,6 +158,70 @@ def test_torchtitan_memory_tokens_and_mfu():
     assert series(events, "mfu_percent")[0] == (14, 0.17)
     assert series(events, "grad_norm")[0] == (14, 0.8319)
     assert not {e.name for e in events if isinstance(e, Metric)} & {"rank0", "titan"}
+
+
+def test_a_second_figure_of_a_kind_keeps_its_multiple():
+    """nanotron's ``tokens_per_sec: 22.8K | tokens_per_sec_per_gpu: 11.4K``: the second
+    tokens/s keeps its own name, and its ``K`` is still a thousand (not 11.4); a plain
+    number beside it stays as printed."""
+    events = read(FRAMEWORKS / "nanotron_si_suffixes_issue390.log")
+    assert series(events, "tokens_per_s")[0] == (327281, 22800)
+    assert series(events, "tokens_per_sec_per_gpu")[0] == (327281, 11400)
+    assert series(events, "global_batch_size")[0] == (327281, 64)
+
+
+def test_a_tables_rows_are_read_by_its_header():
+    """Ultralytics' epoch table (a header of names, a row of numbers under them, then the
+    validation's header and row): each row's numbers under its header's names, the epoch
+    column a Progress's epoch; the Trainer's model card table (Markdown) likewise, its Step
+    a step."""
+    events = read(FRAMEWORKS / "ultralytics_yolov8_train_issue7653.log")
+    assert [e.epoch for e in events if isinstance(e, Progress)] == [70, 71, 72]
+    assert series(events, "box_loss") == [(None, 1.081), (None, 1.038), (None, 1.096)]
+    assert series(events, "memory_gib")[-1] == (None, 6.73)  # GPU_mem 6.73G
+    assert series(events, "map50_95") == [(None, 0.681), (None, 0.716), (None, 0.734)]
+    assert not {e.name for e in events if isinstance(e, Metric)} & {"class", "all", "1000"}
+    card = read(FRAMEWORKS / "hf_model_card_whisper_training_results.log")
+    assert [(e.step, e.epoch) for e in card if isinstance(e, Progress)][-1] == (5000, 33.0)
+    assert series(card, "eval_loss")[-1] == (5000, 1.2201)
+    assert series(card, "wer")[-1] == (5000, 44.6966)
+
+
+def test_an_epochs_line_gives_the_epoch():
+    """A step line naming its epoch but no step (HF Accelerate's ``epoch 2: {'accuracy':
+    ...}``) and a line read on its own naming the epoch it evaluates (Flax's ``eval epoch:
+    2, loss: ...``): a Progress's epoch, at the step read last (none: 0); a line naming no
+    epoch gives none."""
+    events = read(FRAMEWORKS / "accelerate_nlp_example_sagemaker_mpirank.log")
+    assert [(e.step, e.epoch) for e in events if isinstance(e, Progress)] == [
+        (0, 0), (0, 1), (0, 2)]
+    flax = read(FRAMEWORKS / "flax_imagenet_clu_writer_issue3364.log")
+    assert {(e.step, e.epoch) for e in flax if isinstance(e, Progress) and e.epoch} == {
+        (1000, 2)}
+    assert not [e for e in read(NANOGPT) if isinstance(e, Progress) and e.epoch]
+
+
+def test_a_batch_counter_heading_a_block_is_the_step():
+    """Composer's console logger heads each report with ``[batch=1/300000000]:`` (then its
+    ``Train key: value`` lines): an ``N/M`` counter after ``batch`` is the step and total;
+    a batch size set with ``=`` is none."""
+    events = read(FRAMEWORKS / "composer_mpt7b_console_srun.log")
+    assert [(e.step, e.total) for e in events if isinstance(e, Progress)] == [(1, 300000000)]
+    assert series(events, "loss") == [(None, 12.0)]
+    assert not [e for e in expanded(read_text(ShapeReader("r"), "global_batch=32/4 loss=1.0\n"
+                                                                 "micro_batch=8, loss=1.0\n", 0.0))
+                if isinstance(e, Progress)]
+
+
+def test_a_header_heads_only_the_rows_right_after_it(tmp_path):
+    """A line between a header and numbers (a blank, prose) ends its table: the numbers
+    after are no row of it."""
+    header = "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"
+    row = "    72/1000      6.73G      1.096     0.4883      1.098          8        640"
+    reader = ShapeReader("r")
+    assert expanded(read_text(reader, f"{header}\n\n{row}\n", 0.0)) == []
+    assert expanded(read_text(ShapeReader("r"), f"{header}\nResuming\n{row}\n", 0.0)) == []
+    assert expanded(read_text(ShapeReader("r"), f"{header}\n{row}\n", 0.0))
 
 
 @pytest.mark.parametrize("path", [NANOGPT, MEGATRON, TITAN, DEEPSPEED_CHAT])

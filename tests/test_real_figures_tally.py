@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import pytest
 from real_logs import REAL, fixtures
 
 from tests.conftest import ROOT
@@ -42,12 +41,6 @@ def test_every_real_fixture_is_tallied_and_the_document_current():
     assert doc == DOC_HEAD + report(found)
 
 
-# TEMPORARILY EXPECTED TO FAIL (issue 21): the framework corpus (tests/fixtures/real/frameworks)
-# landed before the generic reader that reads it (helpers "numbers" and "shapes") and the
-# failure signatures that file its failed runs as failed (helper "failures"). strict: once
-# those are merged and the target is met, this XPASSes and fails, so the lead removes this
-# mark then.
-@pytest.mark.xfail(strict=True, reason="the generic reader of issue 21 is not merged yet")
 def test_the_target_is_met():
     """At least 95 % of the figures listed are read and every failed run is filed as failed."""
     found = listed()

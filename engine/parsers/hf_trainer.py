@@ -2,10 +2,12 @@
 
 Four kinds of line: the log dicts printed while training
 (``{'loss': 0.6929, 'learning_rate': 4.9e-05, 'epoch': 0.42}``; transformers 5
-prints the values as strings; a diverged run prints ``nan`` or ``inf``), the
+prints the values as strings; a diverged run prints ``nan`` or ``inf``; TRL's and
+axolotl's keys hold ``/``: ``rewards/margins`` is the metric ``rewards_margins``), the
 ``***** train metrics *****`` blocks of ``key = value`` lines, the ``Accuracy: ...``
 lines of BERT examples, and the tqdm step bars (``100%|████| 10/10 [00:36<00:00,
-1.94s/it]``; optimum-neuron's bars are often cut into by other output).
+1.94s/it]``; optimum-neuron's bars are often cut into by other output). A dict's
+``epoch`` is the progress's epoch, at the last bar's step (the bars after it carry it on).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from accelbench.engine.core.events import Event, Metric, Progress, finite
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
+from accelbench.engine.reading.vocabulary import metric_name
 
 _LOG_DICT = re.compile(r"\{'[^{}]*\}")
 _NOT_FINITE = re.compile(r"(:\s*)(-?(?:nan|inf))(?=\s*[,}])")
@@ -64,6 +67,8 @@ class HFTrainer(Dialect):
         super().__init__(run_id)
         self._in_block = False
         self._diverged = False
+        self._step = self._total = 0  # the last bar's
+        self._epoch = 0.0  # the last dict's
 
     def _metric(self, ts: float, name: str, value: float) -> Metric:
         return Metric(self.run_id, ts, name, value)
@@ -82,7 +87,8 @@ class HFTrainer(Dialect):
         logs = _LOG_DICT.search(line)
         events = self._log_dict(logs[0], ts) if logs else []
         if bar := _BAR.search(line, logs.end() if logs else 0):  # also a bar cut in after
-            events.append(Progress(self.run_id, ts, int(bar[1]), int(bar[2])))
+            self._step, self._total = int(bar[1]), int(bar[2])
+            events.append(Progress(self.run_id, ts, self._step, self._total, self._epoch))
         if logs or bar:
             return events
         if m := _ACCURACY.match(stripped):
@@ -96,8 +102,8 @@ class HFTrainer(Dialect):
         return []
 
     def _log_dict(self, text: str, ts: float) -> list[Event]:
-        """A Metric for each finite numeric entry of a Trainer log dict but ``epoch``; the
-        first ``nan`` or ``inf`` loss of the run is a diagnosis."""
+        """A Metric for each finite numeric entry of a Trainer log dict but ``epoch`` (a
+        Progress); the first ``nan`` or ``inf`` loss of the run is a diagnosis."""
         try:
             logs = ast.literal_eval(_NOT_FINITE.sub(r"\1'\2'", text))
         except (ValueError, SyntaxError):
@@ -107,10 +113,14 @@ class HFTrainer(Dialect):
         events: list[Event] = []
         for key, raw in logs.items():
             value = _number(raw)
-            if key == "epoch" or value is None:
+            if value is None:
                 continue
-            if finite(value):  # (1e200 too is a loss that blew up: no event holds it)
-                events.append(self._metric(ts, key, value))
+            if key == "epoch":
+                if finite(value):
+                    self._epoch = value
+                    events.append(Progress(self.run_id, ts, self._step, self._total, value))
+            elif finite(value):  # (1e200 too is a loss that blew up: no event holds it)
+                events.append(self._metric(ts, metric_name(key), value))
             elif key.endswith("loss") and not self._diverged:
                 self._diverged = True
                 events.append(diverged(self.run_id, ts, key, raw))

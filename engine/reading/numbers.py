@@ -25,6 +25,9 @@ found fast from their start, so the places a value follows a separator are found
 (``: 1.2``, ``=1.2``, `` 1.2``), and each one's key is matched from there backwards, on the
 reversed line. Every ``Named`` and ``Counter`` carries the span of its number, so that a
 reader of line templates can map a template's number slots to keys.
+
+A table's rows name their numbers by a line before them: ``columns(header)`` reads a header
+line of names, ``table_row(names, header, row)`` a row's numbers under them.
 """
 
 from __future__ import annotations
@@ -341,3 +344,72 @@ def counters(line: str) -> list[Counter]:
             found.append(Counter(what, n, total, size - c.end("n"), size - c.start("n"),
                                  m.start(1), m.end(1)))
     return found
+
+
+# A table printed as a header line of names, then rows of numbers in its columns (Ultralytics'
+# epoch tables, fastai's results, the Trainer's model card): its cells are set apart by "|",
+# by tabs, or by two blanks or more; a tqdm bar after a row or a header is no cell of it
+# ("640: 100%|███| 16/16 [...", "mAP50-95): 100%|███|..."); a Markdown table's rule
+# ("|:-----:|") comes between its header and its rows.
+_PIPED_CELL = re.compile(r"[^|]+")
+_SPACED_CELL = re.compile(r"[^ \t|]+(?: [^ \t|]+)*")
+_BAR_TAIL = re.compile(r":?[ \t]+\d{1,3}%\|")
+_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}+:?(?:[ \t]*\|[ \t]*:?-{3,}+:?)*+[ \t]*\|?[ \t]*$")
+_NUMBER_CELL = re.compile(
+    r"(?P<num>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf))"
+    rf"(?:/\d+)?(?P<unit>{_UNIT}|[kKMGT])?:?")
+_NUMBER_WORD = re.compile(r"[-+]?\d[\d.,:/]*\w?")
+
+
+def _piped(header: str) -> bool:
+    """Whether the cells of the table ``header`` heads are set apart by ``|`` (not a bar's)."""
+    return header.count("|") >= 2 and not _BAR_TAIL.search(header, 0, header.find("|") + 1)
+
+
+def _cells(line: str, piped: bool) -> list[tuple[int, int]]:
+    """The spans of ``line``'s cells (stripped; a bar after them left out)."""
+    bar = _BAR_TAIL.search(line)
+    end = bar.start() if bar else len(line)
+    if piped:
+        return [(m.start() + len(m[0]) - len(m[0].lstrip()), m.end() - len(m[0]) + len(
+            m[0].rstrip())) for m in _PIPED_CELL.finditer(line, 0, end) if m[0].strip()]
+    return [m.span() for m in _SPACED_CELL.finditer(line, 0, end)]
+
+
+def columns(header: str) -> list[str] | None:
+    """The names of the columns of a table's header line (``      Epoch    GPU_mem
+    box_loss ...``, ``epoch<TAB>train_loss<TAB>...``, ``| Training Loss | Epoch | Step |``);
+    None where it is none: fewer than three names, or a cell that holds a number, a value
+    (``:``, ``=``) or no letter first."""
+    names = [header[a:b] for a, b in _cells(header, _piped(header))]
+    if len(names) < 3 or any(
+            not name[:1].isalpha() or "=" in name or ":" in name
+            or any(_NUMBER_WORD.fullmatch(word) for word in name.split()) for name in names):
+        return None
+    return names
+
+
+def table_row(names: list[str], header: str, line: str) -> list[Named] | None:
+    """The named numbers of a row of the table ``header`` heads (its columns ``names``):
+    each number cell named by its column (``70/1000`` under ``Epoch``: the epoch 70; ``6.73G``
+    under ``GPU_mem``: 6.73 and its multiple); cells of text (a label, ``00:03``) are no
+    figures. None where ``line`` is no row of it: another number of cells, fewer than two
+    numbers, or (cells set apart by blanks) a cell not under its column's name."""
+    piped = _piped(header)
+    spans = _cells(line, piped)
+    if len(spans) != len(names) or _RULE.match(line):
+        return None
+    if not piped and "\t" not in header and not all(
+            a < name_end and name_start < b
+            for (a, b), (name_start, name_end) in zip(spans, _cells(header, piped), strict=True)):
+        return None
+    found = []
+    for name, (start, end) in zip(names, spans, strict=True):
+        if (cell := _NUMBER_CELL.fullmatch(line, start, end)) is not None:
+            found.append(Named(name, float(cell["num"]), cell["unit"] or "", *cell.span("num")))
+    return found if len(found) >= 2 else None
+
+
+def rule(line: str) -> bool:
+    """Whether ``line`` is a Markdown table's rule (``|:----:|:---:|``)."""
+    return _RULE.match(line) is not None

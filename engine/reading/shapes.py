@@ -24,7 +24,10 @@ Speed: no Python runs per line of a block. Per block (``logfile.BLOCK``, or a li
   that no template reads: looked for only where the block's lines are not all template
   lines, each distinct one read once, and its named numbers found once per shape (its
   digits all ``0``: every line of it has its numbers in the same places), then read from
-  those places (a shape that gives no figure: a dict lookup).
+  those places (a shape that gives no figure: a dict lookup); such a line that heads a
+  table (``numbers.columns``: Ultralytics' epoch tables, fastai's results, a model card's)
+  has the rows right after it read by its names (``numbers.table_row``), all in the same
+  text (a header at the end of a live batch whose rows come in the next: not read).
 
 Template mining: Drain (the ``drain3`` package) was measured against this masking on the 13
 real framework logs under tests/fixtures/real/frameworks (``bench/template_mining.py``,
@@ -78,8 +81,16 @@ from accelbench.engine.core.events import (
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
-from accelbench.engine.reading.numbers import Counter, Named, counters, named_numbers
-from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name
+from accelbench.engine.reading.numbers import (
+    Counter,
+    Named,
+    columns,
+    counters,
+    named_numbers,
+    rule,
+    table_row,
+)
+from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, own
 
 REPEAT = 3  # times a masked line is seen before it is a template
 SAMPLE_ALL = 64 * 1024  # a text this short is its own sample
@@ -94,8 +105,9 @@ RECENT = 16  # distinct lines a block's one-off search leaves, counted in the ne
 KEYWORDS = ("loss", "acc", "perplexity", "ppl", "mfu", "tflop", "throughput", "samples",
             "persec", "per_sec", "per sec", "tokens/s", "learning rate", "lr:", "lr=", "f1",
             "bleu", "score", "top1", "top-1", "it/s", "tps", "memallocated", "memory",
-            "iteration", "step")
-"""Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names."""
+            "iteration", "step", "batch=")
+"""Texts (any case) a one-off line worth reading holds: the vocabulary's figures' names, and
+a counter's word that is no figure's (Composer's ``[batch=1/300000000]:`` heading a block)."""
 SETTINGS = frozenset({"lr"})  # figures that, printed on a line on its own, are settings
 DONE_KEYS = ("final", "test")  # a one-off figure after the step lines, so named: a summary
 DONE_LINES = ("exits successfully",)  # a launcher's line that the run ended well (DeepSpeed's)
@@ -174,6 +186,7 @@ class ShapeReader(Dialect):
         self.known: set[bytes] = set()  # lines' shapes without digits, looked at for good
         self.recent: list[str] = []  # the one-off lines (and others) the last block held
         self.one_offs: dict[str, frozenset[str]] = {}  # line read on its own: what it gave
+        self.headers: dict[str, list[str] | None] = {}  # one-off lines: a table's columns
         self.shapes: dict[str, _Shape | None] = {}  # one-off lines' shapes (None: read
         # by ``named_numbers`` every time)
         self.calls = 0
@@ -368,12 +381,17 @@ class ShapeReader(Dialect):
                 else:
                     metrics.append((slot.name, _floats(column, slot.scale)))
         steps: list[Any] = fields.get("step") or [None] * n
+        zeros = [0] * n
         if "step" in fields:
             self.stepped = True
             self.last_step = steps[-1]
             self.total = fields["total"][-1] if "total" in fields else self.total
-            zeros = [0] * n
             kinds.append((Progress, (steps, fields.get("total", zeros), fields.get("epoch", zeros),
+                                     fields.get("epochs", zeros))))
+        elif "epoch" in fields and any(fields["epoch"]) and not self.progress_taken and not any(
+                slot.kind == "step" for other in self.templates.values() for slot in other.slots):
+            # an epoch's line where no step line gives the steps: at the step read last (0)
+            kinds.append((Progress, ([self.last_step] * n, [self.total] * n, fields["epoch"],
                                      fields.get("epochs", zeros))))
         for name, values in metrics:
             kinds.append((Metric, ([name] * n, values, steps)))
@@ -424,8 +442,8 @@ class ShapeReader(Dialect):
         for template in self.templates.values():
             if template.rows and template.anchor in rest:
                 rest = template.pattern.sub("", rest)
-        out: list[tuple[int, Event | Rows]] = []
         left = list(dict.fromkeys(rest.split("\n")))
+        out = self._tables(text, left, ts)
         self.recent = left[:RECENT]
         for line in left:
             if not line or line in self.one_offs or len(line) > MAX_LINE:
@@ -440,15 +458,47 @@ class ShapeReader(Dialect):
                 out += [(at, event) for event in events]
         return out
 
-    def _line(self, line: str, ts: float) -> list[Event]:
+    def _tables(self, text: str, left: list[str], ts: float) -> list[tuple[int, Event | Rows]]:
+        """The events of the rows of each table in ``text`` whose header is one of ``left``
+        (the distinct lines holding a keyword that no template reads; each looked at once,
+        ``self.headers``): each row read as a line whose numbers its columns name
+        (``numbers.table_row``), every one a figure; a header's rows are those right after
+        it (a Markdown rule between), all in the same text."""
+        out: list[tuple[int, Event | Rows]] = []
+        for header in left:
+            if (names := self.headers.get(header, ())) == ():
+                names = columns(header) if len(header) <= MAX_LINE else None
+                if len(self.headers) < MAX_ONE_OFFS:
+                    self.headers[header] = names
+            if not names:
+                continue
+            start = text.find(header)
+            while start >= 0:
+                at = start + len(header) + 1
+                if (start == 0 or text[start - 1] == "\n") and text[at - 1:at] in ("\n", ""):
+                    while at < len(text):
+                        end = _end(text.find("\n", at), text)
+                        row = text[at:end]
+                        found = table_row(names, header, row)
+                        if found is None and not rule(row):
+                            break
+                        if found is not None:
+                            out += [(at, event) for event in self._line(row, ts, found)]
+                        at = end + 1
+                start = text.find(header, start + 1)
+        return out
+
+    def _line(self, line: str, ts: float, row: list[Named] | None = None) -> list[Event]:
         """The figures of one line read on its own: its named numbers that are canonical
         figures or named with a keyword, as metrics (at the step it names, else the last step
-        read), and the progress its step counter gives."""
-        found, figureless = self._numbers(line)
+        read), and the progress its step counter (or its epoch) gives; of a table's ``row``,
+        its named numbers (its columns'), every one."""
+        found, figureless = self._numbers(line) if row is None else (row, False)
         blown = self._blew_up(line, ts, found)
         if figureless and not _counters(line):
             return [blown] if blown else []
         step: int | None = None
+        epoch: float | None = None
         metrics: list[tuple[str, float]] = []
         done = named_step = False
         for named in found:
@@ -459,14 +509,18 @@ class ShapeReader(Dialect):
             if name == "step":
                 if step is None and value.is_integer() and abs(value) < MAX_INT:
                     step, named_step = int(value), _current_step(named.key)
-            elif name not in ("total_steps", "epoch"):
+            elif name == "epoch":
+                epoch = value if epoch is None else epoch
+            elif name != "total_steps":
                 if _bare(name) in self.taken:
                     return []  # (the line is a dialect's)
                 if any(name == m for m, _ in metrics):  # (a second one: its own name)
-                    name, value = metric_name(named.key), named.value
+                    name, scale = own(named.key, named.unit)
+                    value = named.value * scale
                     if any(name == m for m, _ in metrics):
                         continue
-                if _canonical(named.key, named.unit) is None and not _keyword(name):
+                if row is None and _canonical(named.key, named.unit) is None and not _keyword(
+                        name):
                     continue  # (a line read on its own: only the vocabulary's figures)
                 metrics.append((name, value))
                 done = done or any(word in named.key.lower() for word in DONE_KEYS)
@@ -482,7 +536,7 @@ class ShapeReader(Dialect):
                     return []
                 step = counter.n if step is None else step
                 self.last_step, self.total = counter.n, counter.total
-                events.append(Progress(self.run_id, ts, counter.n, counter.total))
+                events.append(Progress(self.run_id, ts, counter.n, counter.total, epoch or 0))
         if (named_step and not events and not self.progress_taken and step
                 and not any(slot.kind == "step" for template in self.templates.values()
                             for slot in template.slots)):
@@ -490,7 +544,9 @@ class ShapeReader(Dialect):
             # and past 0: nanoGPT's eval at "step 0" comes before its iter 0): its progress
             self.stepped, self.last_step = True, step
             events.append(Progress(self.run_id, ts, step, self.total if step <= self.total
-                                   else 0))
+                                   else 0, epoch or 0))
+        if epoch and not events and not self.progress_taken:  # (epoch 0: none known)
+            events.append(Progress(self.run_id, ts, self.last_step, self.total, epoch))
         at = step if step is not None else (self.last_step if self.stepped else None)
         rate = next((value for name, value in metrics if name == "samples_per_s"), None)
         if rate is not None and not self.throughput_taken:
@@ -568,8 +624,8 @@ def _canon(key: str, unit: str) -> tuple[str, float]:
     canon = _canonical(key, unit)
     if canon is not None:
         return canon.name, canon.scale
-    name = metric_name(key)
-    return ("step", 1.0) if name.rsplit("_", 1)[-1] in STEP_WORDS else (name, 1.0)
+    name, scale = own(key, unit)
+    return ("step", 1.0) if name.rsplit("_", 1)[-1] in STEP_WORDS else (name, scale)
 
 
 def _canonical(key: str, unit: str) -> Canon | None:
@@ -621,7 +677,7 @@ def _named(line: str) -> list[tuple[int, _Slot]] | None:
         kind = {"step": "step", "epoch": "epoch", "total_steps": "total",
                 "samples_per_s": "throughput"}.get(name, "metric")
         if (kind != "metric" and kind in kinds) or name in names:
-            kind, name, scale = "metric", metric_name(named.key), 1.0  # (a second one)
+            kind, (name, scale) = "metric", own(named.key, named.unit)  # (a second one)
             if name in names:
                 continue
         kinds.add(kind)

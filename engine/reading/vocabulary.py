@@ -85,9 +85,11 @@ EVALUATES = ("test", "testing", "val", "valid", "validation", "validating", "eva
 """The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``, a dev
 set's ``dev_loss`` (flair's ``DEV  : loss 0.0388``)."""
 _EVALUATED = re.compile(rf"(?:{'|'.join(EVALUATES)})_(.+)")
-_OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy"}
-"""The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy;
-its time, memory or throughput are not the training's."""
+_OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy",
+                  "epoch": "epoch"}
+"""The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy, its
+epoch the run's (Flax's ``eval epoch: 2, loss: ...``); its time, memory or throughput are
+not the training's."""
 _BY_UNIT_KEYS = frozenset({"throughput", "throughput_per_gpu", "throughput_per_device",
                            "tokens_per_gpu", "tokens_per_device", "speed", "perf",
                            "performance"})
@@ -215,9 +217,16 @@ def canonical(key: str, unit: str) -> Canon | None:
 
 def named(key: str, unit: str = "") -> tuple[str, float]:
     """The name a number printed with ``key`` (in ``unit``) is kept under and the factor to
-    that name's unit: its canonical figure's, else ``key``'s metric name (factor 1)."""
+    that name's unit: its canonical figure's, else its own (``own``)."""
     canon = canonical(key, unit)
-    return (canon.name, canon.scale) if canon else (metric_name(key), 1.0)
+    return (canon.name, canon.scale) if canon else own(key, unit)
+
+
+def own(key: str, unit: str = "") -> tuple[str, float]:
+    """The name a number printed with ``key`` is kept under by its own name, and its factor:
+    ``key``'s metric name, and a multiple's where ``unit`` is one's letter (nanotron's
+    ``tokens_per_sec_per_gpu: 11.4K`` is 11400, ``consumed_tokens: 85.8G`` 85.8e9)."""
+    return metric_name(key), MULTIPLES.get(unit, 1.0)
 
 
 def _by_unit(unit: str) -> str | None:
