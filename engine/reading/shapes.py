@@ -197,12 +197,15 @@ class ShapeReader(Dialect):
         return bool(fed) and any(d.feed(line, 0.0) for d in copy.deepcopy(fed))
 
     def beside(self, given: Batch) -> None:
-        for item in given:
+        kinds = set(map(type, given))
+        for cls in kinds - {Rows, Metric}:
+            self._take(cls, ())
+        if Metric in kinds:  # (each name once)
+            self._take(Metric, {item.name for item in given if type(item) is Metric})
+        for item in given if Rows in kinds else ():
             if isinstance(item, Rows):
                 for cls, columns in item.kinds:
                     self._take(cls, columns[0] if cls is Metric else ())
-            else:
-                self._take(type(item), (item.name,) if type(item) is Metric else ())
 
     def _take(self, cls: type[Event], names: Any) -> None:
         if cls is Progress:
