@@ -22,7 +22,7 @@ their bytecode cached: each command runs once on a small log first.
 The target (issue 21 item 5): plain ``parse`` at >= 0.25x the bare loop's speed on every
 "1/10" log and >= 0.1x on every "all" log, in <= 64 MB.
 
-    python bench/parse_speed.py [--lines 1000000] [--only FORMAT] [--repeat 1]
+    python bench/parse_speed.py [--lines 1000000] [--only FORMAT] [--repeat 1] [--parse-only]
 """
 
 from __future__ import annotations
@@ -168,12 +168,12 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
 
 
-def commands(log: Path, pattern: str) -> dict[str, list[str]]:
+def commands(log: Path, pattern: str, parse_only: bool = False) -> dict[str, list[str]]:
     cli = [sys.executable, "-m", "accelbench.cli.main"]
     return {"bare regex loop": [sys.executable, "-c", BARE, str(log), pattern],
             "accelbench parse": [*cli, "parse", str(log)],
-            "parse --json": [*cli, "parse", str(log), "--json"],
-            "import": [*cli, "import", str(log)]}
+            **({} if parse_only else {"parse --json": [*cli, "parse", str(log), "--json"],
+                                      "import": [*cli, "import", str(log)]})}
 
 
 def main() -> None:
@@ -183,6 +183,8 @@ def main() -> None:
                         help="this format only (may be given again)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds; each command's of least CPU is shown")
+    parser.add_argument("--parse-only", action="store_true",
+                        help="the bare loop and plain parse only (not --json, not import)")
     args = parser.parse_args()
     env = {key: value for key, value in os.environ.items()
            if key != "PYTHONDONTWRITEBYTECODE"}  # an installed package's bytecode is cached
@@ -204,7 +206,7 @@ def main() -> None:
                 best: dict[str, tuple[float, float, float]] = {}
                 for n in range(args.repeat):
                     home = {**env, "ACCELBENCH_HOME": str(Path(tmp, f"{log.stem}-{shape}{n}"))}
-                    for name, argv in commands(log, round_.step).items():
+                    for name, argv in commands(log, round_.step, args.parse_only).items():
                         figures = measure(argv, home)
                         best[name] = min(best.get(name, figures), figures)
                 size = log.stat().st_size / 2**20

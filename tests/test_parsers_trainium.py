@@ -193,3 +193,36 @@ def test_sniff_tells_the_dialects_apart():
     assert not NeuronProfile.sniff(sections(SEED_001)["Batch 16"].split("**Summary")[0])
     assert not HFTrainer.sniff(sections(SEED_001)["Batch 4"])
     assert HFTrainer.sniff("{'loss': 0.6929, 'learning_rate': 4.9e-05, 'epoch': 0.42}")
+
+
+@pytest.mark.parametrize("logged", [
+    "{'loss': 0.6929, 'learning_rate': 4.9e-05, 'epoch': 0.42}",
+    "{'loss': 2, 'grad_norm': 1e999, 'loss': -0.5, 'epoch': 1.}",  # a key twice: its last
+    "{'loss': 01.5, 'epoch': .5}",
+    "{'loss': 1_0, 'epoch': 1}",  # underscores: Python's, not the pattern's
+    "{'loss': 007, 'epoch': 1}",  # no int literal: nothing
+    "{'loss': \u0663, 'epoch': 1}",  # an Arabic-Indic digit: no literal, nothing
+    "{'lo\\'ss': 3.0, 'epoch': 1}",  # an escape
+    "{'loss': nan, 'epoch': 1}",
+    "{'loss': -inf, 'epoch': 1}",
+])
+def test_a_log_dict_of_numbers_gives_what_literal_eval_reads(logged):
+    """A log dict read by the pattern for dicts of numbers only gives the events reading
+    it with ``ast.literal_eval`` gives (the same dict: keys, order, int or float)."""
+    import ast
+
+    from accelbench.engine.parsers import hf_trainer
+
+    quick = HFTrainer("r").feed(logged, 0.0)
+    slow = hf_trainer._FLAT
+    try:
+        hf_trainer._FLAT = re.compile(r"(?!)")  # (no dict is "of numbers only")
+        read = HFTrainer("r").feed(logged, 0.0)
+    finally:
+        hf_trainer._FLAT = slow
+    assert quick == read
+    try:
+        expected = ast.literal_eval(hf_trainer._NOT_FINITE.sub(r"\1'\2'", logged))
+    except (ValueError, SyntaxError):
+        expected = None
+    assert (expected is not None) == bool(quick)

@@ -383,11 +383,17 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
     return spans, ["".join(whole)], False, held
 
 
-def _deliver(parsers: list[Dialect], line: str | None) -> list[Event]:
+def _deliver(parsers: list[Dialect], line: str | None, fed: list[bool] | None = None
+             ) -> list[Event]:
     """The events of ``line`` (split at carriage returns as the tail does), or of the
-    lines skipped where ``line`` is None."""
+    lines skipped where ``line`` is None; ``fed``: for each parser, whether the line holds
+    one of its ``needs`` (None: each is fed it): one that is not is given what a line it
+    does not need gives, its ``skipped`` (``Dialect.needs``), and not fed it."""
     if line is None:
         return [e for parser in parsers for e in parser.skipped(0.0)]
+    if fed is not None and "\r" not in line:
+        return [e for parser, feed in zip(parsers, fed, strict=True)
+                for e in (parser.feed(line, 0.0) if feed else parser.skipped(0.0))]
     if "\r" in line:
         return [e for part in [p for p in line.split("\r") if p] or [""]
                 for parser in parsers for e in parser.feed(part, 0.0)]
@@ -512,6 +518,7 @@ class _Runs:
         which literals its block's line shapes hold, if known: the others are on none of
         its lines)."""
         self.text, self.done, self.read, self.held = text, 0, 0, held
+        self.own: list[set[int] | None] | None = None  # the lines each parser needs, if known
         if self.needs is None:
             offset = 0
             lines = text.split("\n")
@@ -532,6 +539,10 @@ class _Runs:
                 starts = line_starts(text, needs, nocase)
                 if at_once and self._lines(text, starts):
                     starts = []
+                elif len(self.parsers) > 1:  # (each parser fed the lines it needs only)
+                    self.own = [None if type(parser).needs is None else set(line_starts(
+                        text, type(parser).needs or (), nocase_of([parser])))
+                        for parser in self.parsers]
             after = 0  # the offset just after the last line given
             for start in starts:
                 if start > after and self.skips:  # (else a gap gives nothing)
@@ -629,11 +640,13 @@ class _Runs:
             self.gap = True  # the gap the last piece ended with goes on, or none sees it
             return
         self.gap = line is None
+        fed = None if self.own is None or line is None else [
+            own is None or offset in own for own in self.own]
         if self.split is not None:
-            split = _deliver(self.split, line)
+            split = _deliver(self.split, line, fed)
             if self.ended and split and not all(_closing(e) for e in split):
                 self._cut(offset)
-        events = _deliver(self.parsers, line)
+        events = _deliver(self.parsers, line, fed)
         self.batch += events
         if self.split is None:
             split = events

@@ -23,6 +23,10 @@ from accelbench.engine.reading.vocabulary import metric_name
 _LOG_DICT = re.compile(r"\{'[^{}]*\}")
 _NOT_FINITE = re.compile(r"(:\s*)(-?(?:nan|inf))(?=\s*[,}])")
 _BAR = re.compile(r"(?<![\w./])(\d+)/(\d+) \[(?:\d+:)?\d+:\d+<[^\]]*(?:s/it|it/s)\]")
+# a log dict of numbers only (as most are), read without ``ast.literal_eval``: the same dict
+_NUM = r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+|0|[1-9][0-9]*)(?:[eE][-+]?[0-9]+)?"  # (ASCII: as Python)
+_FLAT = re.compile(rf"\{{'[^'\\\n\r\x00]*': {_NUM}(?:, '[^'\\\n\r\x00]*': {_NUM})*\}}")
+_FLAT_ENTRY = re.compile(rf"'([^'\\\n]*)': ({_NUM})")
 _LOG_KEYS = {"epoch", "loss", "eval_loss", "train_runtime"}
 _BLOCK = re.compile(r"^\*{5} (\w+) metrics \*{5}$")
 _ENTRY = re.compile(r"^\s+(\w+)\s+=\s+(\S.*)$")
@@ -104,10 +108,15 @@ class HFTrainer(Dialect):
     def _log_dict(self, text: str, ts: float) -> list[Event]:
         """A Metric for each finite numeric entry of a Trainer log dict but ``epoch`` (a
         Progress); the first ``nan`` or ``inf`` loss of the run is a diagnosis."""
-        try:
-            logs = ast.literal_eval(_NOT_FINITE.sub(r"\1'\2'", text))
-        except (ValueError, SyntaxError):
-            return []
+        text = _NOT_FINITE.sub(r"\1'\2'", text)
+        if _FLAT.fullmatch(text):
+            logs = {key: float(number) if number.strip("-0123456789") else int(number)
+                    for key, number in _FLAT_ENTRY.findall(text)}
+        else:
+            try:
+                logs = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                return []
         if not isinstance(logs, dict) or not _LOG_KEYS & logs.keys():
             return []
         events: list[Event] = []

@@ -11,8 +11,10 @@ by ``str.find`` of the whole literal.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Iterable, Iterator
+from itertools import accumulate, compress, repeat
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Event
@@ -23,6 +25,7 @@ from accelbench.engine.parsers import Dialect
 _FOLDED = ("\u0131", "\u017f")  # dotless i, long s
 SAMPLE = 8192  # characters of a text the frequency of its characters is guessed from
 RARE = 4  # a character at most this often in the sample is rare: its places are looked at
+DENSE = 16  # a literal on more than one in this many lines is dense (``_dense``)
 
 
 def needs_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...] | None:
@@ -185,8 +188,16 @@ def _anchored(text: str, rare: str, group: list[tuple[str, int]], starts: set[in
 
 def _search(text: str, literals: tuple[str, ...], starts: set[int]) -> None:
     """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``, each
-    found by ``str.find``."""
+    found by ``str.find``; a literal on many of the lines (``_dense``) by a test of every
+    line, in C."""
     find, rfind = text.find, text.rfind
+    dense = [literal for literal in literals if _dense(text, literal)]
+    if dense:
+        lines = text.split("\n")
+        offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+        for literal in dense:
+            starts.update(compress(offsets, map(operator.contains, lines, repeat(literal))))
+        literals = tuple(literal for literal in literals if literal not in dense)
     for literal in literals:
         i = find(literal)
         while i >= 0:
@@ -195,6 +206,14 @@ def _search(text: str, literals: tuple[str, ...], starts: set[int]) -> None:
             if end < 0:
                 break
             i = find(literal, end + 1)
+
+
+def _dense(text: str, literal: str) -> bool:
+    """Whether ``literal`` is on so many lines of ``text`` (judged by its first ``SAMPLE``
+    characters) that testing every line is quicker than finding each place."""
+    if len(text) <= SAMPLE or "\n" in literal:
+        return False
+    return text.count(literal, 0, SAMPLE) * DENSE > text.count("\n", 0, SAMPLE)
 
 
 def wanted_lines(text: str, needs: tuple[str, ...] | None, nocase: tuple[str, ...] = ()
@@ -220,10 +239,12 @@ def wanted_lines(text: str, needs: tuple[str, ...] | None, nocase: tuple[str, ..
         yield after, None
 
 
-def any_line(text: str, literals: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
+def any_line(text: str, literals: tuple[str, ...], pattern: re.Pattern[str],
+             also: str = "") -> bool:
     """True when a line of ``text`` holding one of ``literals`` matches ``pattern`` (a
-    ``sniff`` that looks only at the lines it could match, not at every line)."""
-    return any(line is not None and pattern.search(line)
+    ``sniff`` that looks only at the lines it could match, not at every line); ``also``: a
+    text every line ``pattern`` matches holds (the others are not searched)."""
+    return any(line is not None and also in line and pattern.search(line)
                for _, line in wanted_lines(text, literals))
 
 

@@ -69,4 +69,4 @@ class TqdmBar(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return any_line(text, ("<",), _BAR)
+        return any_line(text, ("<",), _BAR, also="=")  # (a bar's postfix: ``key=value``)

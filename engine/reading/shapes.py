@@ -143,6 +143,7 @@ class Template:
     anchor: str  # its longest literal (where in a block its last line is)
     lead: str
     lowered: str  # its shape in lower case
+    lines: re.Pattern[str]  # ``pattern`` capturing nothing: its lines, counted
     rows: int = 0  # lines read in the current block
     theirs: bool = False  # a detected dialect reads its lines: no events from them here
 
@@ -210,12 +211,15 @@ class ShapeReader(Dialect):
         return bool(fed) and any(d.feed(line, 0.0) for d in copy.deepcopy(fed))
 
     def beside(self, given: Batch) -> None:
-        for item in given:
+        kinds = set(map(type, given))
+        for cls in kinds - {Rows, Metric}:
+            self._take(cls, ())
+        if Metric in kinds:  # (each name once)
+            self._take(Metric, {item.name for item in given if type(item) is Metric})
+        for item in given if Rows in kinds else ():
             if isinstance(item, Rows):
                 for cls, columns in item.kinds:
                     self._take(cls, columns[0] if cls is Metric else ())
-            else:
-                self._take(type(item), (item.name,) if type(item) is Metric else ())
 
     def _take(self, cls: type[Event], names: Any) -> None:
         if cls is Progress:
@@ -256,11 +260,13 @@ class ShapeReader(Dialect):
             template.rows = 0
             if template.anchor not in text:
                 continue
+            if template.theirs:  # (its lines only counted: no groups, half the time)
+                template.rows = len(template.lines.findall(text))
+                covered += template.rows
+                continue
             found = template.pattern.findall(text)
             template.rows = len(found)
             covered += len(found)
-            if template.theirs:
-                continue
             at = text.rfind(template.anchor)
             if early.get(template.shape):
                 # the lines seen before it was known; one read on its own gave some figures
@@ -697,6 +703,14 @@ def _template(shape: str, lines: list[str]) -> Template | None:
         return None
     captured = dict(slots)
     parts = shape.split(_SLOT)
+    anchor = max(parts, key=len)
+    return Template(shape, _pattern(parts, captured), [captured[i] for i in sorted(captured)],
+                    anchor, parts[0], shape.lower(), _pattern(parts, {}))
+
+
+def _pattern(parts: list[str], captured: dict[int, _Slot]) -> re.Pattern[str]:
+    """The pattern of the lines of a template (``parts``: its shape's texts around its number
+    slots), capturing the numbers of the slots ``captured``."""
     body = "".join(
         re.escape(part) + ("" if i == len(parts) - 1 else
                            f" *({_NUM})" if i in captured else f" *{_NUM}")
@@ -704,12 +718,9 @@ def _template(shape: str, lines: list[str]) -> Template | None:
     lead = parts[0]
     if lead.strip():
         rest = body[len(re.escape(lead)):]
-        pattern = f"{re.escape(lead)}(?<=(?<![^\\n]){re.escape(lead)}){rest}(?![^\\n])"
-    else:
-        pattern = f"(?m)^{body}(?![^\\n])"
-    anchor = max(parts, key=len)
-    return Template(shape, re.compile(pattern), [captured[i] for i in sorted(captured)],
-                    anchor, lead, shape.lower())
+        return re.compile(
+            f"{re.escape(lead)}(?<=(?<![^\\n]){re.escape(lead)}){rest}(?![^\\n])")
+    return re.compile(f"(?m)^{body}(?![^\\n])")
 
 
 def _without(rows: Rows, given: frozenset[str]) -> Rows | None:

@@ -31,6 +31,7 @@ _ACCURACY = re.compile(r"(?:Accuracy on test set|Eval accuracy):\s*(\d+(?:\.\d+)
 # "Training accuracy: 87.5% from batch of size 80"
 _BATCH_LOSS = re.compile(r"loss at batch: (\d+) is tensor\(\[([-\d., e]+)\]\)")
 _TRAIN_ACCURACY = re.compile(r"Training accuracy: (\d+(?:\.\d+)?)% from batch")
+_POPTORCH = re.compile("poptorch", re.IGNORECASE)  # (as ``in text.lower()``, not lowering it)
 _ACQUIRE = re.compile(r"Failed to acquire (\d+) IPU\(s\)")
 _NO_IPU = re.compile(r"No IPU detected in the system")
 _ENV_AS_COMMAND = re.compile(r"execve\(\): ([A-Za-z_]\w*)=.*: No such file or directory")
@@ -87,7 +88,7 @@ class PopTorch(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return ("Graph compilation:" in text or "poptorch" in text.lower()
+        return ("Graph compilation:" in text or _POPTORCH.search(text) is not None
                 or ("Failed to acquire" in text and "IPU" in text)
                 or GraphcoreExamples.sniff(text))  # PopTorch programs: their srun lines
 

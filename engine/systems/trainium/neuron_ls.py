@@ -128,4 +128,5 @@ class NeuronLs(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return _HEADER.search(text) is not None or '"nc_count"' in text[:65536]
+        return (("NEURON" in text and _HEADER.search(text) is not None)  # (memchr first)
+                or '"nc_count"' in text[:65536])
