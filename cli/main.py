@@ -970,7 +970,7 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     for why in dict.fromkeys(why for why in refused.values() if why):  # (srun's is sbatch's)
         names = [name for name, said in refused.items() if said == why]
         out.print(f"here = no: {'launchers' if names[1:] else 'launcher'} {', '.join(names)}:"
-                  f" {why}")
+                  f" {why}", markup=False)  # (Slurm's words)
     return 0
 
 

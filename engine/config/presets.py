@@ -11,6 +11,7 @@ from pathlib import Path
 from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.errors import UserError, close_to
 from accelbench.engine.core.job import JobSpec
+from accelbench.engine.core.text import printable
 from accelbench.engine.plugin import registry
 from accelbench.engine.plugin.launcher import get_launcher
 
@@ -87,12 +88,22 @@ def detected_here(entries: list[PresetEntry]) -> dict[str, bool]:
     return {name: name in found and found[name].available for name in names}
 
 
+def launcher_refused(name: str) -> str:
+    """Why launcher ``name`` can start no job here ("" where it can): its ``unavailable``,
+    bounded in time; a plug-in's failure is said, never raised."""
+    try:
+        return printable(str(get_launcher(name).unavailable()))
+    except Exception as exc:  # noqa: BLE001 - a plug-in's bug: said, never raised
+        return printable(f"launcher {name!r} failed: {exc}")
+
+
 def launchers_refused(entries: list[PresetEntry]) -> dict[str, str]:
     """Why each launcher the presets use can start no job here ("" where it can), all
-    asked at once (each launcher's ``unavailable``, bounded in time)."""
+    asked at once (``launcher_refused``)."""
     names = sorted({entry.spec.launcher for entry in entries if entry.spec})
     if not names:
         return {}
     with ThreadPoolExecutor(len(names)) as pool:
-        asked = {name: pool.submit(get_launcher(name).unavailable) for name in names}
+        asked = {name: pool.submit(launcher_refused, name) for name in names}
         return {name: future.result() for name, future in asked.items()}
+

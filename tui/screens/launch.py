@@ -14,7 +14,12 @@ from textual.widgets import Button, Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from accelbench.engine.config import sweep as sweeps
-from accelbench.engine.config.presets import PresetEntry, find_preset, list_presets
+from accelbench.engine.config.presets import (
+    PresetEntry,
+    find_preset,
+    launcher_refused,
+    list_presets,
+)
 from accelbench.engine.config.spec import load_preset, spec_from_dict
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.job import JobSpec
@@ -54,6 +59,8 @@ class LaunchScreen(NavScreen):
     def __init__(self) -> None:
         super().__init__()
         self.availability: dict[str, Availability] = {}
+        self.refused: dict[str, str | None] = {}  # launcher: why it can start no job here
+        # ("": it can; None: being asked)
         self.accelerator = "cpu"
         self.workload = "mnist_cnn"
         self.base: JobSpec | None = None  # keeps launcher, python, env of a loaded preset
@@ -119,10 +126,23 @@ class LaunchScreen(NavScreen):
         self._show_accelerator_status()
         self._update_run_button()
 
+    @work(thread=True, group="launchers")
+    def _ask_launcher(self, name: str) -> None:
+        """Whether launcher ``name`` can start a job here, off the UI thread (Slurm's runs
+        ``sbatch --test-only``: up to 10 s)."""
+        self.app.call_from_thread(self._launcher_answered, name, launcher_refused(name))
+
+    def _launcher_answered(self, name: str, why: str) -> None:
+        self.refused[name] = why
+        self._update_run_button()
+
     def load_spec(self, spec: JobSpec) -> None:
         """Fill pickers and form from ``spec``."""
         self.base = spec
         self.accelerator, self.workload = spec.accelerator, spec.workload
+        if spec.launcher not in self.refused:
+            self.refused[spec.launcher] = None
+            self._ask_launcher(spec.launcher)
         options = self.query_one("#accelerators", OptionList)
         with self.prevent(OptionList.OptionHighlighted):
             options.highlighted = options.get_option_index(spec.accelerator)
@@ -222,6 +242,8 @@ class LaunchScreen(NavScreen):
             problem = f"fix {', '.join(form.errors)} to run"
         elif avail is not None and not avail.available:
             problem = f"{self.accelerator} is not available here: {avail.reason}"
+        elif self.base is not None and (why := self.refused.get(self.base.launcher)):
+            problem = f"launcher {self.base.launcher} cannot start a job here: {why}"
         self.query_one("#run", Button).disabled = bool(problem)
         self.query_one("#form-status", Static).update(Content.styled(problem, "red"))
 
@@ -272,7 +294,7 @@ class LaunchScreen(NavScreen):
                 self.load_spec(spec)
                 self.notify(f"preset {spec.name} loaded", markup=False)
 
-        self.app.push_screen(PresetPicker(entries), loaded)
+        self.app.push_screen(PresetPicker(entries, self.availability), loaded)
 
     def action_save_preset(self) -> None:
         from accelbench.tui.screens.save_preset import SavePreset
@@ -282,4 +304,17 @@ class LaunchScreen(NavScreen):
         except UserError as exc:
             self.notify(str(exc), title="cannot save", severity="error", markup=False)
             return
-        self.app.push_screen(SavePreset(spec))
+        self.app.push_screen(SavePreset(spec, self._changes(spec),
+                                        self.base.name if self.base else ""))
+
+    def _changes(self, spec: JobSpec) -> list[str]:
+        """The keys ``spec`` (the form's) sets otherwise than the loaded preset, its knobs
+        by their name (its name and description aside)."""
+        if self.base is None:
+            return []
+        was, now = self.base.to_dict(), spec.to_dict()
+        knobs_was, knobs_now = was.pop("params"), now.pop("params")
+        for same in ("name", "description"):
+            was.pop(same), now.pop(same)
+        return [key for old, new in ((was, now), (knobs_was, knobs_now))
+                for key in dict.fromkeys([*old, *new]) if old.get(key) != new.get(key)]

@@ -22,22 +22,31 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class SavePreset(ModalScreen[str | None]):
-    """Asks for a file name and a description, then writes the preset."""
+    """Asks for a file name and a description, then writes the preset. The description
+    offered is the loaded preset's only while the form is that preset (``changed``: the
+    keys the form sets otherwise, ``loaded``: the preset's name): else it is asked."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss(None)", "Cancel", id="save.cancel",
                 tooltip="Close without saving")]
 
-    def __init__(self, spec: JobSpec) -> None:
+    def __init__(self, spec: JobSpec, changed: list[str] | None = None, loaded: str = "") -> None:
         super().__init__()
         self.spec = spec
+        self.changed = changed or []
+        self.loaded = loaded
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(Content(f"Save as a preset in {user_dir()}"), classes="dialog-title")
             yield Input(self.spec.name, placeholder="preset name", id="preset-name")
-            yield Input(self.spec.description, placeholder="description (one line)",
-                        id="preset-description")
+            yield Input("" if self.changed else self.spec.description,
+                        placeholder="description (one line)", id="preset-description")
+            if self.changed:
+                keys = ", ".join(self.changed[:3]) + (", …" if self.changed[3:] else "")
+                yield Static(Content(f"the form differs from preset {self.loaded} ({keys}):"
+                                     " its description is left for you to write"),
+                             id="save-note")
             yield Static(id="save-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", id="save", variant="primary")
