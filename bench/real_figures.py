@@ -398,7 +398,7 @@ its README beside it), the figures a user reads off it, as listed in
 `bench/real_figures_list.py`, and how many of them `accelbench parse` / `import` get
 (tool tables: the reader accelbench uses for them). A failed run counts as filed as failed
 when `import` gives it the status `failed`. Target (issues 13 and 21): at least 95 % of
-the figures, every failed run imported as failed; `tests/test_real_figures_tally.py` holds it.
+the figures, every failed run imported as failed; `tests/real/test_real_figures_tally.py` holds it.
 
 """
 

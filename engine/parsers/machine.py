@@ -6,7 +6,7 @@ damaged line is refused with the reason, and the caller keeps it as a log line.
 The lines a live run prints by the hundred a second (progress, throughput, loss, as
 ``emit.py`` writes them: compact, fields in its order, plain numbers and strings) take
 a short cut: a regular expression for each type whose every match is a line the checks
-accept, so the event is built at once (the same event: ``tests/test_machine_lines.py``).
+accept, so the event is built at once (the same event: ``tests/reading/test_machine_lines.py``).
 """
 
 from __future__ import annotations

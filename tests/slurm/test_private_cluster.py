@@ -8,7 +8,7 @@ import sys
 from tests.conftest import ROOT, SLURM_SKIP_REASON, SLURM_TESTS_VAR
 from tests.slurm.cluster import PrivateCluster
 
-ONE_SLURM_TEST = ("tests/test_slurm.py::"
+ONE_SLURM_TEST = ("tests/slurm/test_slurm.py::"
                   "test_preflight_refuses_what_slurm_would")
 
 

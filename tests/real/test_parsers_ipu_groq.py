@@ -12,7 +12,7 @@ from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.groq.dialect import GroqFlow
 from accelbench.engine.systems.ipu.dialect import PopTorch
 
-SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
+SEEDS = Path(__file__).resolve().parent.parent / "fixtures" / "seeds"
 HEADING = re.compile(r"(#{1,3}) +(.*)")
 
 

@@ -28,7 +28,7 @@ from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.run.state import MAX_NAMES, RunState, Series
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 FILES = [p for p in sorted(FIXTURES.rglob("*"))  # (structured files: no lines of dialects)
          if p.is_file() and p.suffix in (".txt", ".log", ".md", ".json", ".jsonl", ".csv")
          and ondisk.kind(p) is None]

@@ -29,7 +29,7 @@ from accelbench.cli.main import main
 from accelbench.engine.rundir.files import write_json
 from accelbench.engine.store.index import SYNCED
 from accelbench.engine.store.runs import Store
-from tests.test_store_index import SPEC
+from tests.store.test_store_index import SPEC
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("useradd") is None,

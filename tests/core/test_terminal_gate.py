@@ -278,7 +278,7 @@ def test_random_bytes_through_parse_and_show(tmp_path, monkeypatch, capsys, data
 
 
 def test_accelerators_writes_no_control_of_a_plugins_detection(home, tmp_path):
-    from tests.test_plugin_system import SYSTEM_MODULE, broken, distribution
+    from tests.plugins.test_plugin_system import SYSTEM_MODULE, broken, distribution
 
     module = broken(SYSTEM_MODULE, 'detail="an example board"', f"detail={HOSTILE!r}")
     root = distribution(tmp_path / "site-packages", module)

@@ -246,7 +246,7 @@ def test_the_usual_scalar_event_read_at_once_is_what_its_fields_give(tmp_path, m
                           '{"current_steps": 1' + "0" * 400 + ', "epoch": NaN, "loss": 0.4}\n'),
 ])
 def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content, tmp_path):
-    """(found by tests/test_fuzz_readers.py: ``int(inf)`` raised OverflowError, an epoch of
+    """(found by tests/reading/test_fuzz_readers.py: ``int(inf)`` raised OverflowError, an epoch of
     ``inf`` or a total of 1e300 made events that ``events.build`` refuses)"""
     from accelbench.engine.core import events
 
@@ -260,7 +260,7 @@ def test_a_step_or_epoch_no_event_can_hold_is_left_out_not_a_crash(name, content
 
 
 def test_an_mllog_figure_no_event_can_hold_is_left_out():
-    """(found by tests/test_fuzz_readers.py: NaN and ``1e999`` became a Metric and a
+    """(found by tests/reading/test_fuzz_readers.py: NaN and ``1e999`` became a Metric and a
     Throughput that ``events.build`` refuses, shown as ``inf`` and ``nan`` by ``parse``)"""
     from accelbench.engine.core import events
     from accelbench.engine.reading.mllog import Mllog

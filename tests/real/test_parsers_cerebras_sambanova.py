@@ -14,7 +14,7 @@ from accelbench.engine.systems.cerebras.dialect import Cerebras
 from accelbench.engine.systems.sambanova.dialect import SambaNova
 from tests.conftest import heading_sections
 
-SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
+SEEDS = Path(__file__).resolve().parent.parent / "fixtures" / "seeds"
 SEED = {n: next(SEEDS.glob(f"{n:03d}_*.txt")).read_text() for n in range(5)}
 HEADING = re.compile(r"^##\s+(.*?)\s*$")  # "## System"; deeper headings stay inside
 

@@ -151,7 +151,7 @@ def test_an_imported_run_derives_its_alike_rows_as_their_lines_one_by_one(store,
     one by one, for every fixture log and long Cerebras logs, in large and small chunks."""
     from accelbench.engine.core.errors import UserError
     from accelbench.engine.run.runner import LogTimes, RunHandle
-    from tests.test_rows import FILES, TRAIN_ONLY, _cerebras_log
+    from tests.core.test_rows import FILES, TRAIN_ONLY, _cerebras_log
 
     paths = [p for p in FILES if p.suffix in (".log", ".txt")]
     for name, text in {"planned": _cerebras_log(True), **TRAIN_ONLY}.items():

@@ -18,7 +18,7 @@ from accelbench.engine.parsers.prefilter import (
 )
 from accelbench.engine.plugin import registry
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 TEXTS = {str(p.relative_to(FIXTURES)): p.read_text(errors="replace")
          for p in sorted(FIXTURES.rglob("*"))
          if p.is_file() and p.suffix in (".txt", ".log", ".md", ".json", ".jsonl", ".csv")}

@@ -114,7 +114,7 @@ async def test_a_cancelled_sweep_shows_the_share_that_ran(runner):
 
 async def test_a_sweep_started_from_the_app_names_its_experiment_as_the_cli_does(runner):
     """The experiment of a sweep that names none is the spec's ``name`` wherever it starts
-    (``experiment.start``: tests/test_cli_first_hour.py starts one from the CLI)."""
+    (``experiment.start``: tests/cli/test_cli_first_hour.py starts one from the CLI)."""
     app = AccelbenchApp(runner, sweep_spec(), start=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ExperimentView))

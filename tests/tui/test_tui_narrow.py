@@ -235,7 +235,7 @@ async def test_top_fits_beside_the_help_panel(runner, monkeypatch):
 
     from accelbench.tui.screens import top as top_screen
     from accelbench.tui.screens.top import TopLine
-    from tests.test_tui_top import RecordedTop
+    from tests.tui.test_tui_top import RecordedTop
 
     monkeypatch.setattr(top_screen, "Top", RecordedTop)
     app = AccelbenchApp(runner)

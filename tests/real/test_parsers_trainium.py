@@ -14,7 +14,7 @@ from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
 from tests.conftest import heading_sections
 
-SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
+SEEDS = Path(__file__).resolve().parent.parent / "fixtures" / "seeds"
 SEED_000 = (SEEDS / "000_6c710d153de2b2d9.txt").read_text()
 SEED_001 = (SEEDS / "001_a8d02f199ef107f4.txt").read_text()
 CEREBRAS = "| Train Device=CSX, Step=100, Loss=7.1, Rate=500.0 samples/sec"

@@ -146,7 +146,7 @@ def test_concurrent_openers_of_a_deleted_index_rebuild_it_once(home):
             " print(len(Store(sys.argv[1]).list()))")
     procs = [subprocess.Popen([os.sys.executable, "-c", code, str(home)], text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              cwd=os.path.dirname(os.path.dirname(__file__)))
+                              cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
              for _ in range(4)]
     results = [p.communicate(timeout=120) for p in procs]
     assert [out.strip() for out, _ in results] == ["20"] * 4

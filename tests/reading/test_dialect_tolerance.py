@@ -9,7 +9,7 @@ import pytest
 from accelbench.engine.plugin import registry
 from tests.conftest import accelbench
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 NOT_NUMBERS = ["abc\x00", "1.2.3", "-", "9" * 400]
 
@@ -97,7 +97,7 @@ def test_a_run_whose_loss_blew_up_keeps_all_its_metrics(home, tmp_path):
 
 
 def test_a_huge_figure_is_shown_with_an_exponent_not_hundreds_of_digits(tmp_path, monkeypatch):
-    """(found by tests/test_fuzz_readers.py: ``{'loss': 1e300}`` in a Trainer log made
+    """(found by tests/reading/test_fuzz_readers.py: ``{'loss': 1e300}`` in a Trainer log made
     ``parse``'s table a column of 400 characters, one a line)"""
     from accelbench.engine.view import figures as fmt
 
