@@ -19,7 +19,7 @@ from accelbench.tui.screens.save_preset import SavePreset
 from tests.helpers import launch, wait_until
 
 SIZE = (80, 24)
-# what sbatch says where no controller can be found (as in tests/test_cli_first_hour.py)
+# what sbatch says where no controller can be found (as in tests/cli/test_cli_first_hour.py)
 NO_CONTROLLER = ("echo 'sbatch: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown"
                  " host' >&2\necho 'sbatch: fatal: Could not establish a configuration source'"
                  " >&2\nexit 1\n")
