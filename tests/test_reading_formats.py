@@ -12,7 +12,7 @@ import pytest
 from accelbench.engine.config.spec import load_preset
 from accelbench.engine.plugin import entrypoints, registry
 from accelbench.engine.reading.formats import GROUP, Formats
-from accelbench.engine.reading.tools import Kind
+from accelbench.engine.reading.tools import ToolOutput
 from accelbench.engine.run.runner import Runner
 from tests.conftest import ROOT
 
@@ -58,7 +58,7 @@ def fresh(monkeypatch):
 @pytest.mark.parametrize("declared", [
     Formats("broken", dialects=(int,)),
     Formats("broken", tables=("slurm_table",)),  # type: ignore[arg-type]
-    Formats("broken", tables=(Kind(str, lambda text: None),)),  # type: ignore[arg-type]
+    Formats("broken", tables=(ToolOutput(str, lambda text: None),)),  # type: ignore[arg-type]
 ])
 def test_a_bad_formats_declaration_is_left_out_in_one_line(declared, fresh, monkeypatch):
     load = entrypoints.load
@@ -70,6 +70,5 @@ def test_a_bad_formats_declaration_is_left_out_in_one_line(declared, fresh, monk
     monkeypatch.setattr(registry.plugins, "load", with_broken)
     assert list(registry.formats()) == ["slurm"]
     assert entrypoints.faults(GROUP) == [
-        ("formats 'broken': dialects are named Dialect subclasses, tables reading.tools.Kind"
-         " objects")]
+        "formats 'broken': dialects are named Dialect subclasses, tables ToolOutput objects"]
     assert "slurm" in registry.dialects()

@@ -76,7 +76,7 @@ def check(raw: Any, where: Callable[[str], str], tables: tuple[str, ...]) -> dic
     for key in [*axes, *(k for v in sweep["variants"] for k in v)]:
         if key in FIXED:
             raise UserError(f"{where(key)}: {key} cannot be swept",
-                            hint="sweep knobs such as max_seq_length, batch_size or env.OMP_NUM_THREADS")
+                            hint="sweep knobs such as batch_size or env.OMP_NUM_THREADS")
         if "." in key and key.partition(".")[0] not in tables:
             raise UserError(f"{where(key)}: a dotted key must start with "
                             + ", ".join(f"{t}." for t in tables), hint="e.g. env.OMP_NUM_THREADS")

@@ -115,16 +115,16 @@ def detect_all() -> dict[str, Availability]:
 def formats() -> dict[str, reading_formats.Formats]:
     """What the installed packages add to the reading of every log, by name (entry-point
     group ``accelbench.formats``: Slurm's launcher package's, without loading a launcher);
-    one declaring anything but named ``Dialect`` subclasses and ``tools.Kind`` left out
+    one declaring anything but named ``Dialect`` subclasses and ``ToolOutput`` objects left out
     (``plugins.faults``)."""
     loaded = plugins.load(reading_formats.GROUP, reading_formats.Formats)
     for name, declared in list(loaded.items()):  # (a plug-in's types are not enforced)
-        kinds = all(isinstance(kind, tools.Kind) for kind in declared.tables)
+        kinds = all(isinstance(kind, tools.ToolOutput) for kind in declared.tables)
         classes = [*declared.dialects, *(kind.dialect for kind in declared.tables if kinds)]
         if not kinds or not all(isinstance(c, type) and issubclass(c, Dialect) and c.name
                                 for c in classes):
             plugins.left_out(reading_formats.GROUP, f"formats {name!r}: dialects are named"
-                             " Dialect subclasses, tables reading.tools.Kind objects")
+                             " Dialect subclasses, tables ToolOutput objects")
             del loaded[name]
     return loaded
 
@@ -135,7 +135,7 @@ def generic_dialects() -> list[type[Dialect]]:
     return [*GENERIC_DIALECTS, *(d for f in formats().values() for d in f.dialects)]
 
 
-def tables() -> list[tools.Kind]:
+def tables() -> list[tools.ToolOutput]:
     """Every kind of tool output read whole, in the order a file is tried: the installed
     packages' (``formats``), then accelbench's own (``tools.KINDS``)."""
     return [*(kind for f in formats().values() for kind in f.tables), *tools.KINDS]

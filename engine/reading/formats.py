@@ -3,8 +3,8 @@
 A package registers one under the entry-point group ``accelbench.formats`` (:data:`GROUP`)
 as it registers a system or a launcher: the dialects of lines any job's output may hold
 (what a scheduler's own tools print there), read with the generic ones on every log, and
-the tool output read whole (a scheduler's job tables, ``reading.tools.Kind``). Slurm's
-launcher package declares its own so (``engine/launchers/slurm/formats.py``); the
+the tool output read whole (a scheduler's job tables: ``reading.tools.ToolOutput``).
+Slurm's launcher package declares its own so (``engine/launchers/slurm/formats.py``); the
 registry reads them without loading any launcher, so ``accelbench parse`` stays cheap.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.reading.tools import Kind
+from accelbench.engine.reading.tools import ToolOutput
 
 GROUP = "accelbench.formats"
 
@@ -25,4 +25,4 @@ class Formats:
 
     name: str
     dialects: tuple[type[Dialect], ...] = ()
-    tables: tuple[Kind, ...] = ()
+    tables: tuple[ToolOutput, ...] = ()

@@ -9,6 +9,7 @@ from accelbench.engine.launchers.slurm.log_dialect import SlurmLog
 from accelbench.engine.launchers.slurm.table_dialect import SlurmTable
 from accelbench.engine.launchers.slurm.tables import job_tables
 from accelbench.engine.reading.formats import Formats
-from accelbench.engine.reading.tools import Kind
+from accelbench.engine.reading.tools import ToolOutput
 
-FORMATS = Formats("slurm", dialects=(SlurmLog,), tables=(Kind(SlurmTable, job_tables),))
+FORMATS = Formats("slurm", dialects=(SlurmLog,),
+                  tables=(ToolOutput(SlurmTable, job_tables),))

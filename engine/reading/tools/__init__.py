@@ -20,7 +20,7 @@ MAX_WHOLE = 64 * 1024 * 1024  # characters: a larger file is read as a log
 
 
 @dataclass(frozen=True)
-class Kind:
+class ToolOutput:
     """A kind of tool output read whole: the dialect its runs are read with (whose
     ``sniff`` tells a file of this kind by its start), and its runs as (title, text),
     None if it holds none."""
@@ -29,10 +29,10 @@ class Kind:
     runs: Callable[[str], list[tuple[str, str]] | None]
 
 
-KINDS: tuple[Kind, ...] = (Kind(PbsTable, job_runs),)
+KINDS: tuple[ToolOutput, ...] = (ToolOutput(PbsTable, job_runs),)
 
 
-def runs(start: str, whole: Callable[[], str | None], kinds: Sequence[Kind],
+def runs(start: str, whole: Callable[[], str | None], kinds: Sequence[ToolOutput],
          dialect: str = "auto") -> tuple[str, list[tuple[str, str]]] | None:
     """The dialect and runs of a file of tool output whose ``start`` is given (``whole``
     gives all of it, None if it is too large: read as a log), or None if it is of none of
