@@ -34,6 +34,8 @@ from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin.detect import finder
 from accelbench.engine.plugin.launcher import Launcher
 from accelbench.engine.plugin.system import Alias, Availability, Column, System
+from accelbench.engine.reading.formats import Formats
+from accelbench.engine.reading.tools import ToolOutput
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit
 from accelbench.engine.rundir.files import CANCEL_FILE, EXIT_FILE, read_json, write_json
 from accelbench.engine.telemetry.node import (
@@ -61,6 +63,7 @@ __all__ = [
     "Event",
     "ExitRecord",
     "Extension",
+    "Formats",
     "JobPoller",
     "JobSpec",
     "Launcher",
@@ -78,6 +81,7 @@ __all__ = [
     "StreamSampler",
     "System",
     "Throughput",
+    "ToolOutput",
     "ToolSampler",
     "UserError",
     "Utilization",

@@ -26,7 +26,7 @@ from accelbench.engine.core.errors import UserError, shown, shown_key
 from accelbench.engine.core.params import Param
 
 OPTIONS: dict[str, Param] = {p.name: p for p in (
-    Param("max_parallel", int, 1, "local runs at once (Slurm runs are all submitted)",
+    Param("max_parallel", int, 1, "local runs at once (a scheduler's runs are all submitted)",
           min=1, max=256),
     Param("stop_on_failure", bool, False, "a failed run stops the sweep"),
     Param("experiment", str, "", "the experiment's name (empty: the preset's `name`, wherever"
@@ -76,10 +76,10 @@ def check(raw: Any, where: Callable[[str], str], tables: tuple[str, ...]) -> dic
     for key in [*axes, *(k for v in sweep["variants"] for k in v)]:
         if key in FIXED:
             raise UserError(f"{where(key)}: {key} cannot be swept",
-                            hint="sweep knobs such as max_seq_length, batch_size or slurm.ntasks")
+                            hint="sweep knobs such as batch_size or env.OMP_NUM_THREADS")
         if "." in key and key.partition(".")[0] not in tables:
             raise UserError(f"{where(key)}: a dotted key must start with "
-                            + ", ".join(f"{t}." for t in tables), hint="e.g. slurm.ntasks")
+                            + ", ".join(f"{t}." for t in tables), hint="e.g. env.OMP_NUM_THREADS")
     if not axes and not sweep["variants"]:
         raise UserError(f"{where('')}: nothing to sweep",
                         hint="add a list, e.g. max_seq_length = [16, 32], or variants = [...]")

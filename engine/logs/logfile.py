@@ -737,7 +737,7 @@ def _whole(path: Path, reader: Reader, dialect: str, blocks: Callable[[], Iterat
     a job of a Slurm or PBS table), read with its kind's dialect; False if the file is of
     no such kind (nothing is given)."""
     found = tools.runs(next(blocks(), ""), lambda: _text_within(blocks, tools.MAX_WHOLE),
-                       dialect)
+                       registry.tables(), dialect)
     if found is None:
         return False
     name, runs = found

@@ -3,7 +3,8 @@
 accelbench's own workloads print machine lines (``machine.py``). Programs that
 accelbench drives unchanged print their own dialects: each is a ``Dialect`` subclass
 that a system declares (``engine/systems``), but for the formats of programs that run on
-any system (``generic.py``: the Hugging Face Trainer's, tqdm bars, Keras, Slurm's lines).
+any system (``generic.py``: the Hugging Face Trainer's, tqdm bars, Keras, MLPerf's; and
+those a package adds to every log: ``reading.formats``, Slurm's lines).
 """
 
 from __future__ import annotations

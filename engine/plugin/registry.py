@@ -22,10 +22,12 @@ from accelbench.engine.core.params import Param
 from accelbench.engine.core.summary import CANONICAL, GENERIC_ALIASES, Alias
 from accelbench.engine.core.text import printable
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.generic import ALWAYS_DIALECTS, GENERIC_DIALECTS, TABLE_DIALECTS
+from accelbench.engine.parsers.generic import ALWAYS_DIALECTS, FILE_DIALECTS, GENERIC_DIALECTS
 from accelbench.engine.plugin import entrypoints as plugins
 from accelbench.engine.plugin.launcher import get_launcher, launchers
 from accelbench.engine.plugin.system import BETTER, Availability, Column, System
+from accelbench.engine.reading import formats as reading_formats
+from accelbench.engine.reading import tools
 from accelbench.engine.telemetry.node import NodeSampler
 from accelbench.engine.telemetry.tool import ToolSampler
 from accelbench.engine.workloads import GENERIC, Extension, Workload
@@ -110,10 +112,41 @@ def detect_all() -> dict[str, Availability]:
 
 
 @functools.cache
+def formats() -> dict[str, reading_formats.Formats]:
+    """What the installed packages add to the reading of every log, by name (entry-point
+    group ``accelbench.formats``: Slurm's launcher package's, without loading a launcher);
+    one declaring anything but named ``Dialect`` subclasses and ``ToolOutput`` objects left out
+    (``plugins.faults``)."""
+    loaded = plugins.load(reading_formats.GROUP, reading_formats.Formats)
+    for name, declared in list(loaded.items()):  # (a plug-in's types are not enforced)
+        kinds = all(isinstance(kind, tools.ToolOutput) for kind in declared.tables)
+        classes = [*declared.dialects, *(kind.dialect for kind in declared.tables if kinds)]
+        if not kinds or not all(isinstance(c, type) and issubclass(c, Dialect) and c.name
+                                for c in classes):
+            plugins.left_out(reading_formats.GROUP, f"formats {name!r}: dialects are named"
+                             " Dialect subclasses, tables ToolOutput objects")
+            del loaded[name]
+    return loaded
+
+
+def generic_dialects() -> list[type[Dialect]]:
+    """The dialects read on any system's output: accelbench's generic ones, then those the
+    installed packages add (``formats``)."""
+    return [*GENERIC_DIALECTS, *(d for f in formats().values() for d in f.dialects)]
+
+
+def tables() -> list[tools.ToolOutput]:
+    """Every kind of tool output read whole, in the order a file is tried: the installed
+    packages' (``formats``), then accelbench's own (``tools.KINDS``)."""
+    return [*(kind for f in formats().values() for kind in f.tables), *tools.KINDS]
+
+
+@functools.cache
 def dialects() -> dict[str, type[Dialect]]:
     """Every log dialect by name: the generic ones (read on any system) and the tables', then
     the systems' (the launchers' are looked up by name only: :func:`get_dialect`)."""
-    return {**{d.name: d for d in (*GENERIC_DIALECTS, *TABLE_DIALECTS, *ALWAYS_DIALECTS)},
+    table = [kind.dialect for kind in tables()]
+    return {**{d.name: d for d in (*generic_dialects(), *table, *FILE_DIALECTS, *ALWAYS_DIALECTS)},
             **{d.name: d for system in systems().values() for d in system.dialects}}
 
 
@@ -276,7 +309,7 @@ def _unique(found: dict[str, System]) -> dict[str, System]:
     """``found`` less each system that declares a name twice, or one an earlier system (or
     accelbench) declares (left out, saying which)."""
     owners: dict[tuple[str, str], str] = {
-        **{("dialect", d.name): "accelbench" for d in (*GENERIC_DIALECTS, *ALWAYS_DIALECTS)},
+        **{("dialect", d.name): "accelbench" for d in (*generic_dialects(), *ALWAYS_DIALECTS)},
         **{("workload", w.name): "accelbench" for w in GENERIC},
         **{("knob", f"{w.name}.{p.name}"): "accelbench" for w in GENERIC for p in w.params},
         **{("metric alias", raw): "accelbench" for raw in GENERIC_ALIASES}}

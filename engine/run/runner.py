@@ -848,7 +848,8 @@ class Runner:
         files in ``run_dir`` (the run's ``work`` directory: ``rundir.files.WORK_DIR``)."""
         system = registry.get_accelerator(spec.accelerator)
         python = spec.python or site.value(spec.accelerator, "python") or sys.executable
-        ctx = Context(python, system.name, system.device, run_dir, system.device_module)
+        ctx = Context(python, system.name, system.device, run_dir, system.device_module,
+                      tuple(dialect.name for dialect in registry.generic_dialects()))
         plan = registry.get_workload(spec.workload).plan(spec.params, ctx)
         for name in plan.dialects:  # a recipe's dialect that does not resolve: now, not later
             try:

@@ -19,7 +19,6 @@ from typing import Any
 
 from accelbench.engine.core.errors import UserError, known_hint, shown
 from accelbench.engine.core.params import Param
-from accelbench.engine.parsers.generic import GENERIC_DIALECTS
 
 SCRIPTS_DIR = Path(__file__).resolve().parent
 
@@ -33,6 +32,7 @@ class Context:
     device: str
     run_dir: Path  # the job's own directory (its files, where it runs), in the run's
     device_module: str = ""  # the package that registers ``device`` with torch (System's)
+    generic: tuple[str, ...] = ()  # the dialects read on any system's output (the registry's)
 
 
 @dataclass
@@ -133,7 +133,7 @@ class Workload:
                 raise UserError("params.command: expected a command to run, got ''")
             # the user's command runs where it was launched, finding what their shell would
             return Plan(argv, env={"PATH": os.environ.get("PATH", os.defpath)},
-                        sniff=[dialect.name for dialect in GENERIC_DIALECTS], cwd=Path.cwd())
+                        sniff=list(ctx.generic), cwd=Path.cwd())
         module = ["--device-module", ctx.device_module] if ctx.device_module else []
         return Plan([ctx.python, "-u", self.script, "--device", ctx.device, *module,
                      *self.flags(params)])

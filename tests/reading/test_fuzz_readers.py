@@ -28,11 +28,11 @@ from accelbench.engine.core import events as ev
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.logs.logfile import parse_file
-from accelbench.engine.plugin.registry import dialects, get_dialect
+from accelbench.engine.plugin.registry import dialects, tables
 from accelbench.engine.reading import metrics_csv, tfevents, trainer_files
 from accelbench.engine.reading.numbers import counters, named_numbers
 from accelbench.engine.reading.shapes import ShapeReader
-from accelbench.engine.reading.tools import kinds, runs
+from accelbench.engine.reading.tools import runs
 from accelbench.engine.reading.tools.pbs import read_jobs
 from accelbench.engine.run.state import RunState
 from accelbench.engine.run.top import Sample
@@ -157,13 +157,13 @@ def test_tool_readers_read_random_text(lines):
     from accelbench.engine.launchers.slurm.tables import read_table
     from accelbench.engine.systems.cuda.dialect import query_rows, topology
 
-    for kind in kinds():
-        kind.sniff(text)
+    for kind in tables():
+        kind.dialect.sniff(text)
         for title, part in kind.runs(text) or []:
             assert isinstance(title, str)
-            dialect = get_dialect(kind.dialect)("r")
+            dialect = kind.dialect("r")
             checked(dialect.feed_lines(part.splitlines(), 1.0) + dialect.finish(2.0))
-    runs(text, lambda: text)
+    runs(text, lambda: text, tables())
     read_table(text)
     read_jobs(text)
     query_rows(text, [])
