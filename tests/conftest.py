@@ -1,4 +1,4 @@
-"""Shared fixtures: a private accelbench home per test, and a CLI runner.
+"""Shared fixtures: a private accelbench home per test, and the markers.
 
 The suite is safe anywhere: for the whole session HOME, the XDG directories and accelbench's
 own (ACCELBENCH_HOME, ACCELBENCH_CONFIG) point into one temporary directory, every test gets
@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,10 +25,6 @@ from typing import Any
 import pytest
 from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
-
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SYSTEMS = ROOT / "engine" / "systems"  # the built-in systems' packages
 
 
 @pytest.fixture
@@ -71,31 +64,6 @@ def fixed_detection(monkeypatch):
         avail = found.get(name, Availability(False, reason=f"no {name} here"))
         monkeypatch.setitem(registry.systems(), name,
                             dataclasses.replace(acc, detect=lambda a=avail: a))
-
-
-def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
-    """Run the ``accelbench`` CLI in a subprocess (environment from the test's)."""
-    return subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy(), check=False,
-                          **kwargs)
-
-
-def heading_sections(text: str, heading: re.Pattern[str]) -> dict[str, str]:
-    """The text under each markdown heading that ``heading`` matches, by heading title."""
-    out: dict[str, list[str]] = {"": []}
-    current = ""
-    for line in text.splitlines():
-        if m := heading.match(line):
-            current = m[1]
-            out[current] = []
-        else:
-            out[current].append(line)
-    return {title: "\n".join(lines) for title, lines in out.items()}
-
-
-def json_events(stdout: str) -> list[dict]:
-    """The events printed by ``--json``, one per line."""
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
 SLURM_TESTS_VAR = "ACCELBENCH_SLURM_TESTS"

@@ -5,17 +5,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import shlex
+import subprocess
 import sys
 import time
 import types
+from pathlib import Path
 from types import SimpleNamespace
 
 from textual.css.query import NoMatches
 
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.tui.screens.launch import LaunchScreen
-from tests.conftest import accelbench
+
+ROOT = Path(__file__).resolve().parent.parent  # the checkout
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SYSTEMS = ROOT / "engine" / "systems"  # the built-in systems' packages
 
 SIZES = [(80, 24), (160, 48)]  # the terminal sizes the app's snapshots are taken at
 
@@ -121,3 +128,28 @@ def fake_pynvml(power: bool = True) -> types.ModuleType:
     m.nvmlDeviceGetClockInfo = lambda h, clock: 1980
     m.nvmlDeviceGetMaxClockInfo = lambda h, clock: 1980
     return m
+
+
+def accelbench(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
+    """Run the ``accelbench`` CLI in a subprocess (environment from the test's)."""
+    return subprocess.run([sys.executable, "-m", "accelbench.cli.main", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT, env=os.environ.copy(), check=False,
+                          **kwargs)
+
+
+def heading_sections(text: str, heading: re.Pattern[str]) -> dict[str, str]:
+    """The text under each markdown heading that ``heading`` matches, by heading title."""
+    out: dict[str, list[str]] = {"": []}
+    current = ""
+    for line in text.splitlines():
+        if m := heading.match(line):
+            current = m[1]
+            out[current] = []
+        else:
+            out[current].append(line)
+    return {title: "\n".join(lines) for title, lines in out.items()}
+
+
+def json_events(stdout: str) -> list[dict]:
+    """The events printed by ``--json``, one per line."""
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]

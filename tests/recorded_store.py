@@ -22,7 +22,7 @@ from accelbench.engine.run.follow import Follower
 from accelbench.engine.rundir.files import PLAN_FILE, write_json
 from accelbench.engine.store import runs as store_module
 from accelbench.engine.store.runs import Store
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 RECORDED = [from_dict(json.loads(line))
             for line in (FIXTURES / "mnist_run_events.jsonl").read_text().splitlines()]

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, accelbench, json_events
+from tests.helpers import ROOT, accelbench, json_events
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"], ["run", "--help"]])

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, accelbench, json_events
-from tests.helpers import listing
+from tests.helpers import FIXTURES, ROOT, accelbench, json_events, listing
 
 NANOGPT = FIXTURES / "real" / "frameworks" / "nanogpt_gpt2_fp16_nan_issue215.log"
 

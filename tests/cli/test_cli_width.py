@@ -25,7 +25,7 @@ from accelbench.engine.store.compare import compare
 from accelbench.engine.store.runs import Store
 from accelbench.engine.view import layout
 from accelbench.engine.view import model as present
-from tests.conftest import FIXTURES, accelbench
+from tests.helpers import FIXTURES, accelbench
 
 SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"
 EXP_ID = "20260101-000000-bert-padding-sweep-on-trainium-1a2b3c"
@@ -315,7 +315,7 @@ def test_errors_and_hints_wrap_on_a_terminal_and_stay_one_line_in_a_pipe(home, m
     import subprocess
     import sys
 
-    from tests.conftest import ROOT
+    from tests.helpers import ROOT
 
     monkeypatch.delenv("COLUMNS", raising=False)
     leader, follower = os.openpty()

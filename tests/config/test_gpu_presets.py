@@ -15,7 +15,7 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.launchers.slurm.commands import resource_args
 from accelbench.engine.run.runner import Runner
 from accelbench.engine.workloads import SCRIPTS_DIR
-from tests.conftest import accelbench
+from tests.helpers import accelbench
 
 PYTHON = "/opt/cuda-env/bin/python"
 

@@ -11,7 +11,7 @@ from accelbench.engine.config.presets import find_preset
 from accelbench.engine.config.spec import load_preset, spec_from_dict, variants
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.run.runner import Runner
-from tests.conftest import accelbench, json_events
+from tests.helpers import accelbench, json_events
 
 MNIST = {"name": "x", "workload": "mnist_cnn"}
 

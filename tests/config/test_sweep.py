@@ -13,8 +13,7 @@ from accelbench.engine.config.spec import load_preset, spec_from_dict, variants
 from accelbench.engine.run.experiment import Experiment, start
 from accelbench.engine.rundir.files import EXIT_FILE, read_json
 from accelbench.engine.store.compare import compare
-from tests.conftest import accelbench, json_events
-from tests.helpers import parse_markdown
+from tests.helpers import accelbench, json_events, parse_markdown
 
 
 def write(tmp_path, text, name="sweep.toml"):
@@ -181,7 +180,7 @@ def test_four_run_sweep_compares_and_exports_parse_back(home):
 
 def test_compare_of_imported_seed_runs(store):
     from accelbench.engine.logs.importer import import_file
-    from tests.conftest import FIXTURES
+    from tests.helpers import FIXTURES
 
     infos = import_file(store, FIXTURES / "seeds" / "004_fa457edab846a9b4.txt", "auto", None)
     cerebras = [i for i in infos if i.accelerator == "cerebras"]

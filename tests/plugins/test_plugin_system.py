@@ -24,7 +24,7 @@ from accelbench.engine.plugin import registry
 from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.launch import LaunchScreen
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def plugin_guide_example(first_line: str) -> str:

@@ -13,7 +13,7 @@ from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin import registry
 from accelbench.engine.run.runner import Deriver, StateOnly
 from accelbench.engine.systems.cerebras.dialect import Cerebras
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 GPTJ = FIXTURES / "real" / "cerebras" / "csx_r25_gptj.log"
 MARK = "ALWAYS-TEST: the job broke"  # (a test-only line, read by the test's dialect only)

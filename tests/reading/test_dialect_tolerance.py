@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.plugin import registry
-from tests.conftest import accelbench
+from tests.helpers import accelbench
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?")

@@ -37,7 +37,7 @@ from accelbench.engine.reading.tools.pbs import read_jobs
 from accelbench.engine.run.state import RunState
 from accelbench.engine.run.top import Sample
 from accelbench.engine.telemetry.node import Absent, Reading
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 FUZZ = settings(max_examples=40, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

@@ -6,7 +6,7 @@ import pytest
 
 from accelbench.engine.core.errors import UserError
 from accelbench.engine.logs.logfile import parse_file, split_sections
-from tests.conftest import FIXTURES, accelbench, json_events
+from tests.helpers import FIXTURES, accelbench, json_events
 
 SEED_000 = FIXTURES / "seeds" / "000_6c710d153de2b2d9.txt"
 

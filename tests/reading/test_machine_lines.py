@@ -20,7 +20,7 @@ from accelbench.engine.run.runner import Deriver, StateAndLines
 from accelbench.engine.rundir.exitfile import ExitRecord
 from accelbench.engine.telemetry import events_from_line
 from accelbench.engine.workloads.emit import PREFIX
-from tests.conftest import accelbench, json_events
+from tests.helpers import accelbench, json_events
 
 FUZZ = settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -24,7 +24,7 @@ from accelbench.engine.rundir.files import (
     WRAPPER_FILE,
     write_json,
 )
-from tests.conftest import accelbench
+from tests.helpers import accelbench
 
 SPEC = spec_from_dict({"name": "r", "workload": "command", "params": {"command": "true"},
                        "telemetry_interval": 0})

@@ -16,7 +16,7 @@ from accelbench.engine.logs.importer import import_file, import_path
 from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.reading import tfevents
 from accelbench.engine.run.runner import RunHandle
-from tests.conftest import ROOT, accelbench
+from tests.helpers import ROOT, accelbench
 
 sys.path.insert(0, str(ROOT / "bench"))
 import real_figures  # (bench/: the fixtures as published)

@@ -16,7 +16,7 @@ from accelbench.engine.core.events import Diagnosis
 from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.run.runner import Deriver
-from tests.conftest import ROOT, accelbench
+from tests.helpers import ROOT, accelbench
 
 sys.path.insert(0, str(ROOT / "bench"))
 

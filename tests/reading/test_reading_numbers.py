@@ -17,7 +17,7 @@ from accelbench.engine.core.events import Throughput
 from accelbench.engine.core.summary import GENERIC_ALIASES
 from accelbench.engine.reading.numbers import columns, counters, named_numbers, rule, table_row
 from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, not_a_figure
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 NAN = math.nan
 

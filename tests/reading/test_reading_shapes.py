@@ -20,7 +20,7 @@ from accelbench.engine.plugin import registry
 from accelbench.engine.reading.numbers import columns, counters, named_numbers, rule, table_row
 from accelbench.engine.reading.shapes import ShapeReader, _canon
 from accelbench.engine.reading.vocabulary import metric_name, own
-from tests.conftest import FIXTURES, accelbench, json_events
+from tests.helpers import FIXTURES, accelbench, json_events
 
 FRAMEWORKS = FIXTURES / "real" / "frameworks"
 NANOGPT = FRAMEWORKS / "nanogpt_shakespeare_char_v100.log"

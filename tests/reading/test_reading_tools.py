@@ -23,7 +23,7 @@ from accelbench.engine.systems.cuda.dialect import topology
 from accelbench.engine.systems.cuda.node import read_smi
 from accelbench.engine.telemetry.node import Absent
 from accelbench.engine.telemetry.tool import ToolSampler
-from tests.conftest import accelbench
+from tests.helpers import accelbench
 
 
 def _body(name: str) -> str:

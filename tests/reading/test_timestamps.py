@@ -14,7 +14,7 @@ import pytest
 from accelbench.engine.launchers.slurm.log_dialect import SlurmLog
 from accelbench.engine.parsers import logclock
 from accelbench.engine.systems.cuda.dialect import NvidiaSmi
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 REAL = FIXTURES / "real"
 

@@ -12,7 +12,7 @@ from accelbench.engine.core.events import Diagnosis, Metric, Phase, Progress, Th
 from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.cerebras.dialect import Cerebras
 from accelbench.engine.systems.sambanova.dialect import SambaNova
-from tests.conftest import heading_sections
+from tests.helpers import heading_sections
 
 SEEDS = Path(__file__).resolve().parent.parent / "fixtures" / "seeds"
 SEED = {n: next(SEEDS.glob(f"{n:03d}_*.txt")).read_text() for n in range(5)}

@@ -12,7 +12,7 @@ from accelbench.engine.core.events import Metric, Progress, Utilization
 from accelbench.engine.parsers.hf_trainer import HFTrainer
 from accelbench.engine.plugin.registry import get_dialect
 from accelbench.engine.systems.trainium.neuron_profile import NeuronProfile
-from tests.conftest import heading_sections
+from tests.helpers import heading_sections
 
 SEEDS = Path(__file__).resolve().parent.parent / "fixtures" / "seeds"
 SEED_000 = (SEEDS / "000_6c710d153de2b2d9.txt").read_text()

@@ -6,7 +6,7 @@ import sys
 
 from real_logs import REAL, fixtures
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 

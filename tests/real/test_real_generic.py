@@ -10,7 +10,7 @@ from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import detect, parse_file
 from accelbench.engine.plugin import registry
 from accelbench.engine.run.runner import Deriver
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 
 def _events(name: str, dialect: str) -> list:

@@ -14,7 +14,7 @@ from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.run.runner import Runner
 from accelbench.engine.rundir.files import LAUNCH_FILE, WORK_DIR, read_json
 from accelbench.engine.store.runs import Store
-from tests.conftest import accelbench
+from tests.helpers import accelbench
 
 NAMES = ("output.log", "summary.json", "exit.json", "meta.json", "spec.toml", "launch.json",
          "wrapper.json", "digest.json", "stderr.log", "state.jsonl")

@@ -20,8 +20,7 @@ from accelbench.engine.launchers.slurm import sbatch as slurm
 from accelbench.engine.launchers.slurm.commands import SlurmJob
 from accelbench.engine.rundir.exitfile import read_exit, reserve, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, WRAPPER_FILE, read_json, write_json
-from tests.conftest import accelbench
-from tests.helpers import command_spec, follow, wait_for
+from tests.helpers import accelbench, command_spec, follow, wait_for
 
 SLEEPS = "import time; print('up', flush=True); time.sleep(60)"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from accelbench.engine.plugin.registry import workloads
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 SIBLINGS = {"emit", "mnist_cnn", "torch_device"}  # the generic scripts' own modules, imported
 # on purpose

@@ -11,7 +11,7 @@ import time
 import psutil
 import pytest
 
-from tests.conftest import ROOT, accelbench, json_events
+from tests.helpers import ROOT, accelbench, json_events
 
 pytestmark = pytest.mark.slow
 

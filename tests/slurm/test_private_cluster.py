@@ -5,7 +5,8 @@ import shutil
 import subprocess
 import sys
 
-from tests.conftest import ROOT, SLURM_SKIP_REASON, SLURM_TESTS_VAR
+from tests.conftest import SLURM_SKIP_REASON, SLURM_TESTS_VAR
+from tests.helpers import ROOT
 from tests.slurm.cluster import PrivateCluster
 
 ONE_SLURM_TEST = ("tests/slurm/test_slurm.py::"

@@ -17,7 +17,7 @@ from accelbench.engine.launchers.slurm import commands as slurm_commands
 from accelbench.engine.launchers.slurm.commands import QUEUE, SlurmQueue, preflight
 from accelbench.engine.rundir.exitfile import read_exit
 from accelbench.engine.rundir.files import EXIT_FILE
-from tests.conftest import ROOT, accelbench, json_events
+from tests.helpers import ROOT, accelbench, json_events
 
 pytestmark = pytest.mark.slurm
 

@@ -21,7 +21,7 @@ from accelbench.engine.launchers.slurm.accounting import (
 from accelbench.engine.launchers.slurm.commands import parse_squeue, squeue_job
 from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import parse_file
-from tests.conftest import FIXTURES, accelbench
+from tests.helpers import FIXTURES, accelbench
 
 SLURM = REAL / "slurm"
 

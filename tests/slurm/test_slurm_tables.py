@@ -14,7 +14,7 @@ from accelbench.engine.launchers.slurm.tables import read_table
 from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.run.runner import RunHandle
-from tests.conftest import accelbench
+from tests.helpers import accelbench
 
 SLURM = REAL / "slurm"
 # The private cluster's six jobs (tests/fixtures/real/slurm/README.md)

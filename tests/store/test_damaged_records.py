@@ -14,8 +14,7 @@ from accelbench.engine.rundir.files import WRAPPER_FILE
 from accelbench.engine.store.runs import Store
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.top import TopScreen
-from tests.conftest import accelbench
-from tests.helpers import SPEC, wait_until
+from tests.helpers import SPEC, accelbench, wait_until
 
 DAMAGE = {"not UTF-8": b'{"pid": 1, "host": "\xff\xfe"}', "a JSON list": b"[1, 2]"}
 

@@ -3,7 +3,7 @@ the run's logs, and print the same as from the logs."""
 
 import shlex
 
-from tests.conftest import FIXTURES, accelbench, json_events
+from tests.helpers import FIXTURES, accelbench, json_events
 
 
 def _ended_runs() -> list[str]:

@@ -9,8 +9,7 @@ import time
 
 from accelbench.engine.rundir.files import EXIT_FILE, WRAPPER_FILE, write_json
 from accelbench.engine.store.runs import Store
-from tests.conftest import accelbench
-from tests.helpers import SPEC, real_runs
+from tests.helpers import SPEC, accelbench, real_runs
 
 DEAD_PID = 4_000_000  # above pid_max: no process has it
 

@@ -15,7 +15,7 @@ import pytest
 from accelbench.engine.rundir.exitfile import read_exit
 from accelbench.engine.rundir.files import EXIT_FILE, read_json
 from accelbench.engine.store.runs import Store
-from tests.conftest import ROOT, accelbench, json_events
+from tests.helpers import ROOT, accelbench, json_events
 
 QUICK = ["--set", "data=synthetic", "--set", "train_samples=3000", "--set", "test_samples=300",
          "--set", "epochs=2", "--set", "threads=1"]

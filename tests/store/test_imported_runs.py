@@ -17,8 +17,7 @@ from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens.chart import ChartScreen
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.widgets.metrics_table import MetricsTable
-from tests.conftest import FIXTURES, accelbench
-from tests.helpers import wait_until
+from tests.helpers import FIXTURES, accelbench, wait_until
 
 REAL = FIXTURES / "real"
 GPTJ = REAL / "cerebras" / "csx_r25_gptj.log"  # 20:03:38,180 to 20:21:14,286, steps 50-200

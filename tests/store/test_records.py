@@ -13,7 +13,7 @@ from accelbench.engine.run.state import RunState
 from accelbench.engine.rundir import journal
 from accelbench.engine.rundir.exitfile import ExitRecord, read_exit, recorded, reserve, write_exit
 from accelbench.engine.rundir.files import EXIT_FILE, STATE_FILE
-from tests.conftest import FIXTURES, accelbench
+from tests.helpers import FIXTURES, accelbench
 
 OLD = FIXTURES / "old_layout"
 OLD_EXITS = json.loads((OLD / "exit_records.json").read_text())

@@ -11,7 +11,7 @@ import pytest
 
 from accelbench.cli.main import main
 from accelbench.engine.store.runs import RunQuery, Store
-from tests.conftest import accelbench
+from tests.helpers import accelbench
 
 HOUR = 3600.0
 COUNT = 60

@@ -26,8 +26,7 @@ from accelbench.engine.rundir.files import (
 )
 from accelbench.engine.store.index import SCHEMA_VERSION
 from accelbench.engine.store.runs import Store
-from tests.conftest import accelbench
-from tests.helpers import SPEC, listing, real_runs
+from tests.helpers import SPEC, accelbench, listing, real_runs
 
 
 def one_line_notice(stderr, *parts):

@@ -17,7 +17,7 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.logs.logfile import parse_file
 from accelbench.engine.store.runs import Store
 from accelbench.engine.telemetry.node import Absent, NodeSampler
-from tests.conftest import FIXTURES, ROOT, accelbench
+from tests.helpers import FIXTURES, ROOT, accelbench
 from tests.store.test_store_index import SPEC
 
 RUN_FILES = ("exit.json", "wrapper.json", "meta.json", "launch.json", "spec.toml",

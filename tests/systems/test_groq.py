@@ -13,7 +13,7 @@ from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.events import Phase
 from accelbench.engine.run.runner import Runner
 from accelbench.engine.systems.groq.dialect import GroqFlow
-from tests.conftest import ROOT, SYSTEMS
+from tests.helpers import ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"
 STEPS = ["Exporting PyTorch to ONNX", "Optimizing ONNX file", "Checking for Op support",

@@ -13,7 +13,7 @@ from accelbench.engine.config.spec import load_preset
 from accelbench.engine.core.events import Diagnosis, Log, Phase
 from accelbench.engine.launchers.slurm.commands import QUEUE
 from accelbench.engine.run.runner import Runner
-from tests.conftest import ROOT, SYSTEMS
+from tests.helpers import ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"
 OPTIONS = '{"autoReport.all":"true", "autoReport.directory":"./profile"}'

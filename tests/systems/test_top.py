@@ -38,8 +38,7 @@ from accelbench.engine.telemetry import node
 from accelbench.engine.telemetry.host import cpu_devices
 from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.engine.view import topview
-from tests.conftest import ROOT, accelbench
-from tests.helpers import SPEC
+from tests.helpers import ROOT, SPEC, accelbench
 from tests.helpers import wait_for as holds_within
 
 STANDINS = ROOT / "tests" / "standins"

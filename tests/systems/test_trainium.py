@@ -22,7 +22,7 @@ from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
 from accelbench.engine.workloads import SCRIPTS_DIR
 from accelbench.engine.workloads.emit import PREFIX
-from tests.conftest import FIXTURES, ROOT, SYSTEMS
+from tests.helpers import FIXTURES, ROOT, SYSTEMS
 
 STANDINS = ROOT / "tests" / "standins"
 NEURON_BIN = STANDINS / "neuron-venv" / "bin"

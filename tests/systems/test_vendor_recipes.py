@@ -14,7 +14,7 @@ from accelbench.engine.launchers.slurm.commands import QUEUE, resource_args
 from accelbench.engine.run.runner import Runner
 from accelbench.engine.rundir.files import WORK_DIR
 from accelbench.engine.workloads import SCRIPTS_DIR
-from tests.conftest import FIXTURES, ROOT
+from tests.helpers import FIXTURES, ROOT
 
 STANDINS = ROOT / "tests" / "standins"
 RECORDINGS = FIXTURES / "recordings"

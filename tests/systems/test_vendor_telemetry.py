@@ -13,7 +13,7 @@ import pytest
 from accelbench.engine.config.spec import spec_from_dict
 from accelbench.engine.core.events import Utilization
 from accelbench.engine.plugin.registry import get_accelerator
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 STANDINS = ROOT / "tests" / "standins"
 

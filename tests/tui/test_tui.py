@@ -473,7 +473,7 @@ async def test_the_run_view_shows_a_commands_real_step_lines_live(runner):
     import shlex
     import sys
 
-    from tests.conftest import FIXTURES
+    from tests.helpers import FIXTURES
 
     replay = FIXTURES.parent / "standins" / "replay_lines.py"
     frameworks = FIXTURES / "real" / "frameworks"

@@ -311,7 +311,7 @@ async def test_quitting_with_no_live_run_says_nothing(runner):
 
 def test_one_section_and_one_experiment_are_singular(runner, capsys, monkeypatch):
     from accelbench.cli.main import main
-    from tests.conftest import FIXTURES
+    from tests.helpers import FIXTURES
     from tests.recorded_store import live_experiment
 
     monkeypatch.setenv("COLUMNS", "200")

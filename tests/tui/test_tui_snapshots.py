@@ -19,8 +19,7 @@ from accelbench.tui.screens.experiment_view import ExperimentView
 from accelbench.tui.screens.launch import LaunchScreen, default_spec
 from accelbench.tui.screens.run_view import RunView
 from accelbench.tui.screens.runs import RunsScreen
-from tests.conftest import FIXTURES
-from tests.helpers import SIZES
+from tests.helpers import FIXTURES, SIZES
 from tests.recorded_store import fixed_clock, live_experiment, three_runs
 
 RECORDED = [from_dict(json.loads(line))

@@ -28,8 +28,7 @@ from accelbench.engine.telemetry.node import Device, Reading
 from accelbench.tui.app import AccelbenchApp
 from accelbench.tui.screens import top as top_screen
 from accelbench.tui.screens.top import TopLine
-from tests.conftest import ROOT
-from tests.helpers import SIZES
+from tests.helpers import ROOT, SIZES
 
 pytestmark = pytest.mark.usefixtures("fixed_detection")
 
