@@ -14,7 +14,7 @@ from accelbench.engine.plugin import entrypoints, registry
 from accelbench.engine.reading.formats import GROUP, Formats
 from accelbench.engine.reading.tools import ToolOutput
 from accelbench.engine.run.runner import Runner
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def test_slurms_formats_reach_the_reading_without_a_launcher():
