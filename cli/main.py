@@ -316,6 +316,10 @@ def _open_tui(args: argparse.Namespace) -> int:
     elif args.start:
         raise UserError("--start needs --preset", hint="e.g. accelbench --preset cpu-mnist --start")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        if args.start:  # the job was asked for: run it as `accelbench run` would
+            _say(f"accelbench: no terminal for the app: running {args.preset} as"
+                 f" `accelbench run {args.preset}` does", sys.stderr)
+            return main(["run", args.preset])
         _say("accelbench: the app needs a terminal (stdin and stdout are not one); the"
              " commands work without: accelbench --help lists them (runs, show, run ...)",
              sys.stderr)

@@ -184,6 +184,20 @@ def test_no_app_without_a_terminal(home):
                           " (runs, show, run ...)\n")
 
 
+def test_start_without_a_terminal_runs_the_job_as_run_does(home, tmp_path):
+    """The README's main command (``--preset P --start``) run where there is no terminal (a
+    script, a batch job) runs the job from the command line instead of refusing."""
+    preset = tmp_path / "echo.toml"
+    preset.write_text('name = "echo"\nworkload = "command"\n\n[params]\n'
+                      'command = "echo started-from-the-main-command"\n')
+    out = subprocess.run([sys.executable, "-m", "accelbench.cli.main", "--preset", str(preset),
+                          "--start"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                         cwd=tmp_path, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.startswith(f"accelbench: no terminal for the app: running {preset} as")
+    assert [(r["name"], r["status"]) for r in listing()] == [("echo", "done")]
+
+
 # did you mean -------------------------------------------------------------------------
 @pytest.mark.parametrize(("args", "hint"), [
     (["run", "cpu-mnst"], ("hint: did you mean 'cpu-mnist'? run `accelbench presets` to list"
