@@ -11,11 +11,12 @@ import subprocess
 import pytest
 
 from accelbench.engine.launchers import jobwrap
+from accelbench.engine.rundir.files import damaged
 from accelbench.engine.rundir.records import Launch, RunMeta, Wrapper
 from accelbench.engine.store.runs import _run_row
 from tests.helpers import SPEC
 
-DAMAGED = "accelbench.engine.store.damaged"
+DAMAGED = damaged.name  # the logger of run files read as damaged
 
 
 def test_each_record_reads_back_what_its_writer_wrote(tmp_path):
