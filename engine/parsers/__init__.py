@@ -175,3 +175,16 @@ def deferred(events: list[Event | Rows], dialect: Dialect, diagnosed: bool
         return events
     return [event for event in events
             if not (type(event) is Diagnosis and event.code in dialect.defers)]
+
+
+class OncePerCause(Dialect):
+    """A dialect that gives one diagnosis per cause, however many ranks, steps or jobs print
+    it (``_say``); it sets ``self._said = set()`` when it starts."""
+
+    _said: set[str]
+
+    def _say(self, ts: float, code: str, message: str, hint: str) -> list[Event]:
+        if code in self._said:
+            return []
+        self._said.add(code)
+        return [Diagnosis(self.run_id, ts, code, message, hint)]

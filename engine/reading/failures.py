@@ -41,7 +41,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from accelbench.engine.core.events import Diagnosis, Event
-from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers import OncePerCause
 
 _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"
 _OOM = "CUDA out of memory. Tried to allocate "
@@ -223,7 +223,7 @@ class _ChildFailed:
         return Diagnosis(run_id, ts, "torchrun_failed", message, hint)
 
 
-class Failures(Dialect):
+class Failures(OncePerCause):
     """Failure signatures read on every log: out of memory (CUDA, the kernel's killer), NCCL
     errors and timeouts, torchrun's failed workers, a port in use, a process the shell saw
     killed, PBS, Moab and LSF limits, and the final exception of a Python traceback."""
@@ -251,12 +251,6 @@ class Failures(Dialect):
         self._oom_kill: tuple[str, str] | None = None  # (pid, name) of an oom-kill line
         self._wrapped: list[str] = []  # a CUDA out-of-memory message read so far, cut short
         self._tried = ""  # the size it tried to allocate
-
-    def _say(self, ts: float, code: str, message: str, hint: str) -> list[Event]:
-        if code in self._said:
-            return []
-        self._said.add(code)
-        return [Diagnosis(self.run_id, ts, code, message, hint)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.rstrip()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from accelbench.engine.core.events import Diagnosis, Event
-from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers import OncePerCause
 from accelbench.engine.parsers.logclock import utc_time
 
 _TASKS = r"(?:srun|salloc): error: (\S+): (tasks? [\d,\-]+): "
@@ -63,7 +63,7 @@ def state_diagnosis(run_id: str, ts: float, state: str, job_id: int | str
     return Diagnosis(run_id, ts, code, f"{what} (Slurm job {job_id}: {state})", hint)
 
 
-class SlurmLog(Dialect):
+class SlurmLog(OncePerCause):
     """Slurm's own lines in a job's output: out of memory, time limit, cancellation, node
     failure, a task's exit code, a refused submission."""
 
@@ -75,12 +75,6 @@ class SlurmLog(Dialect):
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
         self._said: set[str] = set()  # one diagnosis per cause (a JOB and its STEP both say it)
-
-    def _say(self, ts: float, code: str, message: str, hint: str) -> list[Event]:
-        if code in self._said:
-            return []
-        self._said.add(code)
-        return [Diagnosis(self.run_id, ts, code, message, hint)]
 
     def feed(self, line: str, ts: float) -> list[Event]:
         line = line.strip()
