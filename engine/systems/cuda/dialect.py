@@ -48,11 +48,16 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?![\d.eE])")  # (not 1e999's 1)
 # what nvidia-smi prints where it has no reading: no number, and nothing to report
 _NO_READING = re.compile(r"^(?:-+|\[?(?:N/A|Not Supported|Unknown Error|Insufficient"
                          r" Permissions|Requested functionality has been deprecated)\]?)$")
-_SNIFF = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"
-                    r"|^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu|--query-gpu="
-                    r"|^\| NVIDIA-SMI \d|^=+NVSMI LOG=+"
-                    r"|^\s*(?:\x1b\[4m)?GPU0\s+(?:GPU1|CPU Aff|NIC0|mlx)", re.M)
-_SNIFF_NEEDS = ("gpu", "NVIDIA-SMI", "NVSMI", "GPU0")
+# What sniff recognises, each with the literal every line it matches holds (the lines it
+# looks at: a log whose every line says "per_gpu" is not searched line by line for a header)
+_SNIFFS = tuple((literal, re.compile(pattern)) for literal, pattern in (
+    ("#", r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"),  # a dmon header
+    ("utilization.gpu", r"^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu"),  # a CSV header
+    ("--query-gpu=", r"--query-gpu="),  # the command
+    ("NVIDIA-SMI", r"^\| NVIDIA-SMI \d"),  # the table's title
+    ("NVSMI LOG", r"^=+NVSMI LOG=+"),  # -q's
+    ("GPU0", r"^\s*(?:\x1b\[4m)?GPU0\s+(?:GPU1|CPU Aff|NIC0|mlx)")))  # a topo header
+_SNIFF_NEEDS = ("gpu", "NVIDIA-SMI", "NVSMI", "GPU0")  # (in any case: each of the above)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # the default table: a GPU's first row (index, name, persistence or driver model), its
 # second (fan, temperature, performance state, power of cap | memory | utilisation)
@@ -286,8 +291,7 @@ class NvidiaSmi(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        # a dmon header, a CSV header, the command, the table's title, -q's, a topo header
-        return any_line(text, _SNIFF_NEEDS, _SNIFF)
+        return any(any_line(text, (literal,), pattern) for literal, pattern in _SNIFFS)
 
 
 _LINKS = frozenset({"PIX", "PXB", "PHB", "NODE", "SYS", "SOC", "X"})
