@@ -6,7 +6,7 @@ as it is: its step lines (those the format's step pattern finds) repeated in tur
 every ``YYYY-MM-DD HH:MM:SS`` stamp in any line counting on a second per step line; between
 them, the fixture's other lines in turn (but those the format's dialect reads as its run's
 end, and the ``# source`` line), nine to a step line, so that step lines are a tenth of
-the log ("1/10"; where the fixture has no other lines, as "all"); last, the fixture's
+the log ("1/10"; a fixture with no other lines gives no such log); last, the fixture's
 lines after its last step line (its end: what ends its run, what detects some dialects).
 A second log of each format is step lines only but that end ("all").
 
@@ -127,17 +127,24 @@ def _ends_run(dialect: str | None, line: str) -> bool:
                for event in cls("bench").feed(line, 0.0))
 
 
-def _lines(round_: Round, every: bool, count: int) -> Iterator[str]:
-    """The ``count`` lines of the log of ``round_`` (see the module's docstring)."""
+def _parts(round_: Round) -> tuple[list[str], list[str], list[str]]:
+    """The step lines of the fixture of ``round_``, its other lines (but its run's end),
+    and its lines after its last step line."""
     text = (FIXTURES / round_.fixture).read_text(encoding="utf-8").splitlines()
     lines = [line for line in text if not line.startswith("# source:")]
     step = re.compile(round_.step)
     at = [i for i, line in enumerate(lines) if step.search(line)]
     if not at:
         sys.exit(f"{round_.fixture}: no line matches {round_.step}")
-    steps, ending = [lines[i] for i in at], lines[at[-1] + 1:]
     others = [line for line in lines
               if not step.search(line) and not _ends_run(round_.dialect, line)]
+    return [lines[i] for i in at], others, lines[at[-1] + 1:]
+
+
+def _lines(round_: Round, every: bool, count: int) -> Iterator[str]:
+    """The ``count`` lines of the log of ``round_`` (see the module's docstring)."""
+    step = re.compile(round_.step)
+    steps, others, ending = _parts(round_)
     numbers = [int(m[1]) for m in map(step.search, steps) if m.groups() and m[1]]
     interval = max(1, numbers[1] - numbers[0]) if len(numbers) > 1 else 1
     last = numbers[-1] if numbers else 0
@@ -222,7 +229,8 @@ def main() -> None:
         for round_ in ROUNDS:
             if args.only and round_.name not in args.only:
                 continue
-            for every in (False, True):
+            # (a fixture of step lines only gives an "all" log alone)
+            for every in (False, True) if _parts(round_)[1] else (True,):
                 shape = "all" if every else "1/10"
                 log = Path(tmp, f"{round_.name}.log")
                 steps = make_log(log, round_, every, args.lines)
