@@ -35,7 +35,9 @@ class StepLines:
     ``columns`` converts each group (``int``, ``float``, :class:`optional`, :class:`whole`,
     ...; None: kept as text; a group that took no part is ``''``); ``without``: literals a
     step line may not hold (``feed`` reads such a line otherwise): a text where one does is
-    not read at once."""
+    not read at once. A dialect with ``skipped`` is told of lines going by unfed before
+    each other line it is fed, not before its step lines (which must read the same after
+    such lines as without)."""
 
     literal: str
     pattern: re.Pattern[str]
