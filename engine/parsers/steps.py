@@ -16,14 +16,12 @@ import copy
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Event
+from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts
-
-if TYPE_CHECKING:
-    from accelbench.engine.parsers import Dialect
 
 Column = list[Any]
 
@@ -37,7 +35,9 @@ class StepLines:
     ``columns`` converts each group (``int``, ``float``, :class:`optional`, :class:`whole`,
     ...; None: kept as text; a group that took no part is ``''``); ``without``: literals a
     step line may not hold (``feed`` reads such a line otherwise): a text where one does is
-    not read at once."""
+    not read at once. A dialect with ``skipped`` is told of lines going by unfed before
+    each other line it is fed, not before its step lines (which must read the same after
+    such lines as without)."""
 
     literal: str
     pattern: re.Pattern[str]
@@ -121,6 +121,9 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     done, pos = 0, 0  # the rows given; where the text not yet counted for them starts
     find, count = text.find, text.count
     steps_at = set(at or ())
+    # (a dialect that acts on lines going by unfed is told of those before a line it is fed)
+    skips = type(dialect).skipped is not Dialect.skipped
+    fed = steps_at.union(other) if skips else steps_at
     for start in other:
         end = find("\n", start)
         if at is None and literal in (text[start:] if end < 0 else text[start:end]):
@@ -136,6 +139,9 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
                 break
             events += got
             done = n
+        if skips and start and (before := text.rfind("\n", 0, start - 1) + 1) not in fed and (
+                at is not None or literal not in text[before:start]):
+            events += dialect.skipped(ts)
         events += dialect.feed(text[start:] if end < 0 else text[start:end], ts)
     else:
         if done == len(rows):

@@ -226,3 +226,31 @@ def test_a_log_dict_of_numbers_gives_what_literal_eval_reads(logged):
     except (ValueError, SyntaxError):
         expected = None
     assert (expected is not None) == bool(quick)
+
+
+OPTIMUM = SEEDS.parent / "real" / "trainium" / "optimum_tinyllama_npc_nan.log"
+CONLL = SEEDS.parent / "real" / "frameworks" / "hf_trainer_metrics_blocks_conll.log"
+
+
+def test_the_log_dicts_read_from_the_text_give_what_feed_gives():
+    """The Trainer's log dicts read as columns (``feed_text``: runs of dicts alike, a
+    ``nan`` loss diagnosed once, a dict a bar cuts into fed) give what ``feed`` gives the
+    lines one by one, a line going by unfed (``skipped``) ending a metrics block there too."""
+    from accelbench.engine.core.batches import expanded
+    from accelbench.engine.parsers.prefilter import wanted_lines
+
+    optimum = OPTIMUM.read_text().split("\n")[1:]
+    block = CONLL.read_text().split("\n")[1:5]  # its train metrics block's first lines
+    block[2:2] = [next(line for line in optimum if line.startswith("Training completed"))]
+    text = "\n".join(optimum * 30 + block + optimum + [
+        "{'loss': 2, 'grad_norm': 1e999, 'loss': -0.5, 'epoch': 1.}",
+        "{'loss': -0, 'epoch': 1}", "{'loss': 1e200, 'epoch': 2}", "{'eval_loss': inf}"])
+    needs = tuple(need for need in HFTrainer.needs if need in text)
+    one, many = HFTrainer("r"), HFTrainer("r")
+    each = [e for _, line in wanted_lines(text, needs)
+            for e in (one.skipped(0.0) if line is None else one.feed(line, 0.0))]
+    at_once = many.feed_text(text, needs, (), 0.0)
+    assert at_once is not None
+    assert repr(expanded(at_once)) == repr(each)  # (repr: a nan equals itself)
+    assert repr(vars(many)) == repr(vars(one))
+    assert "train_loss" not in metrics(each) and metrics(each)["epoch"] == 30.0

@@ -29,6 +29,8 @@ _NAMES = {"graphs": "compile.graphs", "successful compilations": "compile.graphs
           "failed compilations": "compile.graphs_failed"}
 _CACHE = re.compile(r"NEURON_CACHE\|\|: Current remaining items are \d+, locked are \d+, "
                     r"failed are (\d+), done are (\d+), total is (\d+)")
+# what a line _TOTALS or _CACHE reads holds (other lines give nothing once compiling)
+_COUNTS = ("PARALLEL_COMPILE||: Total ", "NEURON_CACHE||: Current remaining items are ")
 _TIME = re.compile(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
 _STAMP = re.compile(r"^(?:INFO:\s+)?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
 _SNIFF = re.compile(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
@@ -61,6 +63,8 @@ class NeuronCompile(Dialect):
         if not self._compiling:
             self._compiling = True
             events.append(Phase(self.run_id, ts, "compiling", "Neuron compiler"))
+        elif not any(text in line for text in _COUNTS):
+            return events
         if m := _TOTALS.search(line):
             events.append(Metric(self.run_id, ts, _NAMES[m[1]], int(m[2])))
             if m[1] == "failed compilations" and int(m[2]):
