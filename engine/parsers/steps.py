@@ -37,15 +37,18 @@ class StepLines:
     ``columns`` converts each group (``int``, ``float``, :class:`optional`, :class:`whole`,
     ...; None: kept as text; a group that took no part is ``''``); ``without``: literals a
     step line may not hold (``feed`` reads such a line otherwise): a text where one does is
-    not read at once."""
+    not read at once; ``also``: more literals, a step line holding one of them or
+    ``literal`` (a dialect whose pattern reads each of its lines, another line as text)."""
 
     literal: str
     pattern: re.Pattern[str]
     columns: tuple[Callable[[str], Any] | whole | None, ...]
     without: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
     # (optional) the same groups read from a whole text, matching only in a step line as
     # printed, by its literal (a look-behind for what comes before it): tried first, and
-    # used where each of the literal's places is a match (no line-by-line search then)
+    # used where each of the literal's places is a match (no line-by-line search then;
+    # not with ``also``)
     text_pattern: re.Pattern[str] | None = None
 
     def read(self, rows: Sequence[tuple[str, ...]]) -> list[Column]:
@@ -89,13 +92,15 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     it declares none, where ``text`` holds none, or where a line holding its literal is
     not a step line as its pattern reads it (the dialect is then as it was)."""
     steps = dialect.step_lines
-    if steps is None or steps.literal not in needs:
+    literals = () if steps is None else tuple(
+        literal for literal in (steps.literal, *steps.also) if literal in needs)
+    if steps is None or not literals:
         return None
     literal = steps.literal
-    rows = _text_rows(steps, text)
+    rows = None if steps.also else _text_rows(steps, text)
     at: list[int] | None = None  # the step lines' starts (None: counted by the literal)
     if rows is None:
-        at = line_starts(text, (literal,))
+        at = line_starts(text, literals)
         if not at:
             return None
         find = text.find
@@ -112,7 +117,7 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
         columns = steps.read(rows)
     except (ValueError, ArithmeticError):
         return None
-    others = tuple(need for need in needs if need != literal)
+    others = tuple(need for need in needs if need not in literals)
     other = line_starts(text, others, nocase) if others or nocase else []
     if not other:
         return dialect.step_rows(columns, ts)
