@@ -100,23 +100,16 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     rows = None if steps.also else _text_rows(steps, text)
     at: list[int] | None = None  # the step lines' starts (None: counted by the literal)
     if rows is None:
-        at = line_starts(text, literals)
-        if not at:
+        found = _line_rows(steps, text, literals)
+        if found is None:
             return None
-        find = text.find
-        lines = [text[start:find("\n", start)] for start in at]
-        if find("\n", at[-1]) < 0:
-            lines[-1] = text[at[-1]:]  # the text's last line, without its \n
-        joined = "\n".join(lines)
-        if any(literal in joined for literal in steps.without):
-            return None
-        rows = steps.pattern.findall(joined)
-        if len(rows) != len(lines):
-            return None
+        at, rows = found
     try:
         columns = steps.read(rows)
     except (ValueError, ArithmeticError):
         return None
+    given = len(rows)
+    del rows  # (memory: its groups are in the columns)
     others = tuple(need for need in needs if need not in literals)
     other = line_starts(text, others, nocase) if others or nocase else []
     if not other:
@@ -143,7 +136,7 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
             done = n
         events += dialect.feed(text[start:] if end < 0 else text[start:end], ts)
     else:
-        if done == len(rows):
+        if done == given:
             return events
         got = dialect.step_rows([column[done:] for column in columns], ts)
         if got is not None:
@@ -151,6 +144,24 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     vars(dialect).clear()
     vars(dialect).update(saved)
     return None
+
+
+def _line_rows(steps: StepLines, text: str, literals: tuple[str, ...]
+               ) -> tuple[list[int], list[tuple[str, ...]]] | None:
+    """The starts of the lines of ``text`` holding one of ``literals`` and the groups of
+    each by ``pattern``; None where one is not a step line or holds one of ``without``."""
+    at = line_starts(text, literals)
+    if not at:
+        return None
+    find = text.find
+    lines = [text[start:find("\n", start)] for start in at]
+    if find("\n", at[-1]) < 0:
+        lines[-1] = text[at[-1]:]  # the text's last line, without its \n
+    joined = "\n".join(lines)
+    if any(literal in joined for literal in steps.without):
+        return None
+    rows = steps.pattern.findall(joined)
+    return (at, rows) if len(rows) == len(lines) else None
 
 
 def _text_rows(steps: StepLines, text: str) -> list[tuple[str, ...]] | None:
