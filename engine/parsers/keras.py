@@ -156,9 +156,12 @@ class _Block:
                     max, map(operator.sub, epoch, repeat(1)), repeat(0))), n))
                 totals = list(map(operator.mul, of, map(max, epochs, repeat(1))))
                 made.append((Progress, (steps, totals, epoch, epochs)))
+            first, last, k = starts[rows[0]], starts[rows[-1]], len(self.names[key])
             for name, source in _plan(self.names[key], test, *flags):
-                if isinstance(source, int):
-                    column = [values[starts[i] + source] for i in rows]
+                if isinstance(source, int):  # (every k-th where no line between has values)
+                    column = (values[first + source:last + source + 1:k]
+                              if last - first == k * (len(rows) - 1)
+                              else [values[starts[i] + source] for i in rows])
                     if name.endswith("accuracy"):
                         column = list(map(round, map(operator.mul, column, repeat(100)),
                                           repeat(10)))
