@@ -14,11 +14,18 @@ named ``test_...`` and it is no training step.
 
 from __future__ import annotations
 
+import operator
 import re
+from bisect import bisect_left, bisect_right
+from itertools import accumulate, repeat
+from operator import eq
+from typing import Any
 
+from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Event, Metric, Progress
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import any_line
+from accelbench.engine.parsers.steps import StepLines, split_rows
 
 _EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
 # "<n>/<N> " then Keras 2's "[===>...] - ", Keras 3's "━━━━  " or verbose 2's "- ", then
@@ -31,6 +38,21 @@ _TIMES = re.compile(r"^(?:ETA: \S+|(\d+)s|\d+:[\d:]+)(?: (\d+)(s|ms|us)/step)?$"
 _PER = re.compile(r"^(\d+)(s|ms|us)/(step|epoch)$")  # verbose 2's later parts
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000}
 _RENAMED = {"acc": "accuracy", "val_acc": "val_accuracy"}
+_NUMBER = r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?"  # (_METRIC's)
+_VALUE = re.compile(rf": ({_NUMBER})")  # a metric's value in a line's `` - name: value``s
+_NAME = re.compile(r"(\w+): ")  # ... its name
+
+# Every line of Keras's literals read at once: an ``Epoch`` line; a progress line of the
+# shapes above, each part one that ``_figures`` reads whole (the whole line, stripped, the
+# step and steps, the times part's seconds or clock, its time per step, the metrics'
+# ``- name: value``s, verbose 2's time per epoch and per step); any other line as text (fed)
+_STEPS = StepLines("/step", re.compile(
+    r"(?m)^(?:Epoch (\d+)/(\d+)[^\S\n]*|[^\S\n]*((\d+)/(\d+) (?:\[[=>.]*\] - |━+[^\S\n]+|- )"
+    r"(?:ETA: [^\s]+|(\d+)s|(\d+:[\d:]+))(?: (\d+)(s|ms|us)/step)?"
+    rf"((?: - \w+: {_NUMBER})*)(?: - (\d+)(s|ms|us)/epoch)?(?: - (\d+)(s|ms|us)/step)?)"
+    r"[^\S\n]*|([^\n]*))$"),
+    (None,) * 15,
+    also=("Epoch ", "ETA: "))
 
 
 def _figures(part: str, last: bool) -> dict[str, float]:
@@ -47,6 +69,110 @@ def _figures(part: str, last: bool) -> dict[str, float]:
             **({"step_time_s": float(m[2]) / _PER_SECOND[m[3]]} if m[2] else {})}
 
 
+def _per(value: str, unit: str) -> float:
+    """Seconds of ``value`` ``unit`` (``s``, ``ms``, ``us``)."""
+    return float(value) / _PER_SECOND[unit]
+
+
+def _plan(names: tuple[str, ...], test: bool, epoch_time: bool, per: bool, per_epoch: bool,
+          per_step: bool) -> list[tuple[str, int | str]]:
+    """The metrics ``feed`` gives of a progress line, in order, as (name, source): the
+    metric ``names`` (a source: the index of its value), the seconds of the times part
+    (``"secs"``, where ``epoch_time``), its time per step (``"per"``) and verbose 2's
+    (``"epoch"``, ``"step"``), where the line has them; ``test``: evaluate()'s line."""
+    renamed = [_RENAMED.get(name, name) for name in names]
+    if test:
+        return [(f"test_{name}", j) for j, name in enumerate(renamed)
+                if not name.endswith("_time_s")]
+    figures: dict[str, int | str] = {}
+    if epoch_time:
+        figures["epoch_time_s"] = "secs"
+    if per:
+        figures["step_time_s"] = "per"
+    figures.update((name, j) for j, name in enumerate(renamed))
+    if per_epoch:
+        figures["epoch_time_s"] = "epoch"
+    if per_step:
+        figures["step_time_s"] = "step"
+    return list(figures.items())
+
+
+class _Block:
+    """A block's progress lines (``Keras.step_rows``'s columns), their events gathered
+    as Rows: ``read`` are the lines ``feed`` reads figures of (their indices), each then
+    taken as a fit's step or evaluate()'s line, in order."""
+
+    def __init__(self, run_id: str, columns: list[list[Any]], ts: float) -> None:
+        self.run_id, self.columns, self.ts = run_id, columns, ts
+        (_, _, lines, steps_at, totals_at, secs, clocks, pers, _, metrics, per_epochs, _,
+         per_steps, _, _) = columns
+        joined = "\n".join(metrics)
+        keys = _VALUE.sub(": ", joined).split("\n")  # each line's metrics less values
+        self.names = names = {key: tuple(_NAME.findall(key)) for key in set(keys)}
+        self.values = list(map(float, _VALUE.findall(joined)))
+        self.starts = list(accumulate(map(len, map(names.__getitem__, keys)),
+                                      initial=0))  # each line's first value in values
+        self.read = read = [i for i, (line, key, s, c, p, st) in enumerate(zip(
+            lines, keys, secs, clocks, pers, per_steps, strict=True))
+            if line and names[key] and (p or (st and s) or not (s or c))]  # (as _LINE)
+        self.n = list(map(int, map(steps_at.__getitem__, read)))
+        self.of = list(map(int, map(totals_at.__getitem__, read)))
+        self.last = list(map(eq, self.n, self.of))  # at its epoch's last step
+        get, read_keys = list.__getitem__, list(map(keys.__getitem__, read))
+        self.as_step = list(zip(  # the key and flags of _plan of each as a step ...
+            read_keys, repeat(False),
+            map(operator.and_, map(bool, map(get, repeat(secs), read)), self.last),
+            *(map(bool, map(get, repeat(column), read))
+              for column in (pers, per_epochs, per_steps)), strict=False))
+        self.as_test = list(zip(read_keys, repeat(True), repeat(False), repeat(False),
+                                repeat(False), repeat(False), strict=False))  # ... as a test
+        self.taken: list[int] = []  # those of read giving events, not yet given
+        self.kinds_of: list[tuple[Any, ...]] = []  # each one's key and flags
+        self.epoch_of: list[tuple[int, int] | None] = []  # each one's epoch (None: a test)
+
+    def given(self) -> list[Rows]:
+        """The events of the lines taken, as Rows of lines alike; none taken then."""
+        taken, kinds_of, epoch_of = self.taken, self.kinds_of, self.epoch_of
+        if not taken:
+            return []
+        self.taken, self.kinds_of, self.epoch_of = [], [], []
+        columns, values, starts, read = self.columns, self.values, self.starts, self.read
+        secs, pers, units, per_epochs, epoch_units, per_steps, step_units = (
+            columns[i] for i in (5, 7, 8, 10, 11, 12, 13))
+        sources = {"secs": lambda i: float(secs[i]), "per": lambda i: _per(pers[i], units[i]),
+                   "epoch": lambda i: _per(per_epochs[i], epoch_units[i]),
+                   "step": lambda i: _per(per_steps[i], step_units[i])}
+
+        def kinds(part: slice) -> list[tuple[type[Event], tuple[list[Any], ...]]]:
+            at = taken[part]
+            rows = list(map(read.__getitem__, at))
+            key, test, *flags = kinds_of[part.start or 0]
+            made: list[tuple[type[Event], tuple[list[Any], ...]]] = []
+            steps: list[Any] = [None] * len(at)
+            if not test:
+                epoch, epochs = map(list, zip(*epoch_of[part], strict=True))
+                n, of = map(self.n.__getitem__, at), list(map(self.of.__getitem__, at))
+                steps = list(map(operator.add, map(operator.mul, of, map(
+                    max, map(operator.sub, epoch, repeat(1)), repeat(0))), n))
+                totals = list(map(operator.mul, of, map(max, epochs, repeat(1))))
+                made.append((Progress, (steps, totals, epoch, epochs)))
+            first, last, k = starts[rows[0]], starts[rows[-1]], len(self.names[key])
+            for name, source in _plan(self.names[key], test, *flags):
+                if isinstance(source, int):  # (every k-th where no line between has values)
+                    column = (values[first + source:last + source + 1:k]
+                              if last - first == k * (len(rows) - 1)
+                              else [values[starts[i] + source] for i in rows])
+                    if name.endswith("accuracy"):
+                        column = list(map(round, map(operator.mul, column, repeat(100)),
+                                          repeat(10)))
+                else:
+                    column = list(map(sources[source], rows))
+                made.append((Metric, ([name] * len(at), column, steps)))
+            return made
+
+        return split_rows(self.run_id, [self.ts] * len(taken), kinds_of, kinds)
+
+
 class Keras(Dialect):
     """Keras ``fit`` output, verbose 1 (bars) or 2 (a line per epoch)."""
 
@@ -54,6 +180,7 @@ class Keras(Dialect):
     title = "Keras progress lines"
     needs = ("Epoch ", "/step", "ETA: ")
     fallback = True
+    step_lines = _STEPS
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -85,6 +212,55 @@ class Keras(Dialect):
                          epoch=epoch, epochs=epochs),
                 *(Metric(self.run_id, ts, name, value, step=step)
                   for name, value in figures.items())]
+
+    def step_rows(self, columns: list[list[Any]], ts: float) -> list[Event | Rows]:
+        """What ``feed`` gives of Keras's lines, the progress lines' as columns: the state
+        (the epoch, evaluate()'s bars after its last step) followed line by line, the
+        figures of lines alike read together."""
+        block = _Block(self.run_id, columns, ts)
+        lines, others, epochs_at, ofs_at = columns[2], columns[14], columns[0], columns[1]
+        marks = [i for i, line in enumerate(lines) if not line]  # Epoch lines, others
+        fed = [i for i in marks if others[i]]
+        events: list[Event | Rows] = []
+        state, ended = self._epoch, self._ended
+        done = 0  # the marks acted on
+
+        def act(upto: int) -> None:  # on the marks before ``upto``
+            nonlocal state, ended, done
+            if bisect_left(fed, marks[done]) == bisect_left(fed, marks[upto - 1] + 1):
+                done, i = upto, marks[upto - 1]  # Epoch lines only: the last one counts
+                state, ended = (int(epochs_at[i]), int(ofs_at[i])), ""
+                return
+            for i in marks[done:upto]:
+                if others[i]:
+                    events.extend(block.given())
+                    self._epoch, self._ended = state, ended
+                    events.extend(self.feed(others[i], ts))
+                    state, ended = self._epoch, self._ended
+                else:
+                    state, ended = (int(epochs_at[i]), int(ofs_at[i])), ""
+            done = upto
+
+        taken, kinds_of, epoch_of = block.taken, block.kinds_of, block.epoch_of
+        read, last, as_step, as_test = block.read, block.last, block.as_step, block.as_test
+        for j, before in enumerate(map(bisect_right, repeat(marks), read)):
+            if before != done:
+                act(before)
+                taken, kinds_of, epoch_of = block.taken, block.kinds_of, block.epoch_of
+            if not ended:
+                taken.append(j)
+                kinds_of.append(as_step[j])
+                epoch_of.append(state)
+                if last[j] and state[0] > 0:
+                    ended = lines[read[j]]
+            elif lines[read[j]] != ended:
+                taken.append(j)
+                kinds_of.append(as_test[j])
+                epoch_of.append(None)
+        if done < len(marks):
+            act(len(marks))
+        self._epoch, self._ended = state, ended
+        return events + block.given()
 
     @classmethod
     def sniff(cls, text: str) -> bool:

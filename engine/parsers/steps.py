@@ -35,17 +35,20 @@ class StepLines:
     ``columns`` converts each group (``int``, ``float``, :class:`optional`, :class:`whole`,
     ...; None: kept as text; a group that took no part is ``''``); ``without``: literals a
     step line may not hold (``feed`` reads such a line otherwise): a text where one does is
-    not read at once. A dialect with ``skipped`` is told of lines going by unfed before
-    each other line it is fed, not before its step lines (which must read the same after
-    such lines as without)."""
+    not read at once; ``also``: more literals, a step line holding one of them or
+    ``literal`` (a dialect whose pattern reads each of its lines, another line as text). A
+    dialect with ``skipped`` is told of lines going by unfed before each other line it is
+    fed, not before its step lines (which must read the same after such lines as without)."""
 
     literal: str
     pattern: re.Pattern[str]
     columns: tuple[Callable[[str], Any] | whole | None, ...]
     without: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
     # (optional) the same groups read from a whole text, matching only in a step line as
     # printed, by its literal (a look-behind for what comes before it): tried first, and
-    # used where each of the literal's places is a match (no line-by-line search then)
+    # used where each of the literal's places is a match (no line-by-line search then;
+    # not with ``also``)
     text_pattern: re.Pattern[str] | None = None
 
     def read(self, rows: Sequence[tuple[str, ...]]) -> list[Column]:
@@ -89,30 +92,25 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     it declares none, where ``text`` holds none, or where a line holding its literal is
     not a step line as its pattern reads it (the dialect is then as it was)."""
     steps = dialect.step_lines
-    if steps is None or steps.literal not in needs:
+    literals = () if steps is None else tuple(
+        literal for literal in (steps.literal, *steps.also) if literal in needs)
+    if steps is None or not literals:
         return None
     literal = steps.literal
-    rows = _text_rows(steps, text)
+    rows = None if steps.also else _text_rows(steps, text)
     at: list[int] | None = None  # the step lines' starts (None: counted by the literal)
     if rows is None:
-        at = line_starts(text, (literal,))
-        if not at:
+        found = _line_rows(steps, text, literals)
+        if found is None:
             return None
-        find = text.find
-        lines = [text[start:find("\n", start)] for start in at]
-        if find("\n", at[-1]) < 0:
-            lines[-1] = text[at[-1]:]  # the text's last line, without its \n
-        joined = "\n".join(lines)
-        if any(literal in joined for literal in steps.without):
-            return None
-        rows = steps.pattern.findall(joined)
-        if len(rows) != len(lines):
-            return None
+        at, rows = found
     try:
         columns = steps.read(rows)
     except (ValueError, ArithmeticError):
         return None
-    others = tuple(need for need in needs if need != literal)
+    given = len(rows)
+    del rows  # (memory: its groups are in the columns)
+    others = tuple(need for need in needs if need not in literals)
     other = line_starts(text, others, nocase) if others or nocase else []
     if not other:
         return dialect.step_rows(columns, ts)
@@ -144,7 +142,7 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
             events += dialect.skipped(ts)
         events += dialect.feed(text[start:] if end < 0 else text[start:end], ts)
     else:
-        if done == len(rows):
+        if done == given:
             return events
         got = dialect.step_rows([column[done:] for column in columns], ts)
         if got is not None:
@@ -152,6 +150,24 @@ def read_text(dialect: Dialect, text: str, needs: tuple[str, ...], nocase: tuple
     vars(dialect).clear()
     vars(dialect).update(saved)
     return None
+
+
+def _line_rows(steps: StepLines, text: str, literals: tuple[str, ...]
+               ) -> tuple[list[int], list[tuple[str, ...]]] | None:
+    """The starts of the lines of ``text`` holding one of ``literals`` and the groups of
+    each by ``pattern``; None where one is not a step line or holds one of ``without``."""
+    at = line_starts(text, literals)
+    if not at:
+        return None
+    find = text.find
+    lines = [text[start:find("\n", start)] for start in at]
+    if find("\n", at[-1]) < 0:
+        lines[-1] = text[at[-1]:]  # the text's last line, without its \n
+    joined = "\n".join(lines)
+    if any(literal in joined for literal in steps.without):
+        return None
+    rows = steps.pattern.findall(joined)
+    return (at, rows) if len(rows) == len(lines) else None
 
 
 def _text_rows(steps: StepLines, text: str) -> list[tuple[str, ...]] | None:

@@ -84,7 +84,14 @@ STEP_LOGS = ["real/cerebras/csx_r25_llama2_7b.log", "real/cerebras/csx_r24_vit.l
              "real/trainium/nxd_llama3_70b_auto_resume_awsome.log",
              "real/trainium/nxd_llama3_70b_val_loss_notes.log",
              "real/trainium/nxd_llama3_70b_nan_notes.log",
-             "real/sambanova/bert_large_min_throughput_assertion.log"]
+             "real/sambanova/bert_large_min_throughput_assertion.log",
+             # Keras: verbose 1 bars (ETA lines, evaluate()), Keras 3's, verbose 2's
+             "real/generic/keras_magpie_183.txt", "real/generic/keras_io_fit_evaluate.txt",
+             "real/generic/keras3_io_mnist_moe.txt",
+             "real/generic/keras_verbose2_complex_22.txt",
+             # tqdm: Lightning's bars (a checkpoint's message glued to one), set_postfix's
+             "real/generic/tqdm_lightning_4225.txt", "real/generic/tqdm_lightning_2667.txt",
+             "real/generic/tqdm_lightning_3866.txt"]
 
 
 @pytest.mark.parametrize("name", [name for name, cls in registry.dialects().items()
