@@ -276,6 +276,8 @@ class Failures(OncePerCause):
             text = " ".join(self._wrapped)
             return (self._cuda_oom(ts) if _OOM_END.search(text)
                     or len(self._wrapped) > _OOM_WRAPPED else [])
+        if "CUDA" not in line and "CUBLAS_STATUS_ALLOC_FAILED" not in line:  # (in each)
+            return None
         if m := _TRIED.search(line):
             self._wrapped, self._tried = [line[m.start():]], m[1]
             return self._cuda_oom(ts) if _OOM_END.search(line) else []
@@ -301,6 +303,8 @@ class Failures(OncePerCause):
         return self._say(ts, "cuda_oom", message, _OOM_HINT)
 
     def _nccl(self, line: str, ts: float) -> list[Event] | None:
+        if "NCCL" not in line and "nccl" not in line:  # (in each pattern)
+            return None
         if m := _WATCHDOG.search(line):
             rank, seq, op, timeout, ran = m.groups()
             on = f" on rank {rank}" if rank else ""
@@ -320,12 +324,12 @@ class Failures(OncePerCause):
 
     def _torchrun_lines(self, line: str, ts: float) -> list[Event] | None:
         child = self._child
-        if m := _AGENT_FAILED.search(line):
+        if "failed (exitcode: " in line and (m := _AGENT_FAILED.search(line)):
             if not child.table and child.rank is None:
                 child.exit, child.local_rank = int(m[1]), m[2] or m[4]
             child.seen = True
             return []
-        if _CHILD_FAILED.search(line):
+        if "ChildFailedError:" in line and _CHILD_FAILED.search(line):
             child.table = child.seen = True
             return []
         if not child.table:
@@ -361,6 +365,8 @@ class Failures(OncePerCause):
         return self._say(diagnosis.ts, diagnosis.code, diagnosis.message, diagnosis.hint)
 
     def _address(self, line: str, ts: float) -> list[Event] | None:
+        if "failed to " not in line and "Address already in use" not in line:  # (in each)
+            return None
         if m := _LISTEN.search(line):
             port = m[1] or self._port
             if m := _BIND.search(line):
@@ -375,10 +381,10 @@ class Failures(OncePerCause):
         return None
 
     def _kernel(self, line: str, ts: float) -> list[Event] | None:
-        if m := _KILLED.search(line):
+        if "Killed process " in line and (m := _KILLED.search(line)):
             pid, name, _vm, rss = m.groups()
             return self._killed(ts, pid, name, rss)
-        if m := _OOM_KILL.search(line):
+        if "oom-kill:" in line and (m := _OOM_KILL.search(line)):
             self._oom_kill = (m[2], m[1])  # the line naming what it killed comes next
             return []
         return None
@@ -389,7 +395,7 @@ class Failures(OncePerCause):
                          f" process {pid} ({name}){held}", _KERNEL_OOM_HINT)
 
     def _shell(self, line: str, ts: float) -> list[Event] | None:
-        if not (m := _SHELL_KILLED.fullmatch(line.strip())):
+        if "Killed" not in line or not (m := _SHELL_KILLED.fullmatch(line.strip())):
             return None
         if self._said:  # the echo of a failure said before (the kernel's killer, a limit)
             return []
@@ -400,7 +406,7 @@ class Failures(OncePerCause):
                          _SIGKILL_HINT + "; or a limit of the scheduler, where it says so")
 
     def _scheduler(self, line: str, ts: float) -> list[Event] | None:
-        if m := _PBS.search(line):
+        if "PBS: job killed: " in line and (m := _PBS.search(line)):
             code, hint = _PBS_CODES.get(m[1], _PBS_OTHER)
             return self._say(ts, code, f"PBS killed the job: {m[1]} {m[2]} exceeded its"
                              f" limit {m[3]}", hint)
@@ -410,7 +416,7 @@ class Failures(OncePerCause):
         if _LSF_RUNLIMIT in line:
             return self._say(ts, "lsf_walltime", "LSF killed the job: it reached its run"
                              " time limit (TERM_RUNLIMIT)", _WALLTIME_HINT)
-        if m := _LSF_EXIT.fullmatch(line.strip()):
+        if "Exited with exit code " in line and (m := _LSF_EXIT.fullmatch(line.strip())):
             self.exit_code = int(m[1])  # LSF's summary of the job: its exit code
             return []
         return None

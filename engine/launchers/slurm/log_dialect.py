@@ -77,23 +77,25 @@ class SlurmLog(OncePerCause):
         self._said: set[str] = set()  # one diagnosis per cause (a JOB and its STEP both say it)
 
     def feed(self, line: str, ts: float) -> list[Event]:
+        if "error: " not in line and "slurmstepd" not in line:  # (in each pattern)
+            return []
         line = line.strip()
-        if m := _EXITED.search(line):
+        if "Exited with exit code " in line and (m := _EXITED.search(line)):
             if self.exit_code is None or self.exit_code == 0:
                 self.exit_code = int(m[3])
             return self._say(ts, "slurm_task_exit",
                              f"{m[2]} on {m[1]} exited with code {m[3]}",
                              "the program failed: see the lines before this one")
-        if m := _TASK_OOM.search(line):
+        if "Out Of Memory" in line and (m := _TASK_OOM.search(line)):
             return self._say(ts, "slurm_oom", f"{m[2]} on {m[1]} ran out of memory",
                              _OOM_HINT)
         if m := _TASK_SIGNAL.search(line):
             return self._say(ts, "slurm_task_signal", f"{m[2]} on {m[1]}: {m[3]}",
                              "the program crashed: see the lines before this one")
-        if m := _OOM.search(line):
+        if "kill event" in line and (m := _OOM.search(line)):
             return self._say(ts, "slurm_oom",
                              f"{m[1]} out-of-memory kill(s) in step {m[2]}", _OOM_HINT)
-        if m := _CANCELLED.search(line):
+        if " CANCELLED AT " in line and (m := _CANCELLED.search(line)):
             at, node = utc_time(m[4]), m[3] or m[6]  # (UTC: only the span between matters)
             at = ts if at is None else at
             if m[5] in _CAUSES:
@@ -113,7 +115,7 @@ class SlurmLog(OncePerCause):
                              "the message is Slurm's own: check the partition, account,"
                              " time limit and resources asked for (`sinfo`, `sacctmgr show"
                              " assoc user=$USER`)")
-        if m := _NODE_FAIL.search(line):
+        if "Node failure on " in line and (m := _NODE_FAIL.search(line)):
             code, what, hint = _CAUSES["NODE FAILURE"]
             return self._say(ts, code, f"{what}: {m[1]}", hint)
         return []

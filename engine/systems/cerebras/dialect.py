@@ -101,12 +101,15 @@ class Cerebras(Dialect):
     name = "cerebras"
     run_end = frozenset({"samples_processed"})
     title = "Cerebras appliance"
-    needs = ("Train Device=", "sample(s) in", "Effective batch size", "checkpoint", "job id: ",
-             "Job id: ", "Initiating a new ", "current job status: ", "ERROR:",
-             "Traceback (most recent call last)", "Error: ", "Exception: ", "Eval Device=",
-             "Avg Eval Loss", "eval/", " train steps", " loop ", "global step ",
-             "Training finished with", "Loss for final step", "Compile estimated performance",
-             *_PHASES)
+    # (each the literal of a pattern, or of a line ``feed`` acts on: a line holding none
+    # gives no event)
+    needs = ("Train Device=", "sample(s) in", "Effective batch size", "Saving checkpoint at ",
+             "Saved checkpoint ", "job id: wsjob-", "Job id: wsjob-",
+             "Initiating a new compile wsjob", "Initiating a new execute wsjob",
+             "current job status: ", "ERROR:", "Traceback (most recent call last)", "Error: ",
+             "Exception: ", "Eval Device=", "Avg Eval Loss", "- eval/", " train steps",
+             "Starting train", "steps/sec)", "Training finished with", "Loss for final step",
+             "Compile estimated performance", *_PHASES)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
@@ -252,73 +255,73 @@ class Cerebras(Dialect):
     def _body(self, text: str, level: str, ts: float) -> list[Event]:
         """The events of a line's text (its timestamp and level already taken off)."""
         run = self.run_id
-        if m := _TRAIN.search(text):
+        if "| Train Device=" in text and (m := _TRAIN.search(text)):
             events: list[Event] = []
             self._train(events, ts, *m.groups())
             return events
-        if m := _TF_STEP.search(text):
+        if "global step " in text and (m := _TF_STEP.search(text)):
             step = int(m[1])
             self._done, finished, self._finished = False, self._finished, []
             self._loss = float(m[2])
             events = [] if self._training else self._enter(ts, "running")
             return [*finished, *events, Metric(run, ts, "loss", self._loss, step),
                     Metric(run, ts, "steps_per_s", float(m[3]), step)]
-        if m := _EVAL.search(text):
+        if "| Eval Device=" in text and (m := _EVAL.search(text)):
             events = self._enter(ts, "evaluating", f"evaluating at step {m[1]}")
             if m[3] is not None:  # the eval batch's rate, at the trained step evaluated
                 events.append(Metric(run, ts, "eval_rate", float(m[3]), int(m[1])))
             return events
-        if m := _AVG_EVAL.search(text):
+        if "Avg Eval Loss: " in text and (m := _AVG_EVAL.search(text)):
             return [Metric(run, ts, "eval_loss", float(m[1]))]
-        if m := _EVAL_METRIC.match(text.strip()):
+        if "- eval/" in text and (m := _EVAL_METRIC.match(text.strip())):
             return [Metric(run, ts, m[1], float(m[2]))]
-        if m := _TF_FINISHED.search(text):
+        if "Training finished with " in text and (m := _TF_FINISHED.search(text)):
             self._done = True
             self._finished = [Metric(run, ts, "samples_processed", float(m[1])),
                               Metric(run, ts, "train_runtime", float(m[2])),
                               Metric(run, ts, "train_samples_per_second", float(m[3]))]
             return []
-        if m := _TF_FINAL.search(text):
+        if "Loss for final step: " in text and (m := _TF_FINAL.search(text)):
             self._loss, finished, self._finished = None, self._finished, []
             return [*finished, Metric(run, ts, "final_loss", float(m[1]))]
-        if m := _PROCESSED.search(text):
+        if "sample(s) in " in text and (m := _PROCESSED.search(text)):
             samples, seconds = int(m[1]), float(m[2])
             self._done = True
             return [Metric(run, ts, "samples_processed", float(samples)),
                     Metric(run, ts, "train_runtime", seconds),
                     Metric(run, ts, "train_samples_per_second", samples / seconds),
                     *self._final_loss(ts)]
-        if m := _BATCH.search(text):
+        if "Effective batch size is " in text and (m := _BATCH.search(text)):
             return [Metric(run, ts, "batch_size", float(m[1]))]
-        if m := _TOTAL.search(text):
+        if " train" in text and (m := _TOTAL.search(text)):
             total, self._total = self._total, int(m[1] or m[2])
             return [] if total == self._total else [Metric(run, ts, "planned_steps",
                                                            self._total)]
-        if m := _ESTIMATE.search(text):
+        if "Compile estimated " in text and (m := _ESTIMATE.search(text)):
             return [Metric(run, ts, "compile_estimated_samples_per_s", float(m[1]))]
         if self._done and ("checkpoint" in text):
             return []
-        if m := _SAVING.search(text):
+        if "Saving checkpoint at " in text and (m := _SAVING.search(text)):
             return self._enter(ts, self._checkpoint_phase, f"saving checkpoint at step {m[1]}")
-        if m := _SAVED.search(text):
+        if "Saved checkpoint " in text and (m := _SAVED.search(text)):
             saved = f"at step {m[1]}" if m[1] else m[2]
             return self._enter(ts, self._checkpoint_phase, f"saved checkpoint {saved}")
-        if m := _JOB_ID.search(text):
+        if " job id: wsjob-" in text and (m := _JOB_ID.search(text)):
             self._job = m[1]
             return self._enter(ts, _AFTER_QUEUE[m[1]], f"{m[1]} job {m[2]}")
-        if m := _NEW_JOB.search(text):
+        if "Initiating a new " in text and (m := _NEW_JOB.search(text)):
             self._job = m[1]
             return []
         if self._job and (m := _JOB_ID_NEXT.match(text)):
             return self._enter(ts, _AFTER_QUEUE[self._job], f"{self._job} job {m[1]}")
-        if m := _POLL.search(text):
+        if "current job status: " in text and (m := _POLL.search(text)):
             if m[1] == "Queueing":
                 return self._enter(ts, "queued", m[2])
             if m[1] == "Scheduled" and self._job:
                 return self._enter(ts, _AFTER_QUEUE[self._job], f"{self._job} job scheduled")
             return []
         if level == "ERROR":
-            if m := _JOB_FAILED.search(text):
+            if " failed due to: " in text and (m := _JOB_FAILED.search(text)):
                 return [Diagnosis(run, ts, "cerebras_job_failed", text,
                                   f"run 'csctl get jobs' to see why {m[1]} failed")]
             hint = _NAN_HINT if "NaN" in text else ""

@@ -38,7 +38,6 @@ _STEP = re.compile(rf"\|global_step:(\d+)\|average_loss:({_NUMBER})")
 _ITERATION = re.compile(r"Iteration:.*?\|\s*(\d+)/(\d+) \[")
 _COMPILE = re.compile(r"^COMPILE START AT \d+")
 _RUN = re.compile(r"^RUN(?: COMMAND:|$)")
-_FINISHED = re.compile(r"NLP app finished")
 _BAD_CONFIG = re.compile(r"\berror\b.*(?:requested node configuration is not available|"
                          r"invalid (?:\w+ )?configuration)", re.I)
 _MIN_THROUGHPUT = re.compile(r"Expected throughput to be at least ([\d.]+), instead found ([\d.]+)")
@@ -120,50 +119,53 @@ class SambaNova(Dialect):
         stamped = line_time(line)
         self._stamp = stamped or self._stamp
         ts = stamped or ts or self._stamp  # an imported log's unstamped lines: the last stamp
-        if summary := _SUMMARY.findall(line):
+        if ("e2e_train_time" in line or "_per_second" in line or "final_loss" in line) and (
+                summary := _SUMMARY.findall(line)):
             return [Metric(run, ts, key, float(value)) for key, value in summary]
         events: list[Event] = []
-        if m := _ITERATION.search(line):
+        if "Iteration:" in line and (m := _ITERATION.search(line)):
             events.append(Progress(run, ts, int(m[1]), int(m[2])))
-        if m := _STEP.search(line):
+        if "|global_step:" in line and (m := _STEP.search(line)):
             events += self._enter(ts, "running")
             events.append(Metric(run, ts, "loss", float(m[2]), int(m[1])))
-        if m := _EPOCH_STEP.search(line):
+        if "Epoch [" in line and (m := _EPOCH_STEP.search(line)):
             epoch, epochs, step, total = (int(m[i]) for i in range(1, 5))
             events += self._enter(ts, "running")
             events += [Progress(run, ts, step, total, epoch=epoch, epochs=epochs),
                        Metric(run, ts, "loss", float(m[5]), step)]
         if events:
             return events
-        if m := _COMPILED.search(line):
+        if "Compilation succeeded" in line and (m := _COMPILED.search(line)):
             return self._enter(ts, "compiling", "compilation succeeded"
                                + (f" for partition {m[1]}" if m[1] else ""))
-        if m := _TEST.search(line):
+        if "Test Accuracy: " in line and (m := _TEST.search(line)):
             return [Metric(run, ts, "accuracy", float(m[1])),
                     Metric(run, ts, "test_loss", float(m[2]))]
-        if m := _INNER.search(line):  # one instance's loop: its time and throughput
+        if "inner train loop time : " in line and (m := _INNER.search(line)):  # one
+            # instance's loop: its time and throughput
             return [*self._enter(ts, "running"),
                     Metric(run, ts, "train_loop_time_s", float(m[1]), int(m[3])),
                     Throughput(run, ts, float(m[4]), int(m[3]))]
-        if m := _E2E.search(line):
+        if "e2e_throughput: " in line and (m := _E2E.search(line)):
             return [Throughput(run, ts, float(m[1]))]
-        if _COMPILE.match(line):
+        if line.startswith("COMPILE START AT ") and _COMPILE.match(line):
             return self._enter(ts, "compiling", "compiling the PEF")
-        if _RUN.match(line):
+        if line.startswith("RUN") and _RUN.match(line):
             return self._enter(ts, "starting", "run step")
-        if _FINISHED.search(line):
+        if "NLP app finished" in line:
             return self._enter(ts, "completing", "training finished")
-        if _BAD_CONFIG.search(line):
+        if "gurat" in line.lower() and _BAD_CONFIG.search(line):  # ("configuration":
+            # its letters but i, which also matches a dotless i)
             return [Diagnosis(run, ts, "slurm_invalid_configuration", line,
                               "ntasks must not exceed ntasks_per_node × nodes")]
-        if m := _MIN_THROUGHPUT.search(line):
+        if "Expected throughput" in line and (m := _MIN_THROUGHPUT.search(line)):
             return [Diagnosis(run, ts, "sambanova_min_throughput", line,
                               f"the run asserts --min_throughput {m[1]}; fewer tasks or RDUs "
                               "give less: lower it to match the configuration")]
-        if m := _NO_PEF.search(line):
+        if ".pef does not exist" in line and (m := _NO_PEF.search(line)):
             return [Diagnosis(run, ts, "sambanova_no_pef", line,
                               f"compile first: the run needs {m[1]}")]
-        if m := _ASSERTION.match(line):
+        if line.startswith("AssertionError: ") and (m := _ASSERTION.match(line)):
             return [Diagnosis(run, ts, "assertion_failed", line,
                               "the app's own check failed: read the assertion above it")]
         return []
