@@ -45,6 +45,11 @@ class PopTorch(Dialect):
     title = "Graphcore PopTorch"
     needs = ("srun: job ", "%|", "Accuracy on test set:", "Eval accuracy:", "Failed to acquire",
              "No IPU detected", "execve(): ", "loss at batch: ", "Training accuracy: ")
+    # what a line sniff recognises holds (its own and Graphcore's examples'): a long log's
+    # middle is sniffed on those lines, not on every bar ("%|")
+    sniff_needs = ("Graph compilation:", "poptorch", "Failed to acquire",
+                   "Compiled/Loaded model in", "total loss:", " of epoch ", "[INFO] throughput:",
+                   "[INFO] Epoch ")
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
