@@ -770,6 +770,8 @@ def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
     reader.file(_detect(whole, seen) if dialect == "auto" else [])
+    bounds = [(span.title, span.start, span.end) for span in spans]
+    del spans, whole  # (their texts are not kept while the file is read again)
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None
@@ -777,13 +779,12 @@ def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
                                     strict=False):
         stop = offset + len(block)
         shapes = known if length == len(block) else None  # (else the file changed since)
-        while i < len(spans) and spans[i].start < stop:
-            span = spans[i]
+        while i < len(bounds) and bounds[i][1] < stop:
+            title, start, end = bounds[i]
             if runs is None:
-                runs = _Runs(reader, names[i], span.title, run_ids)
-            last = span.end <= stop
-            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last,
-                       shapes)
+                runs = _Runs(reader, names[i], title, run_ids)
+            last = end <= stop
+            runs.piece(block[max(start - offset, 0):min(end, stop) - offset], last, shapes)
             if not last:
                 break
             runs, i = None, i + 1
