@@ -4,10 +4,9 @@ Each literal is searched over a whole block of text (in C), so a line holding no
 nothing in Python; the few lines found are the ones given out. A literal is found by the
 character of it the text holds least (its frequency guessed from the text's start): not
 at all where the text lacks that character (one ``memchr``), by that character's few
-places where it is rare (``memchr`` again, each place checked with ``startswith``), by a
-test of each line where it is on many of them (the text split once for all such), else by
-``str.find`` of the whole literal. A block searched by several dialects in turn is learnt
-once (:func:`searching`): its lower-case text, its lines.
+places where it is rare (``memchr`` again, each place checked with ``startswith``), else
+by ``str.find`` of the whole literal. A block searched by several dialects in turn is
+lower-cased once (:func:`searching`).
 """
 
 from __future__ import annotations
@@ -59,23 +58,21 @@ def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = (),
 
 class Searched:
     """A text searched for the lines holding some literals, maybe many times over: what is
-    learnt of it (of its characters, its lines, its lower-case text) is kept for the next
-    search."""
+    learnt of its characters (and its lower-case text) is kept for the next search."""
 
     def __init__(self, text: str, lowered: str | None = None) -> None:
-        self.text = text
-        self._text = _Text(text)
-        self._lower: _Text | None = None if lowered is None else _Text(lowered)
+        self.text, self._lowered = text, lowered
         self._lower_tried = lowered is not None
+        self._counts: dict[str, int] = {}
+        self._lower_counts: dict[str, int] = {}
 
     def part(self, text: str) -> Searched:
         """The same for ``text``, the start of this text up to a line's end."""
         part = Searched(text)
-        part._text = self._text.part(text)
+        part._counts, part._lower_counts = self._counts, self._lower_counts
         if self._lower_tried:
             part._lower_tried = True
-            part._lower = None if self._lower is None else self._lower.part(
-                self._lower.text[:len(text)])
+            part._lowered = None if self._lowered is None else self._lowered[:len(text)]
         return part
 
     def lowered(self) -> str | None:
@@ -86,17 +83,18 @@ class Searched:
             if not any(char in text for char in _FOLDED):
                 lowered = text.lower()  # (it keeps the offsets where it keeps the length:
                 # it makes no character shorter)
-                self._lower = _Text(lowered) if len(lowered) == len(text) else None
-        return None if self._lower is None else self._lower.text
+                self._lowered = lowered if len(lowered) == len(text) else None
+        return self._lowered
 
     def line_starts(self, needs: tuple[str, ...], nocase: tuple[str, ...] = ()) -> list[int]:
         """What :func:`line_starts` gives for this text."""
         text = self.text
         starts: set[int] = set()
-        self._text.find(needs, starts)
+        _find(text, needs, starts, self._counts)
         if nocase:
-            if self.lowered() is not None and self._lower is not None:
-                self._lower.find(nocase, starts)
+            lowered = self.lowered()
+            if lowered is not None:
+                _find(lowered, nocase, starts, self._lower_counts)
             else:
                 pattern = re.compile("|".join(map(re.escape, nocase)), re.IGNORECASE)
                 for m in pattern.finditer(text):
@@ -187,58 +185,30 @@ def _shape(literal: str) -> bytes:
     return literal.encode().translate(None, _DIGITS)
 
 
-class _Text:
-    """A text and what is learnt of it while literals are searched in it: each character's
-    count in its first ``SAMPLE`` characters, up to ``RARE`` + 1 (more is not rare), -1
-    where the text lacks it; its lines and their offsets, once split."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.counts: dict[str, int] = {}
-        self._lines: tuple[list[str], list[int]] | None = None
-
-    def part(self, text: str) -> _Text:
-        """The same for ``text``, the start of this text up to a line's end (its lines are
-        this text's, maybe with an empty one more: on none is a literal)."""
-        part = _Text(text)
-        part.counts, part._lines = self.counts, self._lines
-        return part
-
-    def lines(self) -> tuple[list[str], list[int]]:
-        """The lines (split at ``\\n``) and the offset of each."""
-        if self._lines is None:
-            lines = self.text.split("\n")
-            self._lines = lines, list(accumulate(map((1).__add__, map(len, lines)), initial=0))
-        return self._lines
-
-    def find(self, literals: tuple[str, ...], starts: set[int]) -> None:
-        """Add to ``starts`` the start of each line holding one of ``literals``: a literal
-        on many of the lines (``_dense``) by a test of every line, in C; another by the
-        places of its rarest character where that is rare (``_anchored``), else by
-        ``str.find``."""
-        text, counts = self.text, self.counts
-        sample = text[:SAMPLE]
-        for char in _characters(literals):
-            if char not in counts:
-                counts[char] = _count(sample, char) or (0 if char in text else -1)
-        count = counts.__getitem__
-        anchored: dict[str, list[tuple[str, int]]] = {}  # rare character: (literal, offset)
-        for literal in literals:
-            rare = min(literal, key=count)
-            n = counts[rare]
-            if n < 0:
-                continue  # the text lacks one of its characters
-            if _dense(text, literal):
-                lines, offsets = self.lines()
-                starts.update(compress(offsets, map(operator.contains, lines,
-                                                    repeat(literal))))
-            elif n > RARE or len(literal) == 1:
-                _search(text, (literal,), starts)
-            else:
-                anchored.setdefault(rare, []).append((literal, literal.index(rare)))
-        for rare, group in anchored.items():
-            if not _anchored(text, rare, group, starts):
-                _search(text, tuple(literal for literal, _ in group), starts)
+def _find(text: str, literals: tuple[str, ...], starts: set[int], counts: dict[str, int]
+          ) -> None:
+    """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``
+    (``counts``: each character's count in the text's first ``SAMPLE`` characters, up to
+    ``RARE`` + 1 (more is not rare), -1 where the text lacks it, as far as known; more are
+    added)."""
+    sample = text[:SAMPLE]
+    for char in _characters(literals):
+        if char not in counts:
+            counts[char] = _count(sample, char) or (0 if char in text else -1)
+    count = counts.__getitem__
+    anchored: dict[str, list[tuple[str, int]]] = {}  # rare character: (literal, its offset)
+    for literal in literals:
+        rare = min(literal, key=count)
+        n = counts[rare]
+        if n < 0:
+            continue  # the text lacks one of its characters
+        if n > RARE or len(literal) == 1:
+            _search(text, (literal,), starts)
+        else:
+            anchored.setdefault(rare, []).append((literal, literal.index(rare)))
+    for rare, group in anchored.items():
+        if not _anchored(text, rare, group, starts):
+            _search(text, tuple(literal for literal, _ in group), starts)
 
 
 def _count(sample: str, char: str) -> int:
@@ -281,8 +251,16 @@ def _anchored(text: str, rare: str, group: list[tuple[str, int]], starts: set[in
 
 def _search(text: str, literals: tuple[str, ...], starts: set[int]) -> None:
     """Add to ``starts`` the start of each line of ``text`` holding one of ``literals``, each
-    found by ``str.find``."""
+    found by ``str.find``; a literal on many of the lines (``_dense``) by a test of every
+    line, in C."""
     find, rfind = text.find, text.rfind
+    dense = [literal for literal in literals if _dense(text, literal)]
+    if dense:
+        lines = text.split("\n")
+        offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+        for literal in dense:
+            starts.update(compress(offsets, map(operator.contains, lines, repeat(literal))))
+        literals = tuple(literal for literal in literals if literal not in dense)
     for literal in literals:
         i = find(literal)
         while i >= 0:
