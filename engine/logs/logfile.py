@@ -27,7 +27,7 @@ import re
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import accumulate, chain, groupby, repeat
 from pathlib import Path
 
 from accelbench.engine.core import safefile
@@ -39,10 +39,10 @@ from accelbench.engine.parsers import Dialect, deferred
 from accelbench.engine.parsers.prefilter import (
     Searched,
     Shapes,
-    line_starts,
     needs_of,
     nocase_of,
     read_text,
+    searching,
 )
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk, records, tools
@@ -51,7 +51,6 @@ BLOCK = 1024 * 1024  # characters read at a time
 SNIFF = 1024 * 1024  # characters of a section's start, and of its end, its dialects are
 # detected from (a smaller section: all of it; in between: the lines they need)
 _HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$")
-_FENCE = re.compile(r"^\s*```", re.M)
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
@@ -303,18 +302,24 @@ class _Span:
     sample: _Sample = field(default_factory=_Sample)
 
 
-def _marks(block: str) -> list[tuple[int, bool]]:
-    """``(start, is_fence)`` of the lines of ``block`` that open or close a fenced code
-    block (``\\`\\`\\``` after blanks) or may be headings (``#`` first), in order (a
-    block without a backtick or a ``#`` is not searched: ``memchr`` is faster)."""
-    marks: list[tuple[int, bool]] = []
+def _fences(block: str) -> Iterator[int]:
+    """The starts of the lines of ``block`` that open or close a fenced code block
+    (``\\`\\`\\``` after blanks), in order (found by ``memchr``: a pattern would try
+    each place)."""
     i = block.find("```") if "`" in block else -1
     while i >= 0:
         start = block.rfind("\n", 0, i) + 1
         if start == i or block[start:i].isspace():
-            marks.append((start, True))
+            yield start
         end = block.find("\n", i)
         i = -1 if end < 0 else block.find("```", end + 1)
+
+
+def _marks(block: str) -> list[tuple[int, bool]]:
+    """``(start, is_fence)`` of the lines of ``block`` that open or close a fenced code
+    block (:func:`_fences`) or may be headings (``#`` first), in order (a block without a
+    ``#`` is not searched: ``memchr`` is faster)."""
+    marks = [(start, True) for start in _fences(block)]
     if block.startswith("#"):
         marks.append((0, False))
     i = block.find("\n#") if "#" in block else -1
@@ -346,7 +351,7 @@ def _scan(blocks: Callable[[], Iterator[str]], markdown: bool | None
     size = 0
     span, offset, fenced = _Span("", 0), 0, False
     for block in blocks():
-        if markdown is None and "`" in block and _FENCE.search(block):  # (memchr first)
+        if markdown is None and next(_fences(block), None) is not None:
             return _scan(blocks, True)
         size += len(block)
         whole = [*whole, block] if size <= 2 * SNIFF else []
@@ -400,6 +405,16 @@ def _deliver(parsers: list[Dialect], line: str | None, fed: list[bool] | None = 
     if len(parsers) == 1:
         return parsers[0].feed(line, 0.0)
     return [e for parser in parsers for e in parser.feed(line, 0.0)]
+
+
+def _held(dialect: Dialect, held: _Held) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``needs`` and ``needs_nocase`` (lower-cased) of ``dialect`` that ``held`` holds
+    (all where not known)."""
+    needs, nocase = type(dialect).needs or (), nocase_of([dialect])
+    if held is None:
+        return needs, nocase
+    return (tuple(literal for literal in needs if literal in held[0]),
+            tuple(literal for literal in nocase if literal in held[1]))
 
 
 _TS = operator.attrgetter("ts")
@@ -518,7 +533,19 @@ class _Runs:
         which literals its block's line shapes hold, if known: the others are on none of
         its lines)."""
         self.text, self.done, self.read, self.held = text, 0, 0, held
-        self.own: list[set[int] | None] | None = None  # the lines each parser needs, if known
+        self.own: list[set[int]] | None = None  # the lines each parser needs, if known
+        with searching(Searched(text)) as searched:
+            self._piece(searched, last)
+        if self.reader.wants_text:
+            self.reader.text(text[self.done:] + "\n" if last else text[self.done:])
+        if last:
+            self._end(self._numbered() if self.runs > 1 else self.title)
+        else:
+            self._give()
+
+    def _piece(self, searched: Searched, last: bool) -> None:
+        """Feed the dialects the piece's text (``searched``)."""
+        text, held = self.text, self.held
         if self.needs is None:
             offset = 0
             lines = text.split("\n")
@@ -532,17 +559,17 @@ class _Runs:
             if held is not None:
                 needs = tuple(literal for literal in needs if literal in held[0])
                 nocase = tuple(literal for literal in nocase if literal in held[1])
-            at_once = self.split is None and not self.skips and "\r" not in text
-            if at_once and self._text(text, needs, nocase):
-                starts = []  # (and the gaps give nothing)
+            at_once = self.split is None and "\r" not in text
+            if at_once and not self.skips and self._text(searched, needs, nocase):
+                return self._extras(len(text))
+            if len(self.parsers) > 1:  # (each parser fed the lines it needs only)
+                self.own = [set(searched.line_starts(*_held(parser, held)))
+                            for parser in self.parsers]
+                starts = sorted(set().union(*self.own))
             else:
-                starts = line_starts(text, needs, nocase)
-                if at_once and self._lines(text, starts):
-                    starts = []
-                elif len(self.parsers) > 1:  # (each parser fed the lines it needs only)
-                    self.own = [None if type(parser).needs is None else set(line_starts(
-                        text, type(parser).needs or (), nocase_of([parser])))
-                        for parser in self.parsers]
+                starts = searched.line_starts(needs, nocase)
+            if at_once and self._lines(text, starts, last):
+                return self._extras(len(text))
             after = 0  # the offset just after the last line given
             for start in starts:
                 if start > after and self.skips:  # (else a gap gives nothing)
@@ -554,12 +581,6 @@ class _Runs:
             if after < len(text) or (last and after == len(text)):
                 self._item(after, None)
         self._extras(len(text))
-        if self.reader.wants_text:
-            self.reader.text(text[self.done:] + "\n" if last else text[self.done:])
-        if last:
-            self._end(self._numbered() if self.runs > 1 else self.title)
-        else:
-            self._give()
 
     def _extras(self, end: int) -> None:
         """Give the ``always`` dialects the current piece's text they have not read, up to
@@ -576,14 +597,16 @@ class _Runs:
                                        self.diagnosed)
         self.read = max(self.read, end)
 
-    def _text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]) -> bool:
+    def _text(self, searched: Searched, needs: tuple[str, ...], nocase: tuple[str, ...]
+              ) -> bool:
         """Feed the one dialect whose literals the text holds (:meth:`_only`) the lines of
         ``text`` holding them all at once, where it reads them from the whole text
         (``Dialect.feed_text``) and no run ends on one of them; False where not (nothing is
         fed)."""
         if not (needs or nocase):
             return False
-        only = self._only(text, needs, nocase)
+        text = searched.text
+        only = self._only(searched, needs, nocase)
         if only is None:
             return False
         parser, own, own_nocase = only
@@ -597,7 +620,7 @@ class _Runs:
         self.batch += events
         return True
 
-    def _only(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...]
+    def _only(self, searched: Searched, needs: tuple[str, ...], nocase: tuple[str, ...]
               ) -> tuple[Dialect, tuple[str, ...], tuple[str, ...]] | None:
         """The one dialect a line of ``text`` holding ``needs``/``nocase`` may be for, with
         those of its own the text holds: where the other dialects' literals are on no line
@@ -605,7 +628,8 @@ class _Runs:
         reads the text's lines); None where there are more."""
         if len(self.parsers) == 1:
             return self.parsers[0], needs, nocase
-        lowered = text.lower() if nocase else ""
+        text = searched.text
+        lowered = (searched.lowered() or text.lower()) if nocase else ""
         found = []
         for parser in self.parsers:
             cls = type(parser)
@@ -615,25 +639,72 @@ class _Runs:
                 found.append((parser, own, own_nocase))
         return found[0] if len(found) == 1 else None
 
-    def _lines(self, text: str, starts: list[int]) -> bool:
-        """Feed the lines of ``text`` at ``starts`` all at once (where no gap counts, no line
-        is redrawn and no run has ended yet); False where a run ends on one of them (then
-        nothing is fed: they go one by one, to find where)."""
+    def _lines(self, text: str, starts: list[int], last: bool) -> bool:
+        """Feed the lines of ``text`` at ``starts`` (and the gaps between, as :meth:`_item`
+        does) all at once, where no line is redrawn and no run has ended yet: a row of lines
+        that one parser only needs, no gap between, is given to it at once (``feed_lines``;
+        the others' ``skipped`` once, before: a gap is one gap however many lines it holds).
+        False where a run ends on one of them (then nothing is fed: they go one by one, to
+        find where)."""
         find = text.find
         lines = [text[start:find("\n", start)] for start in starts]
         if starts and find("\n", starts[-1]) < 0:
             lines[-1] = text[starts[-1]:]  # the piece's last line, without its \n
         saved = copy.deepcopy(self.parsers) if self.ends else None
-        if len(self.parsers) == 1:
+        gap = self.gap
+        if not self.parsers:
+            events = []
+        elif self.own is None and not self.skips:
             events = self.parsers[0].feed_lines(lines, 0.0)
         else:
-            events = [e for line in lines for parser in self.parsers
-                      for e in parser.feed(line, 0.0)]
+            events = self._rows_fed(starts, lines)
+        after = starts[-1] + len(lines[-1]) + 1 if starts else 0  # (the end: a gap after)
+        if after < len(text) or (last and after == len(text)):
+            events += self._gap(after)
         if saved is not None and _metric_in(events, self.ends):
-            self.parsers = saved
+            self.parsers, self.gap = saved, gap
             return False
         self.batch += events
         return True
+
+    def _rows_fed(self, starts: list[int], lines: list[str]) -> list[Event | Rows]:
+        """The events of ``lines`` (at ``starts`` in the piece), each fed to the parsers
+        that need it, with the gaps between where they count, a row of lines alike at once
+        (see :meth:`_lines`)."""
+        parsers, own = self.parsers, self.own
+        fed: list[tuple[bool, ...]] = [(True,)] * len(starts)  # the parsers needing each
+        if own is not None:
+            fed = list(zip(*[map(o.__contains__, starts) for o in own], strict=True))
+        gaps = [False] * len(starts)  # whether a gap comes before each line
+        if self.skips:  # (the offset after each line: its start, its length and its \n)
+            afters = map(operator.add, starts, map((1).__add__, map(len, lines)))
+            gaps = list(map(operator.gt, starts, chain((0,), afters)))
+        rows = zip(accumulate(gaps), fed, strict=True)  # (alike: no gap, the same parsers)
+        events: list[Event | Rows] = []
+        i = 0
+        for (_, needed), row in groupby(rows):
+            n = len(list(row))
+            if gaps[i]:
+                events += self._gap(starts[i - 1] + len(lines[i - 1]) + 1 if i else 0)
+            self.gap = False
+            events += _deliver(parsers, lines[i], None if own is None else list(needed))
+            if n > 1:
+                if sum(needed) == 1:
+                    events += parsers[needed.index(True)].feed_lines(lines[i + 1:i + n], 0.0)
+                else:
+                    for line in lines[i + 1:i + n]:
+                        events += _deliver(parsers, line, list(needed))
+            i += n
+        return events
+
+    def _gap(self, offset: int) -> list[Event]:
+        """The events of a gap (lines no parser needs) at ``offset`` of the piece, as
+        :meth:`_item` gives them."""
+        if (self.gap and offset == 0) or not self.skips:
+            self.gap = True
+            return []
+        self.gap = True
+        return _deliver(self.parsers, None)
 
     def _item(self, offset: int, line: str | None) -> None:
         if line is None and ((self.gap and offset == 0) or not self.skips):
@@ -641,7 +712,7 @@ class _Runs:
             return
         self.gap = line is None
         fed = None if self.own is None or line is None else [
-            own is None or offset in own for own in self.own]
+            offset in own for own in self.own]
         if self.split is not None:
             split = _deliver(self.split, line, fed)
             if self.ended and split and not all(_closing(e) for e in split):
@@ -699,6 +770,8 @@ def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
              else [dialect] for span in spans]
     seen = {name for found in names for name in found} if large else set()
     reader.file(_detect(whole, seen) if dialect == "auto" else [])
+    bounds = [(span.title, span.start, span.end) for span in spans]
+    del spans, whole  # (their texts are not kept while the file is read again)
     run_ids = (f"{path.stem}#{n}" for n in range(1, 1 << 62))
     offset, i = 0, 0
     runs: _Runs | None = None
@@ -706,13 +779,12 @@ def _read_file(path: Path, file: Path, reader: Reader, dialect: str) -> None:
                                     strict=False):
         stop = offset + len(block)
         shapes = known if length == len(block) else None  # (else the file changed since)
-        while i < len(spans) and spans[i].start < stop:
-            span = spans[i]
+        while i < len(bounds) and bounds[i][1] < stop:
+            title, start, end = bounds[i]
             if runs is None:
-                runs = _Runs(reader, names[i], span.title, run_ids)
-            last = span.end <= stop
-            runs.piece(block[max(span.start - offset, 0):min(span.end, stop) - offset], last,
-                       shapes)
+                runs = _Runs(reader, names[i], title, run_ids)
+            last = end <= stop
+            runs.piece(block[max(start - offset, 0):min(end, stop) - offset], last, shapes)
             if not last:
                 break
             runs, i = None, i + 1

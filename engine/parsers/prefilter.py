@@ -5,11 +5,13 @@ nothing in Python; the few lines found are the ones given out. A literal is foun
 character of it the text holds least (its frequency guessed from the text's start): not
 at all where the text lacks that character (one ``memchr``), by that character's few
 places where it is rare (``memchr`` again, each place checked with ``startswith``), else
-by ``str.find`` of the whole literal.
+by ``str.find`` of the whole literal. A block searched by several dialects in turn is
+lower-cased once (:func:`searching`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import operator
 import re
@@ -48,18 +50,41 @@ def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = (),
                 lowered: str | None = None) -> list[int]:
     """The offsets, in order, of the lines (split at ``\\n``) of ``text`` that hold one of
     ``needs``, or one of ``nocase`` (lower-case) in any case (``lowered``: ``text.lower()``
-    where the caller has it, for an ASCII text)."""
-    return Searched(text, lowered).line_starts(needs, nocase)
+    where the caller has it, for an ASCII text). A text being searched (:func:`searching`)
+    is not learnt again."""
+    known = _known(text)
+    return (known or Searched(text, lowered)).line_starts(needs, nocase)
 
 
 class Searched:
     """A text searched for the lines holding some literals, maybe many times over: what is
-    learnt of its characters is kept for the next search."""
+    learnt of its characters (and its lower-case text) is kept for the next search."""
 
     def __init__(self, text: str, lowered: str | None = None) -> None:
         self.text, self._lowered = text, lowered
+        self._lower_tried = lowered is not None
         self._counts: dict[str, int] = {}
         self._lower_counts: dict[str, int] = {}
+
+    def part(self, text: str) -> Searched:
+        """The same for ``text``, the start of this text up to a line's end."""
+        part = Searched(text)
+        part._counts, part._lower_counts = self._counts, self._lower_counts
+        if self._lower_tried:
+            part._lower_tried = True
+            part._lowered = None if self._lowered is None else self._lowered[:len(text)]
+        return part
+
+    def lowered(self) -> str | None:
+        """The text lower-cased, where that keeps each character's offset (else None)."""
+        if not self._lower_tried:
+            self._lower_tried = True
+            text = self.text
+            if not any(char in text for char in _FOLDED):
+                lowered = text.lower()  # (it keeps the offsets where it keeps the length:
+                # it makes no character shorter)
+                self._lowered = lowered if len(lowered) == len(text) else None
+        return self._lowered
 
     def line_starts(self, needs: tuple[str, ...], nocase: tuple[str, ...] = ()) -> list[int]:
         """What :func:`line_starts` gives for this text."""
@@ -67,12 +92,9 @@ class Searched:
         starts: set[int] = set()
         _find(text, needs, starts, self._counts)
         if nocase:
-            if self._lowered is None and not any(char in text for char in _FOLDED):
-                lowered = text.lower()  # (it keeps the offsets where it keeps the length: it
-                # makes no character shorter)
-                self._lowered = lowered if len(lowered) == len(text) else None
-            if self._lowered is not None:
-                _find(self._lowered, nocase, starts, self._lower_counts)
+            lowered = self.lowered()
+            if lowered is not None:
+                _find(lowered, nocase, starts, self._lower_counts)
             else:
                 pattern = re.compile("|".join(map(re.escape, nocase)), re.IGNORECASE)
                 for m in pattern.finditer(text):
@@ -80,22 +102,44 @@ class Searched:
         return sorted(starts)
 
 
+_SEARCHING: list[Searched] = []  # the texts being searched now, innermost last
+
+
+@contextlib.contextmanager
+def searching(searched: Searched) -> Iterator[Searched]:
+    """Within it, :func:`line_starts` of ``searched.text`` (the same object) searches it as
+    ``searched`` (a dialect handed a block of text need not learn it again)."""
+    _SEARCHING.append(searched)
+    try:
+        yield searched
+    finally:
+        _SEARCHING.pop()
+
+
+def _known(text: str) -> Searched | None:
+    """The text being searched that ``text`` is, if any."""
+    for searched in reversed(_SEARCHING):
+        if searched.text is text:
+            return searched
+    return None
+
+
 class Shapes:
-    """The shapes of the lines of an ASCII text: each distinct line without its digits (a
-    log repeats a few shapes, its numbers aside). A literal that no shape holds, without
-    its digits too, is on no line of the text: a quick test of many literals."""
+    """The shapes of the lines of a text: each distinct line without its ASCII digits, in
+    UTF-8 (a log repeats a few shapes, its numbers aside). A literal that no shape holds,
+    without its digits too, is on no line of the text: a quick test of many literals."""
 
     def __init__(self, shapes: bytes) -> None:
         self.text = shapes
-        self._lowered = b""
+        self._lowered: bytes | None = None  # lower-cased (None: not yet, or not known)
+        self._lower_tried = False
 
     @classmethod
     def of(cls, text: str) -> Shapes | None:
-        """The shapes of ``text``'s lines; None where it is not ASCII, or where they are
-        too many for the test to be quick."""
-        if not text.isascii():
-            return None
-        shapes = b"\n".join(set(text.encode().translate(None, _DIGITS).split(b"\n")))
+        """The shapes of ``text``'s lines; None where they are too many for the test to be
+        quick."""
+        shapes = b"\n".join(set(text.encode(errors="surrogatepass").translate(None, _DIGITS)
+                                .split(b"\n")))
         return cls(shapes) if len(shapes) * 8 <= len(text) else None
 
     @classmethod
@@ -106,11 +150,30 @@ class Shapes:
         return cls(b"\n".join(part.text for part in parts if part is not None))
 
     def held(self, literals: Iterable[str], lowered: bool = False) -> tuple[str, ...]:
-        """Those of ``literals`` a shape holds (``lowered``: lower-case ones, in any case)."""
+        """Those of ``literals`` a shape holds (``lowered``: lower-case ones, in any case, as
+        :class:`Searched` finds them)."""
         text = self.text
         if lowered:
-            text = self._lowered = self._lowered or text.lower()
+            if not self._lower_tried:
+                self._lowered, self._lower_tried = _lowered_shapes(text), True
+            if self._lowered is None:  # (each may be held)
+                return tuple(literals)
+            text = self._lowered
         return tuple(literal for literal in literals if _shape(literal) in text)
+
+
+def _lowered_shapes(shapes: bytes) -> bytes | None:
+    """``shapes`` lower-cased as ``str.lower`` does; None where a literal may be found in
+    them other than in their lower-cased text (a character that lowers to more than one,
+    or that a pattern in any case matches but not lowered: :class:`Searched` searches such
+    a text so)."""
+    if shapes.isascii():
+        return shapes.lower()
+    text = shapes.decode(errors="surrogatepass")
+    lowered = text.lower()
+    if len(lowered) != len(text) or any(char in text for char in _FOLDED):
+        return None
+    return lowered.encode(errors="surrogatepass")
 
 
 _DIGITS = b"0123456789"
@@ -255,8 +318,16 @@ def read_text(dialect: Dialect, text: str, ts: float,
     reads the text so, else by ``feed_lines`` (a redrawn line as its states), with its
     ``skipped`` between where it counts gaps; ``held``: which literals of ``needs`` and
     ``needs_nocase`` the text's line shapes hold, if known (the others are on no line)."""
+    known = _known(text)
     if text.endswith("\n"):
         text = text[:-1]
+    with searching(known.part(text) if known else Searched(text)):
+        return _read_text(dialect, text, ts, held)
+
+
+def _read_text(dialect: Dialect, text: str, ts: float,
+               held: tuple[frozenset[str], frozenset[str]] | None) -> list[Event | Rows]:
+    """:func:`read_text` of ``text``, being searched, without a final ``\\n``."""
     needs, nocase = dialect.needs, nocase_of([dialect])
     if held is not None:
         needs = None if needs is None else tuple(literal for literal in needs

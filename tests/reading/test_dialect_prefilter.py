@@ -143,3 +143,42 @@ def test_a_literal_in_any_case_is_found_in_any_text_as_a_pattern_in_any_case_fin
         text = "".join(chance.choice(pieces) for _ in range(chance.randint(0, 30)))
         expected = sorted({text.rfind("\n", 0, m.start()) + 1 for m in pattern.finditer(text)})
         assert line_starts(text, (), nocase) == expected, repr(text)
+
+
+def test_line_shapes_of_any_text_hold_what_its_lines_hold_in_any_case() -> None:
+    """Shapes of texts of any characters (bars' glyphs, the letters that an ASCII letter
+    matches in any case, one whose lower case is longer) hold each literal that
+    ``line_starts`` finds on a line, with case or in any case."""
+    import random
+
+    assert Shapes.of("\u2588\u2589 3/10 [00:01<00:09] step\n" * 9) is not None
+    chance = random.Random(22)
+    needs, nocase = ("Step 1", "\u2589 s", "KILL"), ("error", "sk", "oom-kill", "step 2")
+    pieces = ["ERROR", "eRRor", "SK", "\u017fk", "s\u212a", "OOM-KILL", "oom-k\u0131ll",
+              "\u0130", "\u2588\u2589", "Step 12", "STEP 2", " ", "\n", "7", "e", "rror", "-"]
+    made = 0
+    for _ in range(3000):
+        text = "".join(chance.choice(pieces) for _ in range(chance.randint(0, 30)))
+        shapes = Shapes.of((text + "\n") * 30)  # (lines repeated: few shapes)
+        if shapes is None:
+            continue
+        made += 1
+        held = shapes.held(needs)
+        assert all(literal in held for literal in needs if line_starts(text, (literal,))), text
+        held = shapes.held(nocase, lowered=True)
+        assert all(literal in held for literal in nocase
+                   if line_starts(text, (), (literal,))), repr(text)
+    assert made > 2000
+
+
+def test_a_text_being_searched_is_lowered_once_for_all_its_searches() -> None:
+    from accelbench.engine.parsers.prefilter import Searched, searching
+
+    text = "a Step\nLoss 1\nx\n" * 5000
+    with searching(Searched(text)) as searched:
+        assert line_starts(text, (), ("loss",)) == list(range(7, len(text), 16))
+        lowered = searched.lowered()
+        assert lowered is not None and line_starts(text, ("x",), ("step",)) == sorted(
+            [*range(0, len(text), 16), *range(14, len(text), 16)])
+        assert searched.lowered() is lowered and searched.part(text[:-1]).lowered() == (
+            lowered[:-1])

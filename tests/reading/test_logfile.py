@@ -152,3 +152,31 @@ def test_a_marker_holding_digits_is_found_in_the_middle_of_a_large_section(tmp_p
     log.write_text(filler + "e2e_train_time: 120.5\n" + filler)
     [section] = parse_file(log)
     assert "sambanova" in section.dialects
+
+
+def test_each_dialect_of_a_section_is_fed_only_the_lines_it_needs_and_all_of_them(monkeypatch):
+    """A section read by several dialects: each is fed the lines holding one of its needs
+    (a line it does not need gives it nothing: feeding it costs time only), all of them."""
+    from accelbench.engine.parsers import Dialect
+    from accelbench.engine.parsers.prefilter import line_starts, nocase_of
+    from accelbench.engine.plugin import registry
+
+    path = FIXTURES / "real" / "sambanova" / "bert_large_min_throughput_assertion.log"
+    fed: dict[str, list[str]] = {"slurm": [], "sambanova": []}
+    for name in fed:
+        cls = registry.get_dialect(name)
+
+        def feed(self: Dialect, line: str, ts: float, _feed=cls.feed, _name=name) -> list:
+            fed[_name].append(line)
+            return _feed(self, line, ts)
+
+        monkeypatch.setattr(cls, "feed", feed)
+        monkeypatch.setattr(cls, "feed_text", lambda self, *args: None)  # (line by line)
+    [section] = parse_file(path)
+    assert section.dialects == ["slurm", "sambanova"]
+    text = path.read_text()
+    for name, lines in fed.items():
+        cls = registry.get_dialect(name)
+        needed = [text[start:text.find("\n", start)] for start in line_starts(
+            text, cls.needs or (), nocase_of([cls]))]
+        assert set(lines) == set(needed), name  # (a copy may read some again: a run's end)
