@@ -560,7 +560,15 @@ class _Runs:
                 needs = tuple(literal for literal in needs if literal in held[0])
                 nocase = tuple(literal for literal in nocase if literal in held[1])
             at_once = self.split is None and "\r" not in text
-            if at_once and not self.skips and self._text(searched, needs, nocase):
+            # (a parser counting gaps is told those within by its feed_text: one alone)
+            if at_once and (not self.skips or len(self.parsers) == 1) and self._text(
+                    searched, needs, nocase):
+                if self.skips:  # the gap the piece ends with, as below
+                    self.gap, after = False, text.rfind("\n", 0, len(text) - 1) + 1
+                    if searched.line_starts(needs, nocase)[-1:] == [after]:
+                        after = len(text)  # (its last line was fed)
+                    if after < len(text) or (last and after == len(text)):
+                        self._item(after, None)
                 return self._extras(len(text))
             if len(self.parsers) > 1:  # (each parser fed the lines it needs only)
                 self.own = [set(searched.line_starts(*_held(parser, held)))
