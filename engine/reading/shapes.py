@@ -455,9 +455,9 @@ class ShapeReader(Dialect):
         out = self._tables(text, [line for line, shape in shaped if shape.header], ts)
         where: dict[str, int] = {}  # each line's first start (once one gives events)
         for line, _ in shaped:
-            if line in self.one_offs:
-                continue
-            events = [] if self._quiet(line) or self._dialects(line) else self._line(line, ts)
+            if line in self.one_offs or self._quiet(line):
+                continue  # (read once; or giving nothing, whatever was read: not remembered)
+            events = [] if self._dialects(line) else self._line(line, ts)
             if len(self.one_offs) < MAX_ONE_OFFS:
                 self.one_offs[line] = frozenset(
                     e.name if isinstance(e, Metric) else "samples_per_s"
