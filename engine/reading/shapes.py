@@ -22,12 +22,14 @@ Speed: no Python runs per line of a block. Per block (``logfile.BLOCK``, or a li
 - one-off lines (``test accuracy: 0.98``, an eval line once an epoch) are the lines holding
   a vocabulary keyword (``KEYWORDS``, found in any case by ``prefilter.line_starts``, in C)
   that no template reads: looked for only where the block's lines are not all template
-  lines, each distinct one read once, and its named numbers found once per shape (its
-  digits all ``0``: every line of it has its numbers in the same places), then read from
-  those places (a shape that gives no figure: a dict lookup); such a line that heads a
-  table (``numbers.columns``: Ultralytics' epoch tables, fastai's results, a model card's)
-  has the rows right after it read by its names (``numbers.table_row``), all in the same
-  text (a header at the end of a live batch whose rows come in the next: not read).
+  lines, each distinct one read once, and what it is found once per shape (its digits all
+  ``0``: every line of it has its numbers in the same places, and heads a table or not):
+  its named numbers then read from those places; a line of a shape that names no figure,
+  holding no counter, gives nothing whatever was read (a dict lookup: no dialect asked,
+  nothing remembered); such a line that heads a table (``numbers.columns``: Ultralytics'
+  epoch tables, fastai's results, a model card's) has the rows right after it read by its
+  names (``numbers.table_row``), all in the same text (a header at the end of a live batch
+  whose rows come in the next: not read).
 
 Template mining: Drain (the ``drain3`` package) was measured against this masking on the 13
 real framework logs under tests/fixtures/real/frameworks (``bench/template_mining.py``,
@@ -41,13 +43,13 @@ reads its lines where they are, with their numbers' places: Drain's templates ar
 lists with ``<*>``, no pattern. So the reader masks; drain3 is no dependency.
 
 A dialect adds meaning on top and wins where it reads the same line: when a template is
-learnt, or a one-off line met, a copy of the detected dialects (``among``) is fed its line
-(those whose ``needs`` it holds; once a template, so cheap): a line they give any event
-for is theirs, and that template's lines are read by them alone (``Template.theirs``).
-It wins too where it reads the same figure from other lines: ``beside`` is told what the
-detected dialects gave, and the figures they give (by canonical name; any ``Progress``,
-any ``Throughput``) are left to them. Beside a dialect that reads all its output means
-(``Dialect.whole``: a tool's report) the reader is silent (``gives_way``).
+learnt, or a one-off line that would give a figure met, a copy of the detected dialects
+(``among``) is fed its line (those whose ``needs`` it holds; once a template, so cheap): a
+line they give any event for is theirs, and that template's lines are read by them alone
+(``Template.theirs``). It wins too where it reads the same figure from other lines:
+``beside`` is told what the detected dialects gave, and the figures they give (by canonical
+name; any ``Progress``, any ``Throughput``) are left to them. Beside a dialect that reads all
+its output means (``Dialect.whole``: a tool's report) the reader is silent (``gives_way``).
 
 Order: within the text it is given at once, its events are in the order of their lines
 (a template's ``Rows`` at its last line), and a one-off line is read once, wherever the
@@ -118,6 +120,9 @@ STEP_WORDS = frozenset({"step", "steps", "iter", "iteration"})  # a key ending s
 _NUM = r"-?\d[\d.,eE+-]*"
 _VALUE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _MASK = re.compile(f" *({_NUM})")
+_RUN = _NUM + "+"  # a template's number slot: the whole run, as masking took it (possessive:
+# no line is tried with its runs split otherwise, a timestamp's among the slots: 2x quicker
+# on Cerebras's and torchtitan's timestamped lines)
 _SLOT = "\x01"  # a number's place in a masked line (no log holds it)
 _DIGITS = b"0123456789"
 _ZEROS = str.maketrans("123456789", "000000000")  # a one-off line's shape: its digits all 0
@@ -723,7 +728,7 @@ def _pattern(parts: list[str], captured: dict[int, _Slot]) -> re.Pattern[str]:
     slots), capturing the numbers of the slots ``captured``."""
     body = "".join(
         re.escape(part) + ("" if i == len(parts) - 1 else
-                           f" *({_NUM})" if i in captured else f" *{_NUM}")
+                           f" *({_RUN})" if i in captured else f" *{_RUN}")
         for i, part in enumerate(parts))
     lead = parts[0]
     if lead.strip():
