@@ -307,8 +307,11 @@ def any_line(text: str, literals: tuple[str, ...], pattern: re.Pattern[str],
     """True when a line of ``text`` holding one of ``literals`` matches ``pattern`` (a
     ``sniff`` that looks only at the lines it could match, not at every line); ``also``: a
     text every line ``pattern`` matches holds (the others are not searched)."""
-    return any(line is not None and also in line and pattern.search(line)
-               for _, line in wanted_lines(text, literals))
+    find = text.find
+    lines = (text[start:end if (end := find("\n", start)) >= 0 else None]
+             for start in line_starts(text, (also,) if also else literals))
+    return any((not also or any(literal in line for literal in literals))
+               and pattern.search(line) for line in lines)
 
 
 def read_text(dialect: Dialect, text: str, ts: float,

@@ -23,7 +23,9 @@ from accelbench.engine.plugin.system import Availability
 
 _GIB = 2 ** 30
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?) GB$")
-_HEADER = re.compile(r"^\s*\|\s*NEURON\s*\|\s*NEURON\s*\|", re.M)
+# the table's header, from its first bar (found by it: a pattern that starts with a line
+# start is tried at every character); only blanks go before it in its line (``_header``)
+_HEADER = re.compile(r"\|\s*NEURON\s*\|\s*NEURON\s*\|")
 MAX_LISTING = 1024 * 1024  # characters of a listing kept to read at its end
 _find = finder("/dev/neuron*", ("neuron-ls", "neuron-top", "neuron-monitor"))
 
@@ -128,5 +130,11 @@ class NeuronLs(Dialect):
 
     @classmethod
     def sniff(cls, text: str) -> bool:
-        return (("NEURON" in text and _HEADER.search(text) is not None)  # (memchr first)
-                or '"nc_count"' in text[:65536])
+        return ("NEURON" in text and _header(text)) or '"nc_count"' in text[:65536]
+
+
+def _header(text: str) -> bool:
+    """Whether a line of ``text`` starts, after blanks, with the table's header."""
+    rfind = text.rfind
+    return any(not text[rfind("\n", 0, m.start()) + 1:m.start()].strip()
+               for m in _HEADER.finditer(text))
