@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate, compress
@@ -501,15 +502,20 @@ class ShapeReader(Dialect):
             memo[shape] = _holding(shape, nocase)
         if any(memo[shape] == _ODD for shape in distinct):
             return None
+        maybe = any(memo[shape] == _MAYBE for shape in distinct)
         flags = list(map(memo.__getitem__, shapes))
-        lines = text.split("\n")
-        if any(memo[shape] == _MAYBE for shape in distinct):  # (it holds none of the others)
+        # each line's length: its shape's where the text is ASCII (no line split again)
+        lengths = list(map(len, shapes if text.isascii() else text.split("\n")))
+        del shapes, distinct, new  # (a block's lines are not held twice: peak memory)
+        offsets = list(accumulate(map((1).__add__, lengths), initial=0))
+        if maybe:  # (it holds none of the others)
             digits = [word for word in nocase if word != word.translate(_NO_DIGITS)]
             for i in compress(range(len(flags)), map(_MAYBE.__eq__, flags)):
-                lowered = lines[i].lower()
+                lowered = text[offsets[i]:offsets[i] + lengths[i]].lower()
                 flags[i] = any(word in lowered for word in digits)
-        offsets = accumulate(map((1).__add__, map(len, lines)), initial=0)
-        return list(compress(lines, flags)), list(compress(offsets, flags))
+        starts = list(compress(offsets, flags))
+        ends = map(operator.add, starts, compress(lengths, flags))
+        return list(map(text.__getitem__, map(slice, starts, ends))), starts
 
     def _tables(self, text: str, headers: list[str], ts: float
                 ) -> list[tuple[int, Event | Rows]]:
