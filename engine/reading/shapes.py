@@ -505,8 +505,9 @@ class ShapeReader(Dialect):
         maybe = any(memo[shape] == _MAYBE for shape in distinct)
         flags = list(map(memo.__getitem__, shapes))
         # each line's length: its shape's where the text is ASCII (no line split again)
-        lengths = list(map(len, shapes if text.isascii() else text.split("\n")))
+        lengths = list(map(len, shapes)) if text.isascii() else []
         del shapes, distinct, new  # (a block's lines are not held twice: peak memory)
+        lengths = lengths or list(map(len, text.split("\n")))
         offsets = list(accumulate(map((1).__add__, lengths), initial=0))
         if maybe:  # (it holds none of the others)
             digits = [word for word in nocase if word != word.translate(_NO_DIGITS)]
