@@ -79,11 +79,7 @@ class Searched:
         """The text lower-cased, where that keeps each character's offset (else None)."""
         if not self._lower_tried:
             self._lower_tried = True
-            text = self.text
-            if not any(char in text for char in _FOLDED):
-                lowered = text.lower()  # (it keeps the offsets where it keeps the length:
-                # it makes no character shorter)
-                self._lowered = lowered if len(lowered) == len(text) else None
+            self._lowered = plain_lower(self.text)
         return self._lowered
 
     def line_starts(self, needs: tuple[str, ...], nocase: tuple[str, ...] = ()) -> list[int]:
@@ -169,11 +165,19 @@ def _lowered_shapes(shapes: bytes) -> bytes | None:
     a text so)."""
     if shapes.isascii():
         return shapes.lower()
-    text = shapes.decode(errors="surrogatepass")
-    lowered = text.lower()
-    if len(lowered) != len(text) or any(char in text for char in _FOLDED):
+    lowered = plain_lower(shapes.decode(errors="surrogatepass"))
+    return None if lowered is None else lowered.encode(errors="surrogatepass")
+
+
+def plain_lower(text: str) -> str | None:
+    """``text`` lower-cased, where a literal in any case is found in it as a pattern in any
+    case finds it in ``text``, at the same offset (else None: a character that lowers to
+    more than one, or that an ASCII letter matches in any case but not lowered)."""
+    if any(char in text for char in _FOLDED):
         return None
-    return lowered.encode(errors="surrogatepass")
+    lowered = text.lower()  # (it keeps the offsets where it keeps the length: it makes no
+    # character shorter)
+    return lowered if len(lowered) == len(text) else None
 
 
 _DIGITS = b"0123456789"

@@ -66,8 +66,10 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate, compress
 from typing import Any, ClassVar
 
 from accelbench.engine.core.batches import Batch, Rows, expanded
@@ -81,7 +83,7 @@ from accelbench.engine.core.events import (
     finite,
 )
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import line_starts
+from accelbench.engine.parsers.prefilter import line_starts, plain_lower
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 from accelbench.engine.reading.numbers import (
     Counter,
@@ -126,6 +128,10 @@ _RUN = _NUM + "+"  # a template's number slot: the whole run, as masking took it
 _SLOT = "\x01"  # a number's place in a masked line (no log holds it)
 _DIGITS = b"0123456789"
 _ZEROS = str.maketrans("123456789", "000000000")  # a one-off line's shape: its digits all 0
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_ZERO_BYTES = bytes.maketrans(b"123456789", b"000000000")  # the same in UTF-8
+_NONE, _HOLDS, _MAYBE, _ODD = range(4)  # a line shape: holds no keyword, one, maybe one
+# (one with digits, ``f1``: the line itself tells), or lowers otherwise than char by char
 _FIELDS = ("step", "total", "epoch", "epochs")
 
 
@@ -196,6 +202,8 @@ class ShapeReader(Dialect):
         self.recent: list[str] = []  # the one-off lines (and others) the last block held
         self.one_offs: dict[str, frozenset[str]] = {}  # line read on its own: what it gave
         self.shapes: dict[str, _Shape] = {}  # one-off lines' shapes (``_ZEROS``)
+        self.keyworded: dict[tuple[str, ...], dict[bytes, int]] = {}  # keywords: line
+        # shape (``_ZERO_BYTES``): whether its lines hold one (``_NONE``...)
         self.calls = 0
         self.taken: set[str] = set()  # figures a dialect gives (``_bare`` names): left to it
         self.progress_taken = self.throughput_taken = False
@@ -445,11 +453,14 @@ class ShapeReader(Dialect):
                   ) -> list[tuple[int, Event | Rows]]:
         """The events of the lines of ``text`` holding one of ``nocase`` (``KEYWORDS``) that
         no template reads, each distinct line once."""
-        starts = line_starts(text, (), nocase)
+        found = self._keyword_lines(text, nocase)
+        if found is None:
+            starts = line_starts(text, (), nocase)
+            find = text.find
+            found = [text[start:_end(find("\n", start), text)] for start in starts], starts
+        lines, starts = found
         if not starts:
             return []
-        find = text.find
-        lines = [text[start:_end(find("\n", start), text)] for start in starts]
         rest = "\n".join(lines)
         for template in self.templates.values():
             if template.rows and template.anchor in rest:
@@ -471,6 +482,41 @@ class ShapeReader(Dialect):
                 where = where or dict(zip(reversed(lines), reversed(starts), strict=True))
                 out += [(where[line], event) for event in events]
         return out
+
+    def _keyword_lines(self, text: str, nocase: tuple[str, ...]
+                       ) -> tuple[list[str], list[int]] | None:
+        """The lines of ``text`` holding one of ``nocase`` in any case, and their offsets,
+        found by their shapes (digits ``0``, in UTF-8: a log repeats a few), each tested once
+        a run (a line of a shape that may hold a keyword with digits tested itself); None
+        where the shapes are too many for that to pay, or one lowers otherwise than a
+        character at a time (``prefilter.line_starts`` then finds them)."""
+        shapes = text.encode(errors="surrogatepass").translate(_ZERO_BYTES).split(b"\n")
+        memo = self.keyworded.setdefault(nocase, {})
+        if len(memo) > MAX_SHAPES:
+            memo.clear()
+        distinct = set(shapes)
+        new = distinct.difference(memo)
+        if len(new) * 8 > len(shapes):
+            return None
+        for shape in new:
+            memo[shape] = _holding(shape, nocase)
+        if any(memo[shape] == _ODD for shape in distinct):
+            return None
+        maybe = any(memo[shape] == _MAYBE for shape in distinct)
+        flags = list(map(memo.__getitem__, shapes))
+        # each line's length: its shape's where the text is ASCII (no line split again)
+        lengths = list(map(len, shapes)) if text.isascii() else []
+        del shapes, distinct, new  # (a block's lines are not held twice: peak memory)
+        lengths = lengths or list(map(len, text.split("\n")))
+        offsets = list(accumulate(map((1).__add__, lengths), initial=0))
+        if maybe:  # (it holds none of the others)
+            digits = [word for word in nocase if word != word.translate(_NO_DIGITS)]
+            for i in compress(range(len(flags)), map(_MAYBE.__eq__, flags)):
+                lowered = text[offsets[i]:offsets[i] + lengths[i]].lower()
+                flags[i] = any(word in lowered for word in digits)
+        starts = list(compress(offsets, flags))
+        ends = map(operator.add, starts, compress(lengths, flags))
+        return list(map(text.__getitem__, map(slice, starts, ends))), starts
 
     def _tables(self, text: str, headers: list[str], ts: float
                 ) -> list[tuple[int, Event | Rows]]:
@@ -746,6 +792,20 @@ def _without(rows: Rows, given: frozenset[str]) -> Rows | None:
                      or (cls is Progress and "" in given)
                      or (cls is Throughput and "samples_per_s" in given))]
     return Rows(rows.run_id, rows.stamps, kinds) if kinds else None
+
+
+def _holding(shape: bytes, nocase: tuple[str, ...]) -> int:
+    """Whether the lines of ``shape`` (``_ZERO_BYTES``) hold one of ``nocase`` in any case:
+    ``_NONE``, ``_HOLDS``, ``_MAYBE`` (only one with digits, where each line tells) or
+    ``_ODD`` (it lowers otherwise than a character at a time)."""
+    lowered = plain_lower(shape.decode(errors="surrogatepass"))
+    if lowered is None:
+        return _ODD
+    if any(word in lowered for word in nocase if word == word.translate(_NO_DIGITS)):
+        return _HOLDS
+    if any(word.translate(_ZEROS) in lowered for word in nocase):
+        return _MAYBE
+    return _NONE
 
 
 def _bare(name: str) -> str:

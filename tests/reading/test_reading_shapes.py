@@ -15,10 +15,10 @@ from accelbench.engine.core.batches import expanded
 from accelbench.engine.core.events import Diagnosis, Metric, Progress
 from accelbench.engine.logs.importer import import_file
 from accelbench.engine.logs.logfile import parse_file
-from accelbench.engine.parsers.prefilter import read_text
+from accelbench.engine.parsers.prefilter import line_starts, read_text
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading.numbers import columns, counters, named_numbers, rule, table_row
-from accelbench.engine.reading.shapes import ShapeReader, _canon
+from accelbench.engine.reading.shapes import KEYWORDS, ShapeReader, _canon
 from accelbench.engine.reading.vocabulary import metric_name, own
 from tests.helpers import FIXTURES, accelbench, json_events
 
@@ -381,3 +381,23 @@ def test_a_loss_that_blew_up_on_step_lines_is_diagnosed_once(name):
     assert [(e.code, e.message) for e in found] == [
         ("loss_not_finite", "the training's loss is nan")]
     assert section.status != "failed"
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_one_off_lines_found_by_their_shapes_are_those_a_search_finds(path: Path) -> None:
+    """The lines holding a keyword that the reader finds by their line shapes (each shape
+    tested once) are those ``prefilter.line_starts`` finds in the text itself, in any case,
+    with digit keywords (``f1``, ``top-1``), a text's characters that lower otherwise (the
+    Kelvin sign, ``İ``: searched as before) and repeated lines of every log."""
+    log = path.read_text(errors="replace").replace("\r", "\n")
+    for variant in (log, log.upper(), log.replace("k", "\u212a"), log.replace("i", "\u0130")):
+        text = "\n".join([variant] * 9)
+        reader = ShapeReader("r")
+        found = reader._keyword_lines(text, KEYWORDS)
+        starts = line_starts(text, (), KEYWORDS)
+        if found is None:
+            assert any(c in text for c in "\u212a\u0130") or text.count("\n") < 8
+            continue
+        find = text.find
+        lines = [text[start:(find("\n", start) + 1 or len(text) + 1) - 1] for start in starts]
+        assert found == (lines, starts)
