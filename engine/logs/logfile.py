@@ -560,9 +560,7 @@ class _Runs:
                 needs = tuple(literal for literal in needs if literal in held[0])
                 nocase = tuple(literal for literal in nocase if literal in held[1])
             at_once = self.split is None and "\r" not in text
-            # (a parser counting gaps is told those within by its feed_text: one alone)
-            if at_once and (not self.skips or len(self.parsers) == 1) and self._text(
-                    searched, needs, nocase):
+            if at_once and self._text(searched, needs, nocase):
                 if self.skips:  # the gap the piece ends with, as below
                     self.gap, after = False, text.rfind("\n", 0, len(text) - 1) + 1
                     if searched.line_starts(needs, nocase)[-1:] == [after]:
@@ -618,6 +616,10 @@ class _Runs:
         if only is None:
             return False
         parser, own, own_nocase = only
+        if self.skips and any(type(other).skipped is not Dialect.skipped
+                              for other in self.parsers if other is not parser):
+            return False  # (one counting gaps is told those within by its feed_text: the
+            # others would be told none)
         saved = copy.deepcopy(self.parsers) if self.ends else None
         events = parser.feed_text(text, own, own_nocase, 0.0)
         if events is None:
