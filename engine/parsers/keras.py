@@ -179,6 +179,7 @@ class Keras(Dialect):
     name = "keras"
     title = "Keras progress lines"
     needs = ("Epoch ", "/step", "ETA: ")
+    sniff_needs = ("/step", "ETA: ")  # (what the lines its sniff reads hold: not "Epoch ")
     fallback = True
     step_lines = _STEPS
 

@@ -112,6 +112,14 @@ def searching(searched: Searched) -> Iterator[Searched]:
         _SEARCHING.pop()
 
 
+def lowered_text(text: str) -> str:
+    """``text.lower()``: that of the text being searched where ``text`` is it (lowered
+    once for all its searches)."""
+    known = _known(text)
+    done = known.lowered() if known else None
+    return text.lower() if done is None else done
+
+
 def _known(text: str) -> Searched | None:
     """The text being searched that ``text`` is, if any."""
     for searched in reversed(_SEARCHING):

@@ -83,7 +83,7 @@ from accelbench.engine.core.events import (
     finite,
 )
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import line_starts, plain_lower
+from accelbench.engine.parsers.prefilter import line_starts, lowered_text, plain_lower
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 from accelbench.engine.reading.numbers import (
     Counter,
@@ -430,14 +430,14 @@ class ShapeReader(Dialect):
         counts, in C."""
         if not nocase or not self.recent or not text.isascii():
             return not nocase
-        lowered = text.lower()
+        lower = lowered_text(text)
         counts = {line: text.count(line) for line in self.recent
                   if any(word in line.lower() for word in nocase)}
         for word in nocase:
             held = sum(template.rows * template.lowered.count(word)
                        for template in self.templates.values() if template.rows)
             held += sum(n * line.lower().count(word) for line, n in counts.items() if n)
-            if lowered.count(word) != held:
+            if lower.count(word) != held:
                 return False
         return True
 
@@ -467,11 +467,12 @@ class ShapeReader(Dialect):
                 rest = template.pattern.sub("", rest)
         left = list(dict.fromkeys(rest.split("\n")))
         self.recent = left[:RECENT]
-        shaped = [(line, self._shape(line)) for line in left if 0 < len(line) <= MAX_LINE]
+        left = [line for line in left if 0 < len(line) <= MAX_LINE]
+        shaped = list(zip(left, map(self._shape, left, _zeroed(left)), strict=True))
         out = self._tables(text, [line for line, shape in shaped if shape.header], ts)
         where: dict[str, int] = {}  # each line's first start (once one gives events)
-        for line, _ in shaped:
-            if line in self.one_offs or self._quiet(line):
+        for line, shape in shaped:
+            if line in self.one_offs or self._quiet(line, shape):
                 continue  # (read once; or giving nothing, whatever was read: not remembered)
             events = [] if self._dialects(line) else self._line(line, ts)
             if len(self.one_offs) < MAX_ONE_OFFS:
@@ -612,9 +613,10 @@ class ShapeReader(Dialect):
             Metric(self.run_id, ts, name, value, at) for name, value in metrics
             if name != "samples_per_s"]
 
-    def _shape(self, line: str) -> _Shape:
-        """What the one-off ``line`` is by its shape (``_ZEROS``), found once per shape."""
-        shape = line.translate(_ZEROS)
+    def _shape(self, line: str, shape: str = "") -> _Shape:
+        """What the one-off ``line`` is by its shape (``_ZEROS``; ``shape``, where known),
+        found once per shape."""
+        shape = shape or line.translate(_ZEROS)
         if (known := self.shapes.get(shape)) is None:
             known = _shape(line, named_numbers(line))
             if len(self.shapes) < MAX_ONE_OFFS:
@@ -630,16 +632,22 @@ class ShapeReader(Dialect):
         return [Named(key, float(line[start:end].replace(",", "")), unit, start, end)
                 for key, unit, start, end in shape.named], shape.figureless
 
-    def _quiet(self, line: str) -> bool:
-        """Whether ``line`` read on its own gives nothing, whatever was read before: its
-        shape names no figure (so no loss that blew up) and it holds no counter. Whether a
-        dialect reads it does not matter then: none is asked."""
-        return self._shape(line).figureless and not _counters(line)
+    def _quiet(self, line: str, shape: _Shape | None = None) -> bool:
+        """Whether ``line`` (of ``shape``, where known) read on its own gives nothing,
+        whatever was read before: its shape names no figure (so no loss that blew up) and it
+        holds no counter. Whether a dialect reads it does not matter then: none is asked."""
+        return (shape or self._shape(line)).figureless and not _counters(line)
 
     def finish(self, ts: float) -> list[Event]:
         if self.total and self.last_step >= self.total and self.status is None:
             self.status = "done"  # the run reached its last step
         return []
+
+
+def _zeroed(lines: list[str]) -> list[str]:
+    """The shape (``_ZEROS``) of each of ``lines`` (none holding a ``\n``), in C."""
+    return ("\n".join(lines).encode(errors="surrogatepass").translate(_ZERO_BYTES)
+            .decode(errors="surrogatepass").split("\n"))
 
 
 def _sample(text: str) -> str:

@@ -57,7 +57,6 @@ _SNIFFS = tuple((literal, re.compile(pattern)) for literal, pattern in (
     ("NVIDIA-SMI", r"^\| NVIDIA-SMI \d"),  # the table's title
     ("NVSMI LOG", r"^=+NVSMI LOG=+"),  # -q's
     ("GPU0", r"^\s*(?:\x1b\[4m)?GPU0\s+(?:GPU1|CPU Aff|NIC0|mlx)")))  # a topo header
-_SNIFF_NEEDS = ("gpu", "NVIDIA-SMI", "NVSMI", "GPU0")  # (in any case: each of the above)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # the default table: a GPU's first row (index, name, persistence or driver model), its
 # second (fan, temperature, performance state, power of cap | memory | utilisation)
@@ -101,7 +100,8 @@ class NvidiaSmi(Dialect):
     title = "nvidia-smi (dmon, --query-gpu CSV, table, -q, topo -m)"
     needs = ("# ", "#Date", ", ", "--query-gpu=", "    ", "|", "GPU", "NVSMI LOG", "Timestamp",
              "Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun ")
-    sniff_needs = _SNIFF_NEEDS  # the lines sniff reads
+    # the lines sniff reads: those holding one of its literals (not every "per_gpu" line)
+    sniff_needs = tuple(literal for literal, _ in _SNIFFS)
     warnings = frozenset({"nvidia_smi_unreadable"})  # a row it could not read
 
     def __init__(self, run_id: str) -> None:

@@ -104,6 +104,7 @@ class NeuronLs(Dialect):
     whole = True
     name = "neuron_ls"
     title = "AWS neuron-ls listings"
+    sniff_needs = ("NEURON", '"nc_count"')  # (a block holding neither is not read whole)
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
