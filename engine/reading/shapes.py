@@ -98,6 +98,8 @@ from accelbench.engine.reading.vocabulary import Canon, canonical, metric_name, 
 
 REPEAT = 3  # times a masked line is seen before it is a template
 SAMPLE_ALL = 64 * 1024  # a text this short is its own sample
+LEAD_SAMPLE, FEW = 8192, 4  # a template's lines are few where on at most 1 in FEW lines of
+# a block's first LEAD_SAMPLE characters (``_maybe_its``)
 HEAD, SLICE, TAIL = 32 * 1024, 8 * 1024, 16 * 1024  # a longer one's sample: start, 3 middle
 # slices, end (characters)
 MAX_SHAPES = 20000  # masked shapes counted at most (then the counts start again)
@@ -274,11 +276,13 @@ class ShapeReader(Dialect):
             template.rows = 0
             if template.anchor not in text:
                 continue
+            lines = _maybe_its(text, template)
             if template.theirs:  # (its lines only counted: no groups, half the time)
-                template.rows = len(template.lines.findall(text))
+                template.rows = len(template.lines.findall(lines))
                 covered += template.rows
                 continue
-            found = template.pattern.findall(text)
+            found = template.pattern.findall(lines)
+            del lines
             template.rows = len(found)
             covered += len(found)
             at = text.rfind(template.anchor)
@@ -642,6 +646,26 @@ class ShapeReader(Dialect):
         if self.total and self.last_step >= self.total and self.status is None:
             self.status = "done"  # the run reached its last step
         return []
+
+
+def _maybe_its(text: str, template: Template) -> str:
+    """The lines of ``text`` that may be ``template``'s: those holding its anchor, found by
+    ``str.find``, where they are few and its pattern would be tried at most lines (its lead
+    is on most, or it has none); else ``text``."""
+    anchor, lead = template.anchor, template.lead
+    lines = text.count("\n", 0, LEAD_SAMPLE) + 1
+    anchors = text.count(anchor, 0, LEAD_SAMPLE)
+    tried = text.count(lead, 0, LEAD_SAMPLE) if lead.strip() else lines
+    if anchors * FEW > lines or tried <= 2 * anchors:
+        return text
+    out, find, rfind, size = [], text.find, text.rfind, len(anchor)
+    i = find(anchor)
+    while i >= 0:
+        start = rfind("\n", 0, i) + 1
+        end = find("\n", i + size)
+        out.append(text[start:end if end >= 0 else len(text)])
+        i = -1 if end < 0 else find(anchor, end + 1)
+    return "\n".join(out)
 
 
 def _zeroed(lines: list[str]) -> list[str]:

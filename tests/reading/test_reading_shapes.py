@@ -401,3 +401,36 @@ def test_one_off_lines_found_by_their_shapes_are_those_a_search_finds(path: Path
         find = text.find
         lines = [text[start:(find("\n", start) + 1 or len(text) + 1) - 1] for start in starts]
         assert found == (lines, starts)
+
+
+DEEPSPEED = FRAMEWORKS / "deepspeed_bert_squad_cscs.log"
+
+
+def test_a_templates_few_lines_found_by_its_anchor_give_what_its_pattern_finds(monkeypatch):
+    """DeepSpeed's ``step=`` lines, one in ten of a block of lines all starting as they do
+    (``[date time] [INFO] [``): found by their anchor first, their rows are those the
+    template's pattern finds over the whole block."""
+    from accelbench.engine.reading import shapes
+
+    steps = [line for line in _lines(DEEPSPEED) if "step=" in line]
+    timers = [line for line in _lines(DEEPSPEED) if "timer.py" in line]
+    block = []
+    for k in range(300):
+        shift = str.maketrans("0123456789", "0123456789"[k % 10:] + "0123456789"[:k % 10])
+        block += [line.translate(shift) for line in timers * 3 + [steps[k % 3]]]
+    text = "\n".join(block)
+    found = shapes._maybe_its
+    narrowed: list[int] = []
+
+    def spied(text: str, template: shapes.Template) -> str:
+        lines = found(text, template)
+        narrowed.append(len(text) - len(lines))
+        return lines
+
+    monkeypatch.setattr(shapes, "_maybe_its", spied)
+    by_anchor = expanded(read_text(ShapeReader("r"), text, 0.0))
+    assert any(narrowed), "the step lines were not found by their anchor"
+    assert sum(isinstance(e, Progress) for e in by_anchor) == 300  # (a step line's each)
+    assert sum(isinstance(e, Metric) and e.name == "skipped" for e in by_anchor) == 300
+    monkeypatch.setattr(shapes, "_maybe_its", lambda text, template: text)
+    assert repr(by_anchor) == repr(expanded(read_text(ShapeReader("r"), text, 0.0)))
