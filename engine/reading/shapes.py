@@ -276,13 +276,13 @@ class ShapeReader(Dialect):
             template.rows = 0
             if template.anchor not in text:
                 continue
-            lines = _maybe_its(text, template)
+            its = _maybe_its(text, template)
             if template.theirs:  # (its lines only counted: no groups, half the time)
-                template.rows = len(template.lines.findall(lines))
+                template.rows = len(template.lines.findall(its))
                 covered += template.rows
                 continue
-            found = template.pattern.findall(lines)
-            del lines
+            found = template.pattern.findall(its)
+            del its
             template.rows = len(found)
             covered += len(found)
             at = text.rfind(template.anchor)
