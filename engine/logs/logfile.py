@@ -43,6 +43,7 @@ from accelbench.engine.parsers.prefilter import (
     nocase_of,
     read_text,
     searching,
+    sniff_texts,
 )
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk, records, tools
@@ -250,15 +251,11 @@ class _Sample:
 def _sniffs(dialect: type[Dialect], text: str, shapes: Shapes | None) -> bool:
     """Whether ``dialect`` recognises ``text``: not where no line of it (no line shape)
     holds one of its ``sniff_needs``, the lines its sniff reads."""
-    if (shapes is not None and dialect.sniff_needs is not None
-            and not shapes.held(_sniff_nocase(dialect), lowered=True)):
-        return False
+    if shapes is not None and dialect.sniff_needs is not None:
+        needs, nocase = sniff_texts(dialect)
+        if not shapes.held(needs) and not shapes.held(nocase, lowered=True):
+            return False
     return dialect.sniff(text)
-
-
-def _sniff_nocase(dialect: type[Dialect]) -> tuple[str, ...]:
-    """The ``sniff_needs`` of ``dialect``, lower-cased."""
-    return tuple(sorted({text.lower() for text in dialect.sniff_needs or ()}))
 
 
 def _sniff_needed(text: str, found: set[str], shapes: Shapes | None) -> set[str]:
@@ -272,15 +269,11 @@ def _sniff_needed(text: str, found: set[str], shapes: Shapes | None) -> set[str]
     for name, dialect in registry.dialects().items():
         if name in found or dialect.always:
             continue
-        needs: tuple[str, ...]
-        if dialect.sniff_needs is not None:
-            needs, nocase = (), _sniff_nocase(dialect)
-        elif dialect.needs is not None:
-            needs, nocase = dialect.needs, nocase_of([dialect])
-        else:
+        if dialect.sniff_needs is None and dialect.needs is None:
             if dialect.sniff(text):
                 found.add(name)
             continue
+        needs, nocase = sniff_texts(dialect)
         if shapes is not None:  # (the literals no line holds need not be looked for)
             needs, nocase = shapes.held(needs), shapes.held(nocase, lowered=True)
             if not needs and not nocase:

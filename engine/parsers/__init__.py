@@ -40,8 +40,9 @@ class Dialect:
     by unfed, ``skipped`` is called before the next ``feed`` (or ``finish``): a dialect
     whose state any other line changes (a block ending at the first other line) acts
     on it there, as ``feed`` would have on such a line. ``sniff_needs`` (literal texts,
-    matched in any case), where given, are what a line ``sniff`` recognises holds: the
-    middle of a long log is sniffed on those lines only (else on the lines of ``needs``).
+    matched in any case, or with case where ``sniff_cased``), where given, are what a line
+    ``sniff`` recognises holds: the middle of a long log is sniffed on those lines only
+    (else on the lines of ``needs``).
 
     A log shows its run succeeded when one of the metrics in ``run_end`` or ``success``
     comes, and failed when a dialect gives a ``Diagnosis`` (but those whose codes are in
@@ -78,6 +79,7 @@ class Dialect:
     fallback: ClassVar[bool] = False
     needs_nocase: ClassVar[tuple[str, ...]] = ()  # ... or one of these, in any case
     sniff_needs: ClassVar[tuple[str, ...] | None] = None  # a line sniff reads holds one
+    sniff_cased: ClassVar[bool] = False  # its sniff_needs are matched with case
     step_lines: ClassVar[StepLines | None] = None  # its step line, read at once (feed_text)
     always: ClassVar[bool] = False  # read on every log, whatever is detected
     defers: ClassVar[frozenset[str]] = frozenset()  # its diagnoses giving way to another's

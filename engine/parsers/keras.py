@@ -179,7 +179,8 @@ class Keras(Dialect):
     name = "keras"
     title = "Keras progress lines"
     needs = ("Epoch ", "/step", "ETA: ")
-    sniff_needs = ("/step", "ETA: ")  # (what the lines its sniff reads hold: not "Epoch ")
+    # what the lines its sniff reads hold, with case (not "Epoch ", not mmengine's "eta: ")
+    sniff_needs, sniff_cased = ("/step", "ETA: "), True
     fallback = True
     step_lines = _STEPS
 

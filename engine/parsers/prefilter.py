@@ -46,6 +46,19 @@ def nocase_of(dialects: Iterable[Dialect | type[Dialect]]) -> tuple[str, ...]:
     return tuple(sorted({text.lower() for d in dialects for text in d.needs_nocase}))
 
 
+def sniff_texts(dialect: type[Dialect]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The texts a line ``dialect``'s sniff recognises holds: with case, and in any case
+    (lower case); a text without letters is the same in any case. Its ``sniff_needs``
+    (with case where ``sniff_cased``), else its ``needs`` and ``needs_nocase``."""
+    if dialect.sniff_needs is None:
+        return dialect.needs or (), nocase_of([dialect])
+    if dialect.sniff_cased:
+        return tuple(sorted(set(dialect.sniff_needs))), ()
+    texts = {text.lower() for text in dialect.sniff_needs}
+    plain = tuple(sorted(t for t in texts if t == t.upper()))
+    return plain, tuple(sorted(texts.difference(plain)))
+
+
 def line_starts(text: str, needs: tuple[str, ...], nocase: tuple[str, ...] = (),
                 lowered: str | None = None) -> list[int]:
     """The offsets, in order, of the lines (split at ``\\n``) of ``text`` that hold one of

@@ -19,7 +19,7 @@ import re
 from collections import deque
 
 from accelbench.engine.parsers import Dialect
-from accelbench.engine.parsers.prefilter import line_starts, nocase_of
+from accelbench.engine.parsers.prefilter import line_starts, nocase_of, sniff_texts
 
 WINDOW = 1000  # lines before the one a dialect is found at, fed to it first
 REPLAY = 256 * 1024  # ... at most this many characters of them
@@ -40,7 +40,7 @@ class Sniffer:
 
     def __init__(self, candidates: list[type[Dialect]]) -> None:
         self.candidates = list(candidates)
-        self._texts = {cls: _sniffed(cls) for cls in candidates}  # what their lines hold
+        self._texts = {cls: sniff_texts(cls) for cls in candidates}  # what their lines hold
         needs = tuple(sorted({t for needs, _ in self._texts.values() for t in needs}))
         nocase = tuple(sorted({t for _, nocase in self._texts.values() for t in nocase}))
         self._every = any(texts == ((), ()) for texts in self._texts.values())  # any line
@@ -104,21 +104,12 @@ class Sniffer:
         return out
 
 
-def _sniffed(cls: type[Dialect]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The texts a line ``cls`` sniff recognises holds: with case, and in any case (lower
-    case); a text without letters is the same in any case."""
-    if cls.sniff_needs is None:
-        return cls.needs or (), nocase_of([cls])
-    texts = {text.lower() for text in cls.sniff_needs}
-    plain = tuple(sorted(t for t in texts if t == t.upper()))
-    return plain, tuple(sorted(texts.difference(plain)))
-
-
 def _first_line(cls: type[Dialect], texts: tuple[tuple[str, ...], tuple[str, ...]],
                 lines: list[str], text: str, before: int) -> int | None:
     """The index of the first of ``lines`` (``text`` joined) before index ``before`` that
-    ``cls`` recognises: its sniff reads the lines holding its ``texts`` (``_sniffed``), all
-    at once, then one by one only where it recognises them."""
+    ``cls`` recognises: its sniff reads the lines holding its ``texts``
+    (``prefilter.sniff_texts``), all at once, then one by one only where it recognises
+    them."""
     needs, nocase = texts
     if not needs and not nocase:
         return next((i for i, line in enumerate(lines[:before]) if cls.sniff(line)), None)

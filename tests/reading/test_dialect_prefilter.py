@@ -14,6 +14,7 @@ from accelbench.engine.parsers.prefilter import (
     line_starts,
     needs_of,
     nocase_of,
+    sniff_texts,
     wanted_lines,
 )
 from accelbench.engine.plugin import registry
@@ -95,16 +96,27 @@ def test_a_dialect_without_needs_sees_every_line() -> None:
 @pytest.mark.parametrize("name", list(registry.dialects()))
 def test_a_dialect_sniffs_only_the_lines_of_its_sniff_needs(name: str) -> None:
     """Over every fixture: ``sniff`` gives the same on the lines holding one of
-    ``sniff_needs`` (in any case) as on the whole text, so the middle of a long log is
-    sniffed on those lines only."""
+    ``sniff_needs`` (in any case, or with case where ``sniff_cased``) as on the whole text,
+    so the middle of a long log is sniffed on those lines only."""
     cls = registry.dialects()[name]
     if cls.sniff_needs is None:
         return
-    nocase = tuple(text.lower() for text in cls.sniff_needs)
+    needs, nocase = sniff_texts(cls)
     for source, text in TEXTS.items():
         lines = text.split("\n")
-        kept = [line for line in lines if line_starts(line, (), nocase)]
+        kept = [line for line in lines if line_starts(line, needs, nocase)]
         assert cls.sniff("\n".join(kept)) == cls.sniff(text), source
+
+
+def test_a_cased_sniff_need_is_matched_with_its_case() -> None:
+    """Keras's sniff reads lines holding ``ETA: `` or ``/step`` with that case: mmengine's
+    ``eta: `` step lines are not among them (its sniff would read every one)."""
+    keras = registry.dialects()["keras"]
+    mmengine = TEXTS["real/frameworks/mmengine_logger_hook_pr155.log"]
+    step = next(line for line in mmengine.split("\n") if "eta: " in line)
+    assert not line_starts(step, *sniff_texts(keras))
+    assert line_starts(step.replace("eta: ", "ETA: "), *sniff_texts(keras))
+    assert sniff_texts(registry.dialects()["nvidia_smi"])[1]  # (others: in any case)
 
 
 def test_every_literal_is_found_whatever_characters_the_text_lacks() -> None:
