@@ -15,11 +15,15 @@ NOT_NUMBERS = ["abc\x00", "1.2.3", "-", "9" * 400]
 
 
 def _lines() -> list[str]:
-    lines: list[str] = []
+    """The first 300 lines of each plain fixture, one of each shape (its digits aside: lines
+    of one shape take the same paths once their numbers are replaced)."""
+    lines: dict[str, str] = {}
+    zeros = str.maketrans("123456789", "000000000")
     for path in sorted(FIXTURES.rglob("*")):
         if path.suffix in {".log", ".txt"}:
-            lines += path.read_text(encoding="utf-8", errors="replace").splitlines()[:300]
-    return lines
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:300]:
+                lines.setdefault(line.translate(zeros), line)
+    return list(lines.values())
 
 
 def test_every_dialect_takes_lines_whose_numbers_are_none():

@@ -88,7 +88,7 @@ def _fold(lines: list[str], names: list[str] | None = None) -> Deriver:
     return deriver
 
 
-@FUZZ
+@settings(FUZZ, max_examples=1000)  # (each folds a run through every dialect: CI's time)
 @given(_lines())
 def test_no_machine_line_raises_and_a_damaged_one_is_a_log_and_a_diagnosis(line):
     try:
@@ -162,7 +162,7 @@ def test_the_lines_a_training_loop_prints_take_the_short_cut():
         assert short is not None and repr(short) == repr(_from_json("r", line))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(_lines(), max_size=30))
 def test_a_run_of_lines_gives_one_diagnosis_and_counts_the_damaged_ones(lines):
     lines = [line for line in lines if line.startswith(PREFIX)]
