@@ -116,7 +116,7 @@ def test_a_cased_sniff_need_is_matched_with_its_case() -> None:
     step = next(line for line in mmengine.split("\n") if "eta: " in line)
     assert not line_starts(step, *sniff_texts(keras))
     assert line_starts(step.replace("eta: ", "ETA: "), *sniff_texts(keras))
-    assert sniff_texts(registry.dialects()["nvidia_smi"])[1]  # (others: in any case)
+    assert sniff_texts(registry.dialects()["cerebras"])[1]  # (others: in any case)
 
 
 def test_every_literal_is_found_whatever_characters_the_text_lacks() -> None:

@@ -100,8 +100,9 @@ class NvidiaSmi(Dialect):
     title = "nvidia-smi (dmon, --query-gpu CSV, table, -q, topo -m)"
     needs = ("# ", "#Date", ", ", "--query-gpu=", "    ", "|", "GPU", "NVSMI LOG", "Timestamp",
              "Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun ")
-    # the lines sniff reads: those holding one of its literals (not every "per_gpu" line)
-    sniff_needs = tuple(literal for literal, _ in _SNIFFS)
+    # the lines sniff reads: those holding one of its literals, with case (not every
+    # "per_gpu" or "Tokens/s/GPU" line)
+    sniff_needs, sniff_cased = tuple(literal for literal, _ in _SNIFFS), True
     warnings = frozenset({"nvidia_smi_unreadable"})  # a row it could not read
 
     def __init__(self, run_id: str) -> None:

@@ -61,10 +61,11 @@ class GraphcoreExamples(Dialect):
     run_end = frozenset({"training_time"})
     needs = ("----- ", " secs", "Step: ", "throughput: ", "global_batch_size: ",
              "device_iterations: ", "training_steps: ", " of epoch ", "[INFO] ", "POPRUN [I] ")
-    # what a line sniff recognises holds (a BERT bar's "Step: " with its "total loss:"): a
-    # long log's middle is sniffed on those lines, not on every "[INFO] " line
+    # what a line sniff recognises holds, with case (a BERT bar's "Step: " with its "total
+    # loss:"): a long log's middle is sniffed on those lines, not on every "[INFO] " line
     sniff_needs = ("Compiled/Loaded model in", "total loss:", " of epoch ", "[INFO] throughput:",
                    "[INFO] Epoch ")
+    sniff_cased = True
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)

@@ -104,7 +104,8 @@ class NeuronLs(Dialect):
     whole = True
     name = "neuron_ls"
     title = "AWS neuron-ls listings"
-    sniff_needs = ("NEURON", '"nc_count"')  # (a block holding neither is not read whole)
+    # (a block holding neither, with case, is not read whole)
+    sniff_needs, sniff_cased = ("NEURON", '"nc_count"'), True
 
     def __init__(self, run_id: str) -> None:
         super().__init__(run_id)
