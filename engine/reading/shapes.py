@@ -301,8 +301,8 @@ class ShapeReader(Dialect):
                 out += [(at, rows) for rows in self._rows(template, found, ts)]
         if covered <= text.count("\n") and not self._accounted(text, nocase):
             out += self._one_offs(text, nocase, ts)
-            if self.status is None and any(done in text for done in DONE_LINES):
-                self.status = "done"
+        if self.status is None and any(done in text for done in DONE_LINES):
+            self.status = "done"
         out.sort(key=lambda item: item[0])
         return [item for _, item in out]
 
@@ -431,17 +431,22 @@ class ShapeReader(Dialect):
     def _accounted(self, text: str, nocase: tuple[str, ...]) -> bool:
         """Whether every keyword of ``nocase`` in ``text`` is on a template's line or on one
         of the lines the last block's one-off search left (then no one-off line is new): by
-        counts, in C."""
+        counts, in C (those of the lines left only for a keyword off the templates' lines)."""
         if not nocase or not self.recent or not text.isascii():
             return not nocase
         lower = lowered_text(text)
-        counts = {line: text.count(line) for line in self.recent
-                  if any(word in line.lower() for word in nocase)}
+        counts: dict[str, int] | None = None  # each line left's, once needed
         for word in nocase:
+            found = lower.count(word)
             held = sum(template.rows * template.lowered.count(word)
                        for template in self.templates.values() if template.rows)
+            if found == held:
+                continue  # (on templates' lines only: no line left holds it here)
+            if counts is None:
+                counts = {line: text.count(line) for line in self.recent
+                          if any(word in line.lower() for word in nocase)}
             held += sum(n * line.lower().count(word) for line, n in counts.items() if n)
-            if lower.count(word) != held:
+            if found != held:
                 return False
         return True
 

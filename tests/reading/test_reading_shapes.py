@@ -434,3 +434,15 @@ def test_a_templates_few_lines_found_by_its_anchor_give_what_its_pattern_finds(m
     assert sum(isinstance(e, Metric) and e.name == "skipped" for e in by_anchor) == 300
     monkeypatch.setattr(shapes, "_maybe_its", lambda text, template: text)
     assert repr(by_anchor) == repr(expanded(read_text(ShapeReader("r"), text, 0.0)))
+
+
+def test_a_launchers_done_line_ends_the_run_in_a_block_of_step_lines_only():
+    """DeepSpeed's ``Process N exits successfully.`` in the last block of a long log, after
+    step lines only (no new line holds a keyword there): the run is done."""
+    lines = _lines(DEEPSPEED_CHAT)
+    steps = [line for line in lines if "step=" in line or "timer.py" in line]
+    reader = ShapeReader("r")
+    read_text(reader, "\n".join(lines[:-1]), 0.0)
+    assert reader.status is None
+    read_text(reader, "\n".join([line.translate(_SHIFTED) for line in steps] + lines[-1:]), 1.0)
+    assert lines[-1].endswith("exits successfully.") and reader.status == "done"
