@@ -473,7 +473,7 @@ class ShapeReader(Dialect):
         rest = "\n".join(lines)
         for template in self.templates.values():
             if template.rows and template.anchor in rest:
-                rest = template.pattern.sub("", rest)
+                rest = template.lines.sub("", rest)
         left = list(dict.fromkeys(rest.split("\n")))
         self.recent = left[:RECENT]
         left = [line for line in left if 0 < len(line) <= MAX_LINE]
