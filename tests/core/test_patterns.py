@@ -1,10 +1,13 @@
-"""A pattern compiled on first use reads as the compiled one, and every one the engine
-declares compiles (an error in one would otherwise show only on the line that meets it)."""
+"""A pattern compiled on first use reads as the compiled one, every one the engine declares
+compiles (an error in one would otherwise show only on the line that meets it), and none is
+compiled as the systems load (what every command that reads a log pays at its start)."""
 
 import copy
 import gc
 import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,3 +56,16 @@ def test_every_declared_pattern_compiles():
     assert len(made) > 200
     for pattern in made:
         assert pattern.groups >= 0, pattern.pattern  # (compiles it)
+
+
+def test_none_compiled_as_the_systems_load():
+    probe = ("import gc\n"
+             "from accelbench.engine.core.patterns import _Lazy\n"
+             "from accelbench.engine.plugin import registry\n"
+             "registry.dialects()\n"
+             "made = [o for o in gc.get_objects() if type(o) is _Lazy]\n"
+             "print(len(made), [o.pattern for o in made if 'match' in vars(o)])\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.split(maxsplit=1)
+    assert int(out[0]) > 200
+    assert out[1].strip() == "[]"
