@@ -33,7 +33,7 @@ _BAR = lazy(r"(?<![\w./])(\d+)/(\d+) \[(?:\d+:)?\d+:\d+<[^\]]*(?:s/it|it/s)\]")
 _NUM = r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+|0|[1-9][0-9]*)(?:[eE][-+]?[0-9]+)?"  # (ASCII: as Python)
 _FLAT_VALUE = rf"(?:{_NUM}|'-?(?:nan|inf)')"  # (a nan or inf quoted: ``_NOT_FINITE``)
 _FLAT = lazy(rf"\{{'[^'\\\n\r\x00]*': {_FLAT_VALUE}(?:, '[^'\\\n\r\x00]*': "
-                   rf"{_FLAT_VALUE})*\}}")
+             rf"{_FLAT_VALUE})*\}}")
 _FLAT_ENTRY = lazy(rf"'([^'\\\n]*)': ({_NUM}|'-?(?:nan|inf)')")
 _LOG_KEYS = {"epoch", "loss", "eval_loss", "train_runtime"}
 # The lines holding a log dict, read as columns: the text before the dict (a line with
@@ -44,7 +44,7 @@ _VALUE = lazy(rf"': {_NUM}(?=, '|\}})")
 _NOT_A_NUMBER = lazy(r"': -?(?:nan|inf)(?=, '|\})")
 _ANY_VALUE = lazy(rf"': ({_NUM}|-?(?:nan|inf))(?=, '|\}})")
 _SHAPE = lazy(r"\{'[^'\\\n\r\x00\x01]*': [\x00\x01](?:, '[^'\\\n\r\x00\x01]*': "
-                    r"[\x00\x01])*\}")
+              r"[\x00\x01])*\}")
 _SHAPE_KEY = lazy(r"'([^'\\\n\r\x00\x01]*)': [\x00\x01]")
 _BLOCK = lazy(r"^\*{5} (\w+) metrics \*{5}$")
 _ENTRY = lazy(r"^\s+(\w+)\s+=\s+(\S.*)$")

@@ -31,7 +31,7 @@ _EPOCH = lazy(r"^Epoch (\d+)/(\d+)\s*$")
 # "<n>/<N> " then Keras 2's "[===>...] - ", Keras 3's "━━━━  " or verbose 2's "- ", then
 # "ETA: ...", "<time> <t>/step" or verbose 2's "<time> - ... <t>/step": "/step" or "ETA: " in each
 _LINE = lazy(r"^\s*(\d+)/(\d+) (?:\[[=>.]*\] - |━+\s+|- )"
-                   r"((?:ETA: |(?:\d+s|\d+:[\d:]+) \d+(?:s|ms|us)/step|\d+s - .*/step).*)$")
+             r"((?:ETA: |(?:\d+s|\d+:[\d:]+) \d+(?:s|ms|us)/step|\d+s - .*/step).*)$")
 _METRIC = lazy(r"^(\w+): ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?)$")
 # the first part: "7s 30ms/step", "ETA: 4s", "8:21 1s/step" (an ETA), "21s"
 _TIMES = lazy(r"^(?:ETA: \S+|(\d+)s|\d+:[\d:]+)(?: (\d+)(s|ms|us)/step)?$")

@@ -36,10 +36,10 @@ TAIL = 64 * 1024  # characters of a text's end looked at first for its last time
 # ``2024/03/05 10:00:00.5``, ``2023-12-05T07:16:01``), or C's ctime (nvidia-smi's
 # ``Tue Mar  5 10:00:00 2024``)
 _WHOLE = lazy(r"\s*(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d?):(\d\d?)"
-                    r"(?:[.,](\d{1,9}))?Z?\s*")
+              r"(?:[.,](\d{1,9}))?Z?\s*")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _CTIME = lazy(r"\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (" + "|".join(_MONTHS)
-                    + r") +(\d\d?) (\d\d?):(\d\d):(\d\d) (\d{4})\s*")
+              + r") +(\d\d?) (\d\d?):(\d\d):(\d\d) (\d{4})\s*")
 _LIMITS = ((1, 12), (1, 31), (0, 23), (0, 59), (0, 61))  # month ... second
 
 

@@ -48,12 +48,12 @@ _STEP = r'(?:,"step":' + _INT + ")?"
 _HEAD = PREFIX + '{"type":"'
 _KIND = len(_HEAD)  # the index of the type's first letter
 _PROGRESS = lazy(re.escape(_HEAD) + r'progress","t":' + _NUM + ',"step":' + _INT
-                       + ',"total":' + _INT + ',"epoch":' + _NUM + ',"epochs":' + _NUM
-                       + r"\}\Z")
+                 + ',"total":' + _INT + ',"epoch":' + _NUM + ',"epochs":' + _NUM
+                 + r"\}\Z")
 _THROUGHPUT = lazy(re.escape(_HEAD) + r'throughput","t":' + _NUM + ',"samples_per_s":'
-                         + _NUM + _STEP + r"\}\Z")
+                   + _NUM + _STEP + r"\}\Z")
 _METRIC = lazy(re.escape(_HEAD) + r'metric","t":' + _NUM + ',"name":' + _STR
-                     + ',"value":' + _NUM + _STEP + r"\}\Z")
+               + ',"value":' + _NUM + _STEP + r"\}\Z")
 
 
 def parse(run_id: str, line: str) -> Event:

@@ -24,8 +24,8 @@ from accelbench.engine.parsers.steps import StepLines
 
 # "<percent>%|<bar>| <n>/<total> [<elapsed><<remaining>, <rate>, <postfix>]"; bar optional
 _BAR = lazy(r"(\d{1,3})%(?:\|[^|\r\n]*\|)?\s*(\d+)/(\d+) \[[\d:]+<[\d:?]+,\s*"
-                  r"(?:([\d.]+)([a-zA-Z]+)/s|([\d.]+)s/([a-zA-Z]+)|\?[a-zA-Z]+/s),"
-                  r"((?:\s*\w+=[^,\]]*,?)+)\]")
+            r"(?:([\d.]+)([a-zA-Z]+)/s|([\d.]+)s/([a-zA-Z]+)|\?[a-zA-Z]+/s),"
+            r"((?:\s*\w+=[^,\]]*,?)+)\]")
 # the end of a description naming the epoch: "Epoch 0: ", "Training Epoch 1 / 5: "
 _EPOCH = lazy(r"Epoch (\d+)(?:\s*/\s*(\d+))?:\s*$")
 _NUMBER = r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?"

@@ -56,7 +56,7 @@ _OOM_FIGURES = (
     ("free", lazy(rf"({_SIZE}) free;|of which ({_SIZE}) is free")),
     ("in use by this process", lazy(rf"this process has ({_SIZE}) memory in use")),
     ("allocated by PyTorch", lazy(rf"({_SIZE}) already allocated|"
-                                        rf"allocated memory ({_SIZE}) is allocated by PyTorch")),
+                                  rf"allocated memory ({_SIZE}) is allocated by PyTorch")),
     ("reserved by PyTorch", lazy(rf"({_SIZE}) reserved in total by PyTorch")),
     ("reserved but unallocated", lazy(rf"({_SIZE}) is reserved by PyTorch but unalloc")),
     ("cached", lazy(rf"({_SIZE}) cached\)")),
@@ -69,15 +69,15 @@ _OOM_PARTS = ("allocated", "free", "reserved", "capacity", "capacty", "cached",
               "Memory Management", "PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb")
 _OOM_PART = lazy("|".join(map(re.escape, _OOM_PARTS)))
 _OOM_OTHER = lazy(r"(?:Error|Exception): (CUDA out of memory|CUDA error: out of memory)"
-                        r"|(CUBLAS_STATUS_ALLOC_FAILED) when calling"
-                        r"|failed to create cublas handle: (CUBLAS_STATUS_ALLOC_FAILED)")
+                  r"|(CUBLAS_STATUS_ALLOC_FAILED) when calling"
+                  r"|failed to create cublas handle: (CUBLAS_STATUS_ALLOC_FAILED)")
 _WATCHDOG = lazy(r"(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: "
-                       r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)[^)]*?, Timeout\(ms\)=(\d+)\) "
-                       r"ran for (\d+) milliseconds")
+                 r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)[^)]*?, Timeout\(ms\)=(\d+)\) "
+                 r"ran for (\d+) milliseconds")
 _NCCL_ERROR = lazy(r"NCCL error(?: in: \S+?,|:) (.+?)(?:, NCCL version ([\w.+-]+))?"
-                         r"(?:\s+(nccl\w+): .*)?$")
+                   r"(?:\s+(nccl\w+): .*)?$")
 _NCCL_KIND = lazy(r"\b(nccl(?:System|Remote|Internal|UnhandledCuda|InvalidUsage|"
-                        r"InvalidArgument)Error): (.+)")
+                  r"InvalidArgument)Error): (.+)")
 _CHILD_FAILED = lazy(r"\bChildFailedError:")
 # (the table's lines may carry a prefix: ``stderr: ``, ``[default0]:``)
 _TABLE_SCRIPT = lazy(r"(?:^|\s)(\S+) FAILED\s*$")
@@ -87,12 +87,12 @@ _TABLE_FILE = lazy(r"(?:^|\s)error_file\s*: (.+?)\s*$")
 _TABLE_SIGNAL = lazy(r"(?:^|\s)traceback\s*: Signal (\d+) \((SIG\w+)\)")
 _TABLE_END = lazy(r"(?:^|\s)={20,}\s*$")
 _AGENT_FAILED = lazy(r"failed \(exitcode: (-?\d+)\) (?:local_rank: (\d+) \(pid: (\d+)\)|"
-                           r"for binary located at .*? with local_rank: (\d+))")
+                     r"for binary located at .*? with local_rank: (\d+))")
 _BIND = lazy(r"failed to bind to (?:\[[^\]]*\]|[\w.?]+):(\d+) \(errno: 98")
 _LISTEN = lazy(r"The server socket has failed to listen on any local network address"
-                     r"(?:.*?\bport: (\d+))?|\[Errno 98\] Address already in use")
+               r"(?:.*?\bport: (\d+))?|\[Errno 98\] Address already in use")
 _KILLED = lazy(r"[Oo]ut of memory: Killed process (\d+) \(([^)]*)\)"
-                     r"(?: total-vm:([\d,]+)kB, anon-rss:([\d,]+)kB)?")
+               r"(?: total-vm:([\d,]+)kB, anon-rss:([\d,]+)kB)?")
 _OOM_KILL = lazy(r"oom-kill:constraint=\w+,.*?task=([^,]+),pid=(\d+)")
 _PBS = lazy(r"PBS: job killed: (\w+) (\S+) exceeded limit (\S+)")
 _MOAB = "MOAB_INFO:  job exceeded wallclock limit"
@@ -101,7 +101,7 @@ _LSF_EXIT = lazy(r"Exited with exit code (\d+)\.")
 _SHELL_KILLED = lazy(r"(?:(\S+): line (\d+): +(\d+) )?Killed(?:\s+(.*))?")
 _TRACEBACK = "Traceback (most recent call last)"
 _EXCEPTION = lazy(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|"
-                        r"Failure|Warning|Iteration))(?:: ?(.*))?")
+                  r"Failure|Warning|Iteration))(?:: ?(.*))?")
 _IGNORED = "Exception ignored in"
 
 _OOM_HINT = ("lower the batch size (gradient accumulation keeps the global batch) or the"

@@ -82,8 +82,8 @@ _UNIT = (r"%|[KMGTkmgt]i?B(?:/s)?|[kmgt]b|B"
 # another key and its value ("step 1 step_time 433.97s throughput 2.32 seq/s loss 1.68 grad
 # norm 0.31", "loss nan val-loss: None")
 _FIELD_END = lazy(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]"
-                        r"|[ \t]+[^\W\d][\w@./\-]*(?: [^\W\d][\w@./\-]*)?"
-                        r"(?:[ \t]+(?:[-+]?\.?\d|nan|inf)|[ \t]*[:=])")
+                  r"|[ \t]+[^\W\d][\w@./\-]*(?: [^\W\d][\w@./\-]*)?"
+                  r"(?:[ \t]+(?:[-+]?\.?\d|nan|inf)|[ \t]*[:=])")
 # a value and what precedes it up to its key: ": 1.2", " = '4.9e-05'", "=[5e-05,", "  1.2,",
 # then its unit: "12.3GiB", "4.1 ms", "0.00 (sec)", or a multiple ("11.5K", "85.8G", "3961M")
 # (possessive: a run of blanks or digits is never tried again from inside)

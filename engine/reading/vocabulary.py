@@ -138,8 +138,8 @@ _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 # a rate: of samples (or sequences, images) or tokens a second, or FLOP/s with their prefix
 # (TFLOPS, TFLOPs, TFLOP/s), per device or not (tokens/s/GPU, TFLOP/s/GPU)
 _RATE_UNIT = lazy(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
-                        r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
-                        r"(?:/\w+)?$")
+                  r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
+                  r"(?:/\w+)?$")
 _LR_MONITOR = lazy(r"lr-[A-Za-z_]\w*(?:/pg1)?")
 """Lightning's ``LearningRateMonitor`` names an optimizer's learning rate ``lr-<its class>``
 (``lr-Adam``; of its param groups ``lr-Adam/pg1``, ``/pg2``...; a second Adam's ``lr-Adam-1``)

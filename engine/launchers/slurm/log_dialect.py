@@ -25,12 +25,12 @@ _TASK_SIGNAL = lazy(_TASKS + r"(Segmentation fault|Bus error|Killed|Aborted)\b")
 # slurmstepd names itself with its node where slurmd runs several (``slurmstepd-NODE:``).
 _STEPD = r"slurmstepd(?:-[\w.-]+)?: "
 _OOM = lazy(_STEPD + r"error: Detected (\d+) oom[-_]kill events?(?:\(s\))? in "
-                  r"(?:step |StepId=)(\S+?)\.?(?: cgroup|\s|$)")
+            r"(?:step |StepId=)(\S+?)\.?(?: cgroup|\s|$)")
 _CANCELLED = lazy(_STEPD + r"(?:error: )?\*\*\* (JOB|STEP) (\S+) (?:ON (\S+) )?"
-                        r"CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)"
-                        r"(?: DUE TO ([A-Z ]+?))?(?: on (\S+))? \*\*\*")
+                  r"CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)"
+                  r"(?: DUE TO ([A-Z ]+?))?(?: on (\S+))? \*\*\*")
 _SUBMIT = lazy(r"(?:sbatch|srun|salloc): error: (?:Batch job submission failed|"
-                     r"Unable to allocate resources): (.+)")
+               r"Unable to allocate resources): (.+)")
 _NODE_FAIL = lazy(r"(?:srun|salloc): error: Node failure on (\S+)")
 _SNIFF = lazy(_STEPD + r"(?:error: |\*\*\* )|(?:srun|salloc|sbatch): error: ")
 

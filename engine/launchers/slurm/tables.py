@@ -46,8 +46,8 @@ _RSS = lazy(r"^([\d.]+)([KMGT]?)$")
 # The first line of a table, after comments: JSON, scontrol's JobId=, a --parsable2 header, a
 # fixed-width header over its dashes, squeue's header, a --noheader row
 _HEAD = lazy(r"(?:(?:#[^\n]*)?\n)* *(\{|JobId=\d|(?i:jobid(?:raw)?)\|"
-                   r"|(?i:jobid(?:raw)?) [^\n]*\n *----|JOBID [^\n]*\bST(?:ATE)?\b"
-                   r"|PARTITION +AVAIL +TIMELIMIT +NODES +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
+             r"|(?i:jobid(?:raw)?) [^\n]*\n *----|JOBID [^\n]*\bST(?:ATE)?\b"
+             r"|PARTITION +AVAIL +TIMELIMIT +NODES +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
 _STATES = (*FINAL_STATES, *PENDING_STATES, "RUNNING")
 _WORD = lazy(r"(?:^|\s)([\w/:.-]+)=(\S*)")
 

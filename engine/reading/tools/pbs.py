@@ -31,8 +31,8 @@ WAITING = frozenset("QHWTM")
 # The start of a PBS record, after blank lines: a qstat -f block, tracejob's "Job:" line,
 # a qstat table's header (its own or -a's "Req'd" line or server line above it)
 _HEAD = lazy(r"(?:[^\n]*\n){0,5}?\s*(?:Job Id: \S|Job: \S"
-                   r"|Job id +Name +User +Time Use +S +Queue"
-                   r"|Job ID +Username +Queue +Jobname +SessID)")
+             r"|Job id +Name +User +Time Use +S +Queue"
+             r"|Job ID +Username +Queue +Jobname +SessID)")
 
 
 @dataclass

@@ -31,10 +31,10 @@ _LINE = lazy("^" + _HEAD + "(.*)$")
 _NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|(?i:nan|inf))"  # as float() reads it
 _RATE = r"\d+(?:\.\d*)?"
 _TRAIN = lazy(r"\| Train Device=[^,]+, Step=(\d+), Loss=(" + _NUMBER + "), "
-                    r"Rate=(" + _RATE + ") samples/sec, GlobalRate=(" + _RATE + ") samples/sec"
-                    r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
+              r"Rate=(" + _RATE + ") samples/sec, GlobalRate=(" + _RATE + ") samples/sec"
+              r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
 _EVAL = lazy(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
-                   r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
+             r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
 # A timestamped line whose text is a Train line: what _LINE, then _TRAIN, read of it.
 _TRAIN_LINE = lazy(_HEAD + _TRAIN.pattern)
 # Train lines, each at a line's start (their groups as findall gives them)
@@ -43,8 +43,8 @@ _TRAIN_ROWS = lazy("(?m)^" + _TRAIN_LINE.pattern)
 # Train Device=...`` at a line's start), found by their literal (a quick search) with the
 # stamp behind it: what _TRAIN_ROWS reads of such a line, the same groups.
 _TRAIN_TEXT = lazy(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
-                         r"(\d{3}) (INFO):   \| Train Device=)"
-                         + _TRAIN.pattern.removeprefix(r"\| Train Device="))
+                   r"(\d{3}) (INFO):   \| Train Device=)"
+                   + _TRAIN.pattern.removeprefix(r"\| Train Device="))
 # The Train lines as step lines (the groups of _TRAIN_LINE, converted)
 _STEPS = StepLines("Train Device=", _TRAIN_ROWS,
                    (whole(stamps_times), int, None, int, float, float, float,
@@ -54,11 +54,11 @@ _EVAL_METRIC = lazy(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
 _PROCESSED = lazy(r"(?:Processed|Completed) (\d+) (?:\w+ )?sample\(s\) in ([\d.]+) seconds")
 _TOTAL = lazy(r"for a total of (\d+) train steps"
-                    r"|Starting train(?:ing)? loop \d+(?: of \d+)?, from global step \d+ to (\d+)")
+              r"|Starting train(?:ing)? loop \d+(?: of \d+)?, from global step \d+ to (\d+)")
 _ESTIMATE = lazy(r"Compile estimated performance: ([\d.]+) samples/sec")
 _TF_STEP = lazy(r"global step (\d+): loss = ([-+\w.]+) \(([\d.]+) steps/sec\)")
 _TF_FINISHED = lazy(r"Training finished with (\d+) samples in ([\d.]+) seconds, "
-                          r"([\d.]+) samples/second")
+                    r"([\d.]+) samples/second")
 _TF_FINAL = lazy(r"Loss for final step: (" + _NUMBER + ")")
 _BATCH = lazy(r"Effective batch size is (\d+)")
 _SAVING = lazy(r"Saving checkpoint at (?:global )?step (\d+)")
@@ -70,8 +70,8 @@ _POLL = lazy(r"current job status: (\w+), msg: (.*?)\.?(?: For more information.
 _JOB_FAILED = lazy(r"Job (wsjob-\w+) failed due to: ")
 _EXCEPTION = lazy(r"^([\w.]*(?:Error|Exception)): ")
 _SNIFF = lazy(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster"
-                    r"|(?:Processed|Completed) \d+ (?:training )?sample\(s\) in"
-                    r"|Training finished with \d+ samples in|global step \d+: loss = .* steps/sec")
+              r"|(?:Processed|Completed) \d+ (?:training )?sample\(s\) in"
+              r"|Training finished with \d+ samples in|global step \d+: loss = .* steps/sec")
 
 # Lines that move the run on, by a piece of their text: (phase, detail).
 _PHASES = {

@@ -48,7 +48,7 @@ _QUERY_COMMAND = lazy(r"--query-gpu=(\S+)")
 _NUMBER = lazy(r"^-?\d+(?:\.\d+)?(?![\d.eE])")  # (not 1e999's 1)
 # what nvidia-smi prints where it has no reading: no number, and nothing to report
 _NO_READING = lazy(r"^(?:-+|\[?(?:N/A|Not Supported|Unknown Error|Insufficient"
-                         r" Permissions|Requested functionality has been deprecated)\]?)$")
+                   r" Permissions|Requested functionality has been deprecated)\]?)$")
 # What sniff recognises, each with the literal every line it matches holds (the lines it
 # looks at: a log whose every line says "per_gpu" is not searched line by line for a header)
 _SNIFFS = tuple((literal, lazy(pattern)) for literal, pattern in (
@@ -67,7 +67,7 @@ _TABLE_TEMP = lazy(r"^\s*\S+\s+(\S+?)C?\s+(?:P\d+|\S+)\s+(\S+?)W?\s*/\s*\S+\s*$"
 _TABLE_MEMORY = lazy(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$")
 # the time the default table (its first line) and -q (its Timestamp) were taken, local time
 _TAKEN = lazy(r"^(?:Timestamp\s*:\s*)?((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d"
-                    r" \d\d:\d\d:\d\d \d{4})\s*$")
+              r" \d\d:\d\d:\d\d \d{4})\s*$")
 _QUERY_GPU = lazy(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 _QUERY_FIELD = lazy(r"^( +)(\S.*?)\s*:\s(.*)$")
 # -q (section, key) → the dmon column it is; power from the first that gives one

@@ -23,10 +23,10 @@ _QUEUED = lazy(r"srun: job (\d+) queued and waiting for resources")
 _ALLOCATED = lazy(r"srun: job (\d+) has been allocated resources")
 # A tqdm bar, labelled or not: "Epochs:  40%|████| 4/10 [...", " 97%|██████...".
 _BAR = lazy(r"(?:(Epochs|Graph compilation):\s*)?(\d{1,3})%\|"
-                  r"(?:[^|]*\|\s*(\d+)/(\d+)(?: \[([\d:]+)<[^,\]]*(?:, *(\d+(?:\.\d+)?)s/it)?)?)?")
+            r"(?:[^|]*\|\s*(\d+)/(\d+)(?: \[([\d:]+)<[^,\]]*(?:, *(\d+(?:\.\d+)?)s/it)?)?)?")
 # "[Epoch 02]: 100%|██████████| 3750/3750 [00:09<00:00, 376.43it/s, Loss=0.775]"
 _EPOCH_BAR = lazy(r"\[Epoch (\d+)\]:\s*\d{1,3}%\|[^|]*\|\s*(\d+)/(\d+) \[[^,\]]*"
-                        r"(?:,\s*(\d+(?:\.\d+)?)(it/s|s/it))?(?:,\s*Loss=(\d+(?:\.\d+)?))?")
+                  r"(?:,\s*(\d+(?:\.\d+)?)(it/s|s/it))?(?:,\s*Loss=(\d+(?:\.\d+)?))?")
 _ACCURACY = lazy(r"(?:Accuracy on test set|Eval accuracy):\s*(\d+(?:\.\d+)?)%")
 # poptorch's examples/mnist.py: "PoptorchIPU loss at batch: 10 is tensor([0.5195, 0.3766])",
 # "Training accuracy: 87.5% from batch of size 80"

@@ -31,7 +31,7 @@ _BANNERS = {"Data Loading Started": ("loading", "data"),
             "Training Metrics": ("completing", "")}
 _BANNER = lazy(r"-{3,} (" + "|".join(re.escape(b) for b in _BANNERS) + r") -{3,}")
 _SECONDS = lazy(r"(Data loaded|Compiled/Loaded model|Training time:) (?:in )?"
-                      + _NUM + " secs")
+                + _NUM + " secs")
 _SECONDS_METRIC = {"Data loaded": "data_load_time", "Compiled/Loaded model": "compile_time",
                    "Training time:": "training_time"}
 _STEP = lazy(r"Step: (\d+) / (\d+) - ")
@@ -44,7 +44,7 @@ _CONFIG = {"global_batch_size": "global_batch_size", "device_iterations": "devic
 _CONFIG_LINE = lazy("(" + "|".join(re.escape(key) for key in _CONFIG) + r"): (\d+)")
 _ITERATIONS = lazy(r"(\d+(?:\.\d+)?)it/s")
 _GPT_STEP = lazy(r"step (\d+) of epoch (\d+), loss: " + _NUM + ", acc: " + _NUM
-                       + ", lr: " + _NUM)
+                 + ", lr: " + _NUM)
 _INFO_EPOCH = lazy(r"\[INFO\] Epoch (\d+)/(\d+)")
 _INFO_FIGURE = lazy(r"\[INFO\] (loss|accuracy): " + _NUM)
 _INFO_METRIC = {"loss": "loss", "accuracy": "train_accuracy"}

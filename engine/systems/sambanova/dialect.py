@@ -34,13 +34,13 @@ from accelbench.engine.parsers.steps import StepLines, optional, whole
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _SUMMARY = lazy(r"\b(e2e_train_time|training_sequences_per_second|final_loss|"
-                      rf"training_samples_per_second)['\"]?\s*[:=]\s*({_NUMBER})")
+                rf"training_samples_per_second)['\"]?\s*[:=]\s*({_NUMBER})")
 _STEP = lazy(rf"\|global_step:(\d+)\|average_loss:({_NUMBER})")
 _ITERATION = lazy(r"Iteration:.*?\|\s*(\d+)/(\d+) \[")
 _COMPILE = lazy(r"^COMPILE START AT \d+")
 _RUN = lazy(r"^RUN(?: COMMAND:|$)")
 _BAD_CONFIG = lazy(r"\berror\b.*(?:requested node configuration is not available|"
-                         r"invalid (?:\w+ )?configuration)", re.I)
+                   r"invalid (?:\w+ )?configuration)", re.I)
 _MIN_THROUGHPUT = lazy(r"Expected throughput to be at least ([\d.]+), instead found ([\d.]+)")
 _NO_PEF = lazy(r"(?<!\S)(\S+\.pef) does not exist")  # (?<!\S): linear time
 _COMPILED = lazy(r"Compilation succeeded(?: for partition[ _]?(\S+))?")
@@ -48,11 +48,11 @@ _EPOCH_STEP = lazy(rf"Epoch \[(\d+)/(\d+)\], Step \[(\d+)/(\d+)\], Loss: ({_NUMB
 _TEST = lazy(rf"Test Accuracy: ({_NUMBER}) Loss: ({_NUMBER})")
 _E2E = lazy(rf"e2e_throughput: ({_NUMBER}) samples/s")
 _INNER = lazy(rf"inner train loop time : ({_NUMBER}) for (\d+) epochs, number of global"
-                    rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
+              rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
 _ASSERTION = lazy(r"^AssertionError: (.*\S)")
 _STAMP = lazy(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
 _SNIFF = lazy(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector|"
-                    r"inner train loop time : ")
+              r"inner train loop time : ")
 
 
 def _seconds(stamp: str) -> float:

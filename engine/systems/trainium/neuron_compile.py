@@ -23,17 +23,17 @@ from accelbench.engine.parsers.logclock import stamp_seconds
 _COMPILING = ("||NEURON_CC_WRAPPER||", "||NEURON_CACHE||", "PARALLEL_COMPILE||",
               "Compiler status")
 _TOTALS = lazy(r"PARALLEL_COMPILE\|\|: Total (graphs|successful compilations|"
-                     r"failed compilations): (\d+)")
+               r"failed compilations): (\d+)")
 _NAMES = {"graphs": "compile.graphs", "successful compilations": "compile.graphs_compiled",
           "failed compilations": "compile.graphs_failed"}
 _CACHE = lazy(r"NEURON_CACHE\|\|: Current remaining items are \d+, locked are \d+, "
-                    r"failed are (\d+), done are (\d+), total is (\d+)")
+              r"failed are (\d+), done are (\d+), total is (\d+)")
 # what a line _TOTALS or _CACHE reads holds (other lines give nothing once compiling)
 _COUNTS = ("PARALLEL_COMPILE||: Total ", "NEURON_CACHE||: Current remaining items are ")
 _TIME = lazy(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
 _STAMP = lazy(r"^(?:INFO:\s+)?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
 _SNIFF = lazy(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
-                    r"Compiler status (?:PASS|FAIL)")
+              r"Compiler status (?:PASS|FAIL)")
 
 
 class NeuronCompile(Dialect):

@@ -12,7 +12,7 @@ from accelbench.engine.parsers import Dialect
 _FAILURES = [
     ("neuron_cores_busy",
      lazy(r"Neuron ?[Cc]ore\(?s?\)? (?:are )?(?:already in use|not available)|"
-                r"nrt_allocate_neuron_cores.*(?:failed|in use)"),
+          r"nrt_allocate_neuron_cores.*(?:failed|in use)"),
      "the NeuronCores are held by another process",
      "neuron-ls or neuron-top shows who holds them; stop it, or lower nproc_per_node"),
     ("neuron_no_device",
@@ -21,7 +21,7 @@ _FAILURES = [
      "run on a trn1/inf2 instance (neuron-ls lists the devices) with the Neuron driver loaded"),
     ("neuron_out_of_memory",
      lazy(r"RESOURCE_EXHAUSTED|Failed to allocate .*(?:HBM|device memory)|"
-                r"out of (?:device )?memory", re.IGNORECASE),
+          r"out of (?:device )?memory", re.IGNORECASE),
      "the model does not fit in the NeuronCores' device memory",
      "lower batch_size or max_seq_length"),
     ("neuron_precompile_graphs_failed",
@@ -30,8 +30,8 @@ _FAILURES = [
      "the run compiles them itself (a slower start); its log above names the graphs"),
     ("neuron_compile_failed",
      lazy(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF|"
-                r"ERROR \|\|NEURON_\w+\|\|: .*failed compilation|Compiler status FAIL",
-                re.IGNORECASE),
+          r"ERROR \|\|NEURON_\w+\|\|: .*failed compilation|Compiler status FAIL",
+          re.IGNORECASE),
      "the Neuron compiler failed on the model's graph",
      "read the compiler's log it names; check NEURON_CC_FLAGS"),
 ]

@@ -22,8 +22,8 @@ from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan|-?inf)"
 _STEP = lazy(rf"\bstep (\d+) step_time {_NUMBER}s throughput {_NUMBER} seq/s"
-                   rf" loss {_NUMBER}(?: val-loss: (?:None|{_NUMBER}))?"
-                   rf"(?: current_lr: {_NUMBER})?(?: grad norm (?:None|{_NUMBER}))?")
+             rf" loss {_NUMBER}(?: val-loss: (?:None|{_NUMBER}))?"
+             rf"(?: current_lr: {_NUMBER})?(?: grad norm (?:None|{_NUMBER}))?")
 # The step lines of a text: the first match in each line, as feed reads it
 _STEPS = StepLines(" step_time ", lazy(r"(?m)^[^\n]*?" + _STEP.pattern),
                    (int, float, float, float, *[optional(float)] * 3),
