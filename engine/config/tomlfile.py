@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from typing import Any
 
 from accelbench.engine.core.errors import UserError, shown_key
@@ -11,6 +10,8 @@ from accelbench.engine.core.errors import UserError, shown_key
 
 def parse(text: str, source: Any) -> dict[str, Any]:
     """The TOML document ``text`` read from ``source`` (a path, for messages)."""
+    import tomllib  # (only here: the systems that import this module load on every parse)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import reprlib
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
@@ -37,6 +36,8 @@ def lookup(table: Mapping[str, V], name: str, what: str) -> V:
 
 def close_to(name: str, known: Iterable[str]) -> str | None:
     """The one of ``known`` that ``name`` is most likely a typo of, if any is close."""
+    import difflib  # (only here: where a name is unknown)
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return close[0] if close else None
 

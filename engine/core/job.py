@@ -9,8 +9,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from accelbench.engine.core.events import FINAL_STATUSES
 from accelbench.engine.core.summary import RunSummary
 
@@ -42,6 +40,8 @@ class JobSpec:
 
     def to_toml(self) -> str:
         """The spec as a preset file that loads back equal."""
+        import tomli_w  # (only here: a run's start, not every command's)
+
         return tomli_w.dumps(self.to_dict())
 
 

@@ -19,39 +19,40 @@ from typing import Any, NamedTuple
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import MAX_NUMBER, Event, Metric, Progress, finite
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.steps import StepLines
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 from accelbench.engine.reading.vocabulary import metric_name
 
 _metric_name = functools.lru_cache(maxsize=1024)(metric_name)  # (a log's keys are few)
-_LOG_DICT = re.compile(r"\{'[^{}]*\}")
-_NOT_FINITE = re.compile(r"(:\s*)(-?(?:nan|inf))(?=\s*[,}])")
-_BAR = re.compile(r"(?<![\w./])(\d+)/(\d+) \[(?:\d+:)?\d+:\d+<[^\]]*(?:s/it|it/s)\]")
+_LOG_DICT = lazy(r"\{'[^{}]*\}")
+_NOT_FINITE = lazy(r"(:\s*)(-?(?:nan|inf))(?=\s*[,}])")
+_BAR = lazy(r"(?<![\w./])(\d+)/(\d+) \[(?:\d+:)?\d+:\d+<[^\]]*(?:s/it|it/s)\]")
 # a log dict of numbers only (as most are), read without ``ast.literal_eval``: the same dict
 _NUM = r"-?(?:[0-9]+\.[0-9]*|\.[0-9]+|0|[1-9][0-9]*)(?:[eE][-+]?[0-9]+)?"  # (ASCII: as Python)
 _FLAT_VALUE = rf"(?:{_NUM}|'-?(?:nan|inf)')"  # (a nan or inf quoted: ``_NOT_FINITE``)
-_FLAT = re.compile(rf"\{{'[^'\\\n\r\x00]*': {_FLAT_VALUE}(?:, '[^'\\\n\r\x00]*': "
-                   rf"{_FLAT_VALUE})*\}}")
-_FLAT_ENTRY = re.compile(rf"'([^'\\\n]*)': ({_NUM}|'-?(?:nan|inf)')")
+_FLAT = lazy(rf"\{{'[^'\\\n\r\x00]*': {_FLAT_VALUE}(?:, '[^'\\\n\r\x00]*': "
+             rf"{_FLAT_VALUE})*\}}")
+_FLAT_ENTRY = lazy(rf"'([^'\\\n]*)': ({_NUM}|'-?(?:nan|inf)')")
 _LOG_KEYS = {"epoch", "loss", "eval_loss", "train_runtime"}
 # The lines holding a log dict, read as columns: the text before the dict (a line with
 # some is fed) and the dict on. In those, each value of a flat dict (``_FLAT``) masked, a
 # number as ``\x00``, a ``nan`` or ``inf`` as ``\x01``, leaves the dict's shape: its keys
-_STEPS = StepLines("{'", re.compile(r"(?m)^([^\n]*?)(\{'[^\n]*)$"), (None, None))
-_VALUE = re.compile(rf"': {_NUM}(?=, '|\}})")
-_NOT_A_NUMBER = re.compile(r"': -?(?:nan|inf)(?=, '|\})")
-_ANY_VALUE = re.compile(rf"': ({_NUM}|-?(?:nan|inf))(?=, '|\}})")
-_SHAPE = re.compile(r"\{'[^'\\\n\r\x00\x01]*': [\x00\x01](?:, '[^'\\\n\r\x00\x01]*': "
-                    r"[\x00\x01])*\}")
-_SHAPE_KEY = re.compile(r"'([^'\\\n\r\x00\x01]*)': [\x00\x01]")
-_BLOCK = re.compile(r"^\*{5} (\w+) metrics \*{5}$")
-_ENTRY = re.compile(r"^\s+(\w+)\s+=\s+(\S.*)$")
-_DURATION = re.compile(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d(?:\.\d+)?)$")
-_GIGAFLOS = re.compile(r"^(\d+)GF$")
-_ACCURACY = re.compile(r"^Accuracy:\s*(?:[\d.]+\s*\()?([\d.]+)%\)?$")
-_STOCHASTIC = re.compile(r"^Stochastic Rounding on acc:\s*([\d.]+)%$")
-_SNIFF = re.compile(r"^\*{5} train metrics \*{5}$|\{'(?:loss|train_runtime)': ", re.M)
+_STEPS = StepLines("{'", lazy(r"(?m)^([^\n]*?)(\{'[^\n]*)$"), (None, None))
+_VALUE = lazy(rf"': {_NUM}(?=, '|\}})")
+_NOT_A_NUMBER = lazy(r"': -?(?:nan|inf)(?=, '|\})")
+_ANY_VALUE = lazy(rf"': ({_NUM}|-?(?:nan|inf))(?=, '|\}})")
+_SHAPE = lazy(r"\{'[^'\\\n\r\x00\x01]*': [\x00\x01](?:, '[^'\\\n\r\x00\x01]*': "
+              r"[\x00\x01])*\}")
+_SHAPE_KEY = lazy(r"'([^'\\\n\r\x00\x01]*)': [\x00\x01]")
+_BLOCK = lazy(r"^\*{5} (\w+) metrics \*{5}$")
+_ENTRY = lazy(r"^\s+(\w+)\s+=\s+(\S.*)$")
+_DURATION = lazy(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d(?:\.\d+)?)$")
+_GIGAFLOS = lazy(r"^(\d+)GF$")
+_ACCURACY = lazy(r"^Accuracy:\s*(?:[\d.]+\s*\()?([\d.]+)%\)?$")
+_STOCHASTIC = lazy(r"^Stochastic Rounding on acc:\s*([\d.]+)%$")
+_SNIFF = lazy(r"^\*{5} train metrics \*{5}$|\{'(?:loss|train_runtime)': ", re.M)
 
 
 def _number(value: object) -> float | None:

@@ -15,7 +15,6 @@ named ``test_...`` and it is no training step.
 from __future__ import annotations
 
 import operator
-import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, repeat
 from operator import eq
@@ -23,30 +22,31 @@ from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Event, Metric, Progress
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import any_line
 from accelbench.engine.parsers.steps import StepLines, split_rows
 
-_EPOCH = re.compile(r"^Epoch (\d+)/(\d+)\s*$")
+_EPOCH = lazy(r"^Epoch (\d+)/(\d+)\s*$")
 # "<n>/<N> " then Keras 2's "[===>...] - ", Keras 3's "━━━━  " or verbose 2's "- ", then
 # "ETA: ...", "<time> <t>/step" or verbose 2's "<time> - ... <t>/step": "/step" or "ETA: " in each
-_LINE = re.compile(r"^\s*(\d+)/(\d+) (?:\[[=>.]*\] - |━+\s+|- )"
-                   r"((?:ETA: |(?:\d+s|\d+:[\d:]+) \d+(?:s|ms|us)/step|\d+s - .*/step).*)$")
-_METRIC = re.compile(r"^(\w+): ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?)$")
+_LINE = lazy(r"^\s*(\d+)/(\d+) (?:\[[=>.]*\] - |━+\s+|- )"
+             r"((?:ETA: |(?:\d+s|\d+:[\d:]+) \d+(?:s|ms|us)/step|\d+s - .*/step).*)$")
+_METRIC = lazy(r"^(\w+): ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?)$")
 # the first part: "7s 30ms/step", "ETA: 4s", "8:21 1s/step" (an ETA), "21s"
-_TIMES = re.compile(r"^(?:ETA: \S+|(\d+)s|\d+:[\d:]+)(?: (\d+)(s|ms|us)/step)?$")
-_PER = re.compile(r"^(\d+)(s|ms|us)/(step|epoch)$")  # verbose 2's later parts
+_TIMES = lazy(r"^(?:ETA: \S+|(\d+)s|\d+:[\d:]+)(?: (\d+)(s|ms|us)/step)?$")
+_PER = lazy(r"^(\d+)(s|ms|us)/(step|epoch)$")  # verbose 2's later parts
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 1_000_000}
 _RENAMED = {"acc": "accuracy", "val_acc": "val_accuracy"}
 _NUMBER = r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?"  # (_METRIC's)
-_VALUE = re.compile(rf": ({_NUMBER})")  # a metric's value in a line's `` - name: value``s
-_NAME = re.compile(r"(\w+): ")  # ... its name
+_VALUE = lazy(rf": ({_NUMBER})")  # a metric's value in a line's `` - name: value``s
+_NAME = lazy(r"(\w+): ")  # ... its name
 
 # Every line of Keras's literals read at once: an ``Epoch`` line; a progress line of the
 # shapes above, each part one that ``_figures`` reads whole (the whole line, stripped, the
 # step and steps, the times part's seconds or clock, its time per step, the metrics'
 # ``- name: value``s, verbose 2's time per epoch and per step); any other line as text (fed)
-_STEPS = StepLines("/step", re.compile(
+_STEPS = StepLines("/step", lazy(
     r"(?m)^(?:Epoch (\d+)/(\d+)[^\S\n]*|[^\S\n]*((\d+)/(\d+) (?:\[[=>.]*\] - |━+[^\S\n]+|- )"
     r"(?:ETA: [^\s]+|(\d+)s|(\d+:[\d:]+))(?: (\d+)(s|ms|us)/step)?"
     rf"((?: - \w+: {_NUMBER})*)(?: - (\d+)(s|ms|us)/epoch)?(?: - (\d+)(s|ms|us)/step)?)"

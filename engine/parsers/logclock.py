@@ -24,20 +24,22 @@ import re
 import time
 from collections.abc import Iterator
 
+from accelbench.engine.core.patterns import lazy
+
 IMPORTED = "imported"  # the workload of an imported run: its events are placed so
-DATED = re.compile(r"(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
-CLOCK = re.compile(r"^\s{0,8}\[(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\]", re.M)
+DATED = lazy(r"(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
+CLOCK = lazy(r"^\s{0,8}\[(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?\]", re.M)
 DAY = 86400.0
 ZONE_FILE = "/etc/localtime"  # the zone the C library reads local time by where TZ is unset
 TAIL = 64 * 1024  # characters of a text's end looked at first for its last timestamp
 # a whole timestamp: a date and a time (``2024-03-05 10:00:00,123``, ``2021-6-10 14:54:47``,
 # ``2024/03/05 10:00:00.5``, ``2023-12-05T07:16:01``), or C's ctime (nvidia-smi's
 # ``Tue Mar  5 10:00:00 2024``)
-_WHOLE = re.compile(r"\s*(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d?):(\d\d?)"
-                    r"(?:[.,](\d{1,9}))?Z?\s*")
+_WHOLE = lazy(r"\s*(\d{4})[-/](\d\d?)[-/](\d\d?)[T ](\d\d?):(\d\d?):(\d\d?)"
+              r"(?:[.,](\d{1,9}))?Z?\s*")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_CTIME = re.compile(r"\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (" + "|".join(_MONTHS)
-                    + r") +(\d\d?) (\d\d?):(\d\d):(\d\d) (\d{4})\s*")
+_CTIME = lazy(r"\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (" + "|".join(_MONTHS)
+              + r") +(\d\d?) (\d\d?):(\d\d):(\d\d) (\d{4})\s*")
 _LIMITS = ((1, 12), (1, 31), (0, 23), (0, 59), (0, 61))  # month ... second
 
 

@@ -28,6 +28,7 @@ from accelbench.engine.core.events import (
     build,
     loads,
 )
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.workloads.emit import PREFIX
 
 MAX_LINE = 64 * 1024  # characters; longer lines are refused, not parsed
@@ -46,13 +47,13 @@ _STR = r'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes: its text as it 
 _STEP = r'(?:,"step":' + _INT + ")?"
 _HEAD = PREFIX + '{"type":"'
 _KIND = len(_HEAD)  # the index of the type's first letter
-_PROGRESS = re.compile(re.escape(_HEAD) + r'progress","t":' + _NUM + ',"step":' + _INT
-                       + ',"total":' + _INT + ',"epoch":' + _NUM + ',"epochs":' + _NUM
-                       + r"\}\Z")
-_THROUGHPUT = re.compile(re.escape(_HEAD) + r'throughput","t":' + _NUM + ',"samples_per_s":'
-                         + _NUM + _STEP + r"\}\Z")
-_METRIC = re.compile(re.escape(_HEAD) + r'metric","t":' + _NUM + ',"name":' + _STR
-                     + ',"value":' + _NUM + _STEP + r"\}\Z")
+_PROGRESS = lazy(re.escape(_HEAD) + r'progress","t":' + _NUM + ',"step":' + _INT
+                 + ',"total":' + _INT + ',"epoch":' + _NUM + ',"epochs":' + _NUM
+                 + r"\}\Z")
+_THROUGHPUT = lazy(re.escape(_HEAD) + r'throughput","t":' + _NUM + ',"samples_per_s":'
+                   + _NUM + _STEP + r"\}\Z")
+_METRIC = lazy(re.escape(_HEAD) + r'metric","t":' + _NUM + ',"name":' + _STR
+               + ',"value":' + _NUM + _STEP + r"\}\Z")
 
 
 def parse(run_id: str, line: str) -> Event:

@@ -13,25 +13,25 @@ saving model to ...``), gives the monitored metric.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Event, Metric, Progress
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import any_line
 from accelbench.engine.parsers.steps import StepLines
 
 # "<percent>%|<bar>| <n>/<total> [<elapsed><<remaining>, <rate>, <postfix>]"; bar optional
-_BAR = re.compile(r"(\d{1,3})%(?:\|[^|\r\n]*\|)?\s*(\d+)/(\d+) \[[\d:]+<[\d:?]+,\s*"
-                  r"(?:([\d.]+)([a-zA-Z]+)/s|([\d.]+)s/([a-zA-Z]+)|\?[a-zA-Z]+/s),"
-                  r"((?:\s*\w+=[^,\]]*,?)+)\]")
+_BAR = lazy(r"(\d{1,3})%(?:\|[^|\r\n]*\|)?\s*(\d+)/(\d+) \[[\d:]+<[\d:?]+,\s*"
+            r"(?:([\d.]+)([a-zA-Z]+)/s|([\d.]+)s/([a-zA-Z]+)|\?[a-zA-Z]+/s),"
+            r"((?:\s*\w+=[^,\]]*,?)+)\]")
 # the end of a description naming the epoch: "Epoch 0: ", "Training Epoch 1 / 5: "
-_EPOCH = re.compile(r"Epoch (\d+)(?:\s*/\s*(\d+))?:\s*$")
+_EPOCH = lazy(r"Epoch (\d+)(?:\s*/\s*(\d+))?:\s*$")
 _NUMBER = r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?"
 # the numeric fields of a postfix: each ``key=number`` between its commas, blanks aside
-_FIELDS = re.compile(rf"(?:^|,)[^\S\n]*(\w+)=({_NUMBER})[^\S\n]*(?=,|$)")
-_REACHED = re.compile(r"Epoch \d+: (\w+) reached ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?) \(best ")
+_FIELDS = lazy(rf"(?:^|,)[^\S\n]*(\w+)=({_NUMBER})[^\S\n]*(?=,|$)")
+_REACHED = lazy(r"Epoch \d+: (\w+) reached ([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?) \(best ")
 _NOT_METRICS = frozenset({"v_num"})  # PyTorch Lightning's logger version, not a figure
 # Every line of tqdm's literals read at once (none holding " reached "): a bar with a
 # postfix, alone in its line but for a description before it (no "<" in it; the epoch it
@@ -39,7 +39,7 @@ _NOT_METRICS = frozenset({"v_num"})  # PyTorch Lightning's logger version, not a
 # time per unit, postfix: as _BAR reads them, a rate's number one float reads); a bar
 # without a postfix, no second comma in its brackets (no groups: no figures); any other
 # line as text (fed)
-_STEPS = StepLines("<", re.compile(
+_STEPS = StepLines("<", lazy(
     r"(?m)^(?:(?![^\n]* reached )[^<\n]*?(?:"
     r"(?:Epoch (\d+)(?:[^\S\n]*/[^\S\n]*(\d+))?:[^\S\n]*)?\d{1,3}%(?:\|[^|\r\n]*\|)?"
     r"[^\S\n]*(\d+)/(\d+) \[[\d:]+<[\d:?]+,[^\S\n]*(?:(\d+\.?\d*)([a-zA-Z]+)/s|"

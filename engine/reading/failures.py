@@ -41,6 +41,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from accelbench.engine.core.events import Diagnosis, Event
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import OncePerCause
 
 _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"
@@ -50,57 +51,57 @@ _OOM = "CUDA out of memory. Tried to allocate "
 # ... is free``), each found on its own: a message wrapped onto more lines (rich's box) is
 # read whole, its lines joined until it ends (``_OOM_END``), two more lines at most.
 _OOM_FIGURES = (
-    ("gpu", re.compile(r"\(GPU (\d+);|GPU (\d+) has a total")),
-    ("total", re.compile(rf"({_SIZE}) total capacity|total capac\w* of ({_SIZE})")),
-    ("free", re.compile(rf"({_SIZE}) free;|of which ({_SIZE}) is free")),
-    ("in use by this process", re.compile(rf"this process has ({_SIZE}) memory in use")),
-    ("allocated by PyTorch", re.compile(rf"({_SIZE}) already allocated|"
-                                        rf"allocated memory ({_SIZE}) is allocated by PyTorch")),
-    ("reserved by PyTorch", re.compile(rf"({_SIZE}) reserved in total by PyTorch")),
-    ("reserved but unallocated", re.compile(rf"({_SIZE}) is reserved by PyTorch but unalloc")),
-    ("cached", re.compile(rf"({_SIZE}) cached\)")),
+    ("gpu", lazy(r"\(GPU (\d+);|GPU (\d+) has a total")),
+    ("total", lazy(rf"({_SIZE}) total capacity|total capac\w* of ({_SIZE})")),
+    ("free", lazy(rf"({_SIZE}) free;|of which ({_SIZE}) is free")),
+    ("in use by this process", lazy(rf"this process has ({_SIZE}) memory in use")),
+    ("allocated by PyTorch", lazy(rf"({_SIZE}) already allocated|"
+                                  rf"allocated memory ({_SIZE}) is allocated by PyTorch")),
+    ("reserved by PyTorch", lazy(rf"({_SIZE}) reserved in total by PyTorch")),
+    ("reserved but unallocated", lazy(rf"({_SIZE}) is reserved by PyTorch but unalloc")),
+    ("cached", lazy(rf"({_SIZE}) cached\)")),
 )
-_TRIED = re.compile(rf"{re.escape(_OOM)}({_SIZE})")
-_OOM_END = re.compile(r"\(GPU \d+;[^)]*\)|PYTORCH_CUDA_ALLOC_CONF|Memory Management")
+_TRIED = lazy(rf"{re.escape(_OOM)}({_SIZE})")
+_OOM_END = lazy(r"\(GPU \d+;[^)]*\)|PYTORCH_CUDA_ALLOC_CONF|Memory Management")
 _OOM_WRAPPED = 2  # lines a wrapped message may go on for
 # Words one of its lines holds: a line with none of them ends the message (it is another's).
 _OOM_PARTS = ("allocated", "free", "reserved", "capacity", "capacty", "cached",
               "Memory Management", "PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb")
-_OOM_PART = re.compile("|".join(map(re.escape, _OOM_PARTS)))
-_OOM_OTHER = re.compile(r"(?:Error|Exception): (CUDA out of memory|CUDA error: out of memory)"
-                        r"|(CUBLAS_STATUS_ALLOC_FAILED) when calling"
-                        r"|failed to create cublas handle: (CUBLAS_STATUS_ALLOC_FAILED)")
-_WATCHDOG = re.compile(r"(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: "
-                       r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)[^)]*?, Timeout\(ms\)=(\d+)\) "
-                       r"ran for (\d+) milliseconds")
-_NCCL_ERROR = re.compile(r"NCCL error(?: in: \S+?,|:) (.+?)(?:, NCCL version ([\w.+-]+))?"
-                         r"(?:\s+(nccl\w+): .*)?$")
-_NCCL_KIND = re.compile(r"\b(nccl(?:System|Remote|Internal|UnhandledCuda|InvalidUsage|"
-                        r"InvalidArgument)Error): (.+)")
-_CHILD_FAILED = re.compile(r"\bChildFailedError:")
+_OOM_PART = lazy("|".join(map(re.escape, _OOM_PARTS)))
+_OOM_OTHER = lazy(r"(?:Error|Exception): (CUDA out of memory|CUDA error: out of memory)"
+                  r"|(CUBLAS_STATUS_ALLOC_FAILED) when calling"
+                  r"|failed to create cublas handle: (CUBLAS_STATUS_ALLOC_FAILED)")
+_WATCHDOG = lazy(r"(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: "
+                 r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)[^)]*?, Timeout\(ms\)=(\d+)\) "
+                 r"ran for (\d+) milliseconds")
+_NCCL_ERROR = lazy(r"NCCL error(?: in: \S+?,|:) (.+?)(?:, NCCL version ([\w.+-]+))?"
+                   r"(?:\s+(nccl\w+): .*)?$")
+_NCCL_KIND = lazy(r"\b(nccl(?:System|Remote|Internal|UnhandledCuda|InvalidUsage|"
+                  r"InvalidArgument)Error): (.+)")
+_CHILD_FAILED = lazy(r"\bChildFailedError:")
 # (the table's lines may carry a prefix: ``stderr: ``, ``[default0]:``)
-_TABLE_SCRIPT = re.compile(r"(?:^|\s)(\S+) FAILED\s*$")
-_TABLE_RANK = re.compile(r"(?:^|\s)rank\s*: (\d+) \(local_rank: (\d+)\)")
-_TABLE_EXIT = re.compile(r"(?:^|\s)exitcode\s*: (-?\d+) \(pid: (\d+)\)")
-_TABLE_FILE = re.compile(r"(?:^|\s)error_file\s*: (.+?)\s*$")
-_TABLE_SIGNAL = re.compile(r"(?:^|\s)traceback\s*: Signal (\d+) \((SIG\w+)\)")
-_TABLE_END = re.compile(r"(?:^|\s)={20,}\s*$")
-_AGENT_FAILED = re.compile(r"failed \(exitcode: (-?\d+)\) (?:local_rank: (\d+) \(pid: (\d+)\)|"
-                           r"for binary located at .*? with local_rank: (\d+))")
-_BIND = re.compile(r"failed to bind to (?:\[[^\]]*\]|[\w.?]+):(\d+) \(errno: 98")
-_LISTEN = re.compile(r"The server socket has failed to listen on any local network address"
-                     r"(?:.*?\bport: (\d+))?|\[Errno 98\] Address already in use")
-_KILLED = re.compile(r"[Oo]ut of memory: Killed process (\d+) \(([^)]*)\)"
-                     r"(?: total-vm:([\d,]+)kB, anon-rss:([\d,]+)kB)?")
-_OOM_KILL = re.compile(r"oom-kill:constraint=\w+,.*?task=([^,]+),pid=(\d+)")
-_PBS = re.compile(r"PBS: job killed: (\w+) (\S+) exceeded limit (\S+)")
+_TABLE_SCRIPT = lazy(r"(?:^|\s)(\S+) FAILED\s*$")
+_TABLE_RANK = lazy(r"(?:^|\s)rank\s*: (\d+) \(local_rank: (\d+)\)")
+_TABLE_EXIT = lazy(r"(?:^|\s)exitcode\s*: (-?\d+) \(pid: (\d+)\)")
+_TABLE_FILE = lazy(r"(?:^|\s)error_file\s*: (.+?)\s*$")
+_TABLE_SIGNAL = lazy(r"(?:^|\s)traceback\s*: Signal (\d+) \((SIG\w+)\)")
+_TABLE_END = lazy(r"(?:^|\s)={20,}\s*$")
+_AGENT_FAILED = lazy(r"failed \(exitcode: (-?\d+)\) (?:local_rank: (\d+) \(pid: (\d+)\)|"
+                     r"for binary located at .*? with local_rank: (\d+))")
+_BIND = lazy(r"failed to bind to (?:\[[^\]]*\]|[\w.?]+):(\d+) \(errno: 98")
+_LISTEN = lazy(r"The server socket has failed to listen on any local network address"
+               r"(?:.*?\bport: (\d+))?|\[Errno 98\] Address already in use")
+_KILLED = lazy(r"[Oo]ut of memory: Killed process (\d+) \(([^)]*)\)"
+               r"(?: total-vm:([\d,]+)kB, anon-rss:([\d,]+)kB)?")
+_OOM_KILL = lazy(r"oom-kill:constraint=\w+,.*?task=([^,]+),pid=(\d+)")
+_PBS = lazy(r"PBS: job killed: (\w+) (\S+) exceeded limit (\S+)")
 _MOAB = "MOAB_INFO:  job exceeded wallclock limit"
 _LSF_RUNLIMIT = "TERM_RUNLIMIT: job killed after reaching LSF run time limit"
-_LSF_EXIT = re.compile(r"Exited with exit code (\d+)\.")
-_SHELL_KILLED = re.compile(r"(?:(\S+): line (\d+): +(\d+) )?Killed(?:\s+(.*))?")
+_LSF_EXIT = lazy(r"Exited with exit code (\d+)\.")
+_SHELL_KILLED = lazy(r"(?:(\S+): line (\d+): +(\d+) )?Killed(?:\s+(.*))?")
 _TRACEBACK = "Traceback (most recent call last)"
-_EXCEPTION = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|"
-                        r"Failure|Warning|Iteration))(?:: ?(.*))?")
+_EXCEPTION = lazy(r"((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|"
+                  r"Failure|Warning|Iteration))(?:: ?(.*))?")
 _IGNORED = "Exception ignored in"
 
 _OOM_HINT = ("lower the batch size (gradient accumulation keeps the global batch) or the"

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.reading.vocabulary import (
     EVALUATES,
     PROSE,
@@ -80,13 +81,13 @@ _UNIT = (r"%|[KMGTkmgt]i?B(?:/s)?|[kmgt]b|B"
 # what ends a value set off by blanks: a delimiter, two blanks, " - ", the line's end, or
 # another key and its value ("step 1 step_time 433.97s throughput 2.32 seq/s loss 1.68 grad
 # norm 0.31", "loss nan val-loss: None")
-_FIELD_END = re.compile(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]"
-                        r"|[ \t]+[^\W\d][\w@./\-]*(?: [^\W\d][\w@./\-]*)?"
-                        r"(?:[ \t]+(?:[-+]?\.?\d|nan|inf)|[ \t]*[:=])")
+_FIELD_END = lazy(r"[ \t]*(?:[,|;:)\]}]|$)|[ \t]{2}|[ \t]-[ \t]"
+                  r"|[ \t]+[^\W\d][\w@./\-]*(?: [^\W\d][\w@./\-]*)?"
+                  r"(?:[ \t]+(?:[-+]?\.?\d|nan|inf)|[ \t]*[:=])")
 # a value and what precedes it up to its key: ": 1.2", " = '4.9e-05'", "=[5e-05,", "  1.2,",
 # then its unit: "12.3GiB", "4.1 ms", "0.00 (sec)", or a multiple ("11.5K", "85.8G", "3961M")
 # (possessive: a run of blanks or digits is never tried again from inside)
-_VALUE = re.compile(
+_VALUE = lazy(
     r"(?P<sep>[ \t:=│][ \t:=│]*+)(?P<q>['\"])?(?P<lb>\[)?"
     r"(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?|\.\d++)(?:[eE][-+]?\d++)?"
     r"|[-+]?(?i:nan|inf(?:inity)?))"
@@ -97,14 +98,14 @@ _CAMEL_IDS = ("Id", "Ids", "ID", "IDs")  # a key's id in camelCase (``processId`
 # a number whose unit names it, where no key does: "(57.126 sec/step)", "3599 src tok/s",
 # "7.6092 Tflops", detectron2's "(2.8448 s / it)" (a tqdm bar's "it/s" names no figure: bars
 # are their dialect's)
-_NAMED_BY_UNIT = re.compile(
+_NAMED_BY_UNIT = lazy(
     r"(?<![\w.:/\-])(?P<num>(?:\d{1,3}(?:,\d{3})++(?!\d)|\d++)(?:\.\d++)?(?:[eE][-+]?\d++)?)"
     r"[ \t]?(?P<name>(?:(?:src|tgt)[ \t])?(?:tok|tokens|samples?|seqs?|sequences?|images?|imgs?)"
     r"/s(?:ec)?|[TGP](?:FLOP/s|FLOPS|FLOPs|flops)|m?s(?:ec)?/step|m?s / it)(?![\w/])")
 # a field that is a number and its unit only, after a delimiter: a count a second (timm's
 # "Time: 0.160s,  798.85/s  (0.148s,  863.22/s)": not the average in parentheses) or a time
 # (OpenNMT's "; 15842 sec", "; 10233 s elapsed")
-_UNIT_FIELD = re.compile(
+_UNIT_FIELD = lazy(
     r"[,;|][ \t]+(?P<num>\d+(?:\.\d+)?)(?:(?P<rate>/s)|[ \t]?(?P<time>s|secs?|seconds)"
     r"(?:[ \t]+(?P<what>elapsed))?)(?=[ \t]*(?:[,;|(]|$))")
 # the date and time Python's logging puts first ("2019-02-19 18:37:12,571 DEV  : loss ...")
@@ -112,43 +113,43 @@ _LOGGED_AT = r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?[ \t]+)?"
 # a line whose leading word (after its logged date, if any) says it evaluates ("Test: [  30/30]
 # Loss: ...", "Valid Summary | ...", "Test Accuracy: 90.07 Loss: 0.3361"): its keys are that
 # word's
-_EVAL_LEAD = re.compile(rf"{_LOGGED_AT}[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
+_EVAL_LEAD = lazy(rf"{_LOGGED_AT}[ \t|]*(?P<lead>(?i:{'|'.join(EVALUATES)}))(?![\w-])")
 _EVAL_INITIALS = "".join({c for word in EVALUATES for c in (word[0], word[0].upper())})
 # a value's running average after it, in parentheses: "Loss:   1.462 ( 1.867)" (timm's and
 # torchvision's AverageMeter), which an evaluation's line gives as its result so far
-_AVERAGE = re.compile(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*\)")
+_AVERAGE = lazy(r"[ \t]*\([ \t]*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*\)")
 # the number of what is counted where it is set apart from its word rather than by a separator:
 # in brackets after it (mmcv's "Epoch [1][2600/7517]", mmengine's "Epoch(train) [1][80/90]",
 # sockeye's "Epoch[0] Batch [3000]"), or glued before it as a field's key (ESPnet's
 # "5epoch:train:5251-5625batch:"; not a range's end: a template's slot holds the whole range)
-_BRACKETED = re.compile(r"\[[ \t]*(\d+)\]")
+_BRACKETED = lazy(r"\[[ \t]*(\d+)\]")
 _COUNTING = ("epoch", "iter", "iteration", "step", "batch")
-_COUNTED_BEFORE = re.compile(rf"(?i:\b({'|'.join(_COUNTING)}))(?:\(\w+\))?[ \t]*$")
-_GLUED = re.compile(r"(?<![\w.\-])(\d+)(epoch|batch):")
+_COUNTED_BEFORE = lazy(rf"(?i:\b({'|'.join(_COUNTING)}))(?:\(\w+\))?[ \t]*$")
+_GLUED = lazy(r"(?<![\w.\-])(\d+)(epoch|batch):")
 # clu's metric writers (Flax's examples): the step in brackets leading the message, before its
 # "key=value" pairs ("logging_writer.py:35] [1000] steps_per_second=1.76, train_loss=6.52")
-_STEP_LEADS = re.compile(r"(?:^|\] )\[(\d+)\] (?=[^\W\d][\w/.\-]*=)")
+_STEP_LEADS = lazy(r"(?:^|\] )\[(\d+)\] (?=[^\W\d][\w/.\-]*=)")
 # a key, reversed, as it ends where its value's separator begins: 'key' or "key" quoted, or
 # up to 8 words (a letter first, no ".-/" last) and a unit in parentheses after them
 _WORD_REVERSED = r"(?:[\w@][\w@.\-/]*)?[^\W\d](?![\w@.\-/])"
-_KEY_REVERSED = re.compile(
+_KEY_REVERSED = lazy(
     r"(?P<q>['\"])(?P<quoted>[^'\"\n]{1,80})(?P=q)"
     rf"|(?P<paren>\)[^()\n]{{1,32}}\( ?)?(?P<words>{_WORD_REVERSED}(?: {_WORD_REVERSED}){{0,7}})")
 # (reversed) a count of a total before a ratio's "=", after its key's ":" (NCRF++'s
 # "acc: 141830/170170=0.8335")
-_RATIO_REVERSED = re.compile(r"\d+/\d+[ \t]*:[ \t]*")
+_RATIO_REVERSED = lazy(r"\d+/\d+[ \t]*:[ \t]*")
 _FIELD_BREAK = frozenset("|,;:[]{}\t\r>")  # a key of several words begins after one of these
 # ... or after one of these and a blank: a ":", a "-", a ")", a number, another blank
 _FIELD_GAP = _FIELD_BREAK | frozenset(": -)0123456789")
 _LEADING = PROSE | {"none", "null", "true", "false"}  # not the first word of a key
 # "time (ms) | forward: 652.41 | backward: ..." (Megatron, DeepSpeed): the unit of the fields after
-_UNIT_HEADER = re.compile(rf"\(({_UNIT})\)\s*\|")
-_HOST_OR_FILE = re.compile(r"[.\d]|^localhost$", re.IGNORECASE)  # a key glued to its number
+_UNIT_HEADER = lazy(rf"\(({_UNIT})\)\s*\|")
+_HOST_OR_FILE = lazy(r"[.\d]|^localhost$", re.IGNORECASE)  # a key glued to its number
 _DELIMITERS = (",", ";", ":", "|")  # what ends a field right after its value
 _NOT_EQUALS = ("=", "!", "<", ">")  # before "=": "==", "!=", "<=", ">=" compare, not name
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
-_OBJECT_KEY = re.compile(r"(['\"])([^'\"\n]{1,80})\1\s*:\s*\{")
-_BRACE = re.compile(r"[{}]")
+_ANSI = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_OBJECT_KEY = lazy(r"(['\"])([^'\"\n]{1,80})\1\s*:\s*\{")
+_BRACE = lazy(r"[{}]")
 _EVALUATES = tuple(f"{word}_" for word in EVALUATES)
 _COUNTS = {Canon("step", 1.0), Canon("epoch", 1.0), Canon("total_steps", 1.0)}
 
@@ -309,8 +310,8 @@ def _scopes(line: str) -> list[tuple[int, int, str]]:
 # OpenNMT's "Epoch  1, 13400/37527;"), a "[" ("[10/500]", "[  0/1251 (  0%)]", the notebook
 # bar's "[ 22/290 02:50 < 38:04,"), or nothing
 # (a tqdm bar's "10/500 [00:03<...")
-_TOTAL = re.compile(r"/[ \t]*(\d+)(?![\d.])")
-_COUNT_REVERSED = re.compile(
+_TOTAL = lazy(r"/[ \t]*(\d+)(?![\d.])")
+_COUNT_REVERSED = lazy(
     r"(?P<sp>[ \t]*)(?P<n>\d+)(?!\d)"
     r"(?:[ \t]*\[?[ \t]*[:=#]?[ \t]*(?<!\d)"
     r"(?P<kw>(?i:s?pets(?:[ _]labolg)?|s?(?:noita)?reti|s?hcope|hctab))(?!\w)"
@@ -318,8 +319,8 @@ _COUNT_REVERSED = re.compile(
     r"|[ \t]*(?P<bracket>\[)|(?![\w./]))")
 # after a bracketed counter's total: its end, a percentage's "(", or the elapsed and
 # remaining times of transformers' notebook bar ("[ 22/290 02:50 < 38:04, 0.12 it/s, ...]")
-_AFTER_BRACKETED = re.compile(r"[ \t]*[\](]|[ \t]+[\d:]+[ \t]<[ \t][\d:]+[,\]]")
-_AFTER_BAR = re.compile(r" \[[\d:]+<")
+_AFTER_BRACKETED = lazy(r"[ \t]*[\](]|[ \t]+[\d:]+[ \t]<[ \t][\d:]+[,\]]")
+_AFTER_BAR = lazy(r" \[[\d:]+<")
 
 
 def counters(line: str) -> list[Counter]:
@@ -351,14 +352,14 @@ def counters(line: str) -> list[Counter]:
 # by tabs, or by two blanks or more; a tqdm bar after a row or a header is no cell of it
 # ("640: 100%|███| 16/16 [...", "mAP50-95): 100%|███|..."); a Markdown table's rule
 # ("|:-----:|") comes between its header and its rows.
-_PIPED_CELL = re.compile(r"[^|]+")
-_SPACED_CELL = re.compile(r"[^ \t|]+(?: [^ \t|]+)*")
-_BAR_TAIL = re.compile(r":?[ \t]+\d{1,3}%\|")
-_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}+:?(?:[ \t]*\|[ \t]*:?-{3,}+:?)*+[ \t]*\|?[ \t]*$")
-_NUMBER_CELL = re.compile(
+_PIPED_CELL = lazy(r"[^|]+")
+_SPACED_CELL = lazy(r"[^ \t|]+(?: [^ \t|]+)*")
+_BAR_TAIL = lazy(r":?[ \t]+\d{1,3}%\|")
+_RULE = lazy(r"[ \t]*\|?[ \t]*:?-{3,}+:?(?:[ \t]*\|[ \t]*:?-{3,}+:?)*+[ \t]*\|?[ \t]*$")
+_NUMBER_CELL = lazy(
     r"(?P<num>[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf))"
     rf"(?:/\d+)?(?P<unit>{_UNIT}|[kKMGT])?:?")
-_NUMBER_WORD = re.compile(r"[-+]?\d[\d.,:/]*\w?")
+_NUMBER_WORD = lazy(r"[-+]?\d[\d.,:/]*\w?")
 
 
 def _piped(header: str) -> bool:

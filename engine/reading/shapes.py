@@ -82,6 +82,7 @@ from accelbench.engine.core.events import (
     Throughput,
     finite,
 )
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.prefilter import line_starts, lowered_text, plain_lower
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
@@ -122,8 +123,8 @@ STEP_WORDS = frozenset({"step", "steps", "iter", "iteration"})  # a key ending s
 # A number's text, as loosely as is quick to match (a date is one; its value is read only
 # where a name is next to it, ``_floats``): the same in masking and in the templates.
 _NUM = r"-?\d[\d.,eE+-]*"
-_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_MASK = re.compile(f" *({_NUM})")
+_VALUE = lazy(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_MASK = lazy(f" *({_NUM})")
 _RUN = _NUM + "+"  # a template's number slot: the whole run, as masking took it (possessive:
 # no line is tried with its runs split otherwise, a timestamp's among the slots: 2x quicker
 # on Cerebras's and torchtitan's timestamped lines)
@@ -850,7 +851,7 @@ def _bare(name: str) -> str:
     return name.replace("_", "")
 
 
-_KEYWORDS = re.compile("|".join(re.escape(word).replace("/", "_") for word in KEYWORDS))
+_KEYWORDS = lazy("|".join(re.escape(word).replace("/", "_") for word in KEYWORDS))
 
 
 def _keyword(name: str) -> bool:

@@ -14,13 +14,13 @@ reaches ``total_steps``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from accelbench.engine.core import safefile
 from accelbench.engine.core.errors import UserError
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.reading.records import Record, figure, lines, number, place
 from accelbench.engine.reading.vocabulary import named
 
@@ -29,7 +29,7 @@ LOG = "trainer_log.jsonl"
 MAX_STATE = 64 * 1024 * 1024  # bytes of a trainer_state.json read at most (then parsed)
 _PLACES = {"step", "epoch", "current_steps", "total_steps", "percentage", "elapsed_time",
            "remaining_time"}
-_DURATION = re.compile(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d)$")
+_DURATION = lazy(r"^(?:(\d+) days?, )?(\d+):(\d\d):(\d\d)$")
 _LOG_UNITS = {"throughput": "tokens/s"}  # LLaMA-Factory's throughput: tokens a second
 
 

@@ -15,8 +15,9 @@ the summary as a dialect's does.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
+
+from accelbench.engine.core.patterns import lazy
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +80,12 @@ FIGURES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 _ALIASES = {name: figure for figure, (_, names) in FIGURES.items() for name in names}
 _KIND = {figure: kind for figure, (kind, _) in FIGURES.items()}
-_TRAINING = re.compile(r"(?:train|training|trainer)_(.+)")
+_TRAINING = lazy(r"(?:train|training|trainer)_(.+)")
 EVALUATES = ("test", "testing", "val", "valid", "validation", "validating", "eval",
              "evaluation", "evaluating", "dev")
 """The words that say a figure is an evaluation's: ``test_acc_1``, ``valid_loss``, a dev
 set's ``dev_loss`` (flair's ``DEV  : loss 0.0388``)."""
-_EVALUATED = re.compile(rf"(?:{'|'.join(EVALUATES)})_(.+)")
+_EVALUATED = lazy(rf"(?:{'|'.join(EVALUATES)})_(.+)")
 _OF_EVALUATION = {"loss": "eval_loss", "eval_loss": "eval_loss", "accuracy": "accuracy",
                   "epoch": "epoch"}
 """The figures an evaluation gives: its loss is the eval loss, its accuracy the accuracy, its
@@ -136,21 +137,21 @@ _BYTES = {"b": 2.0**-30, "kb": 2.0**-20, "kib": 2.0**-20, "mb": 2.0**-10, "mib":
 _FLOPS = {"g": 1e-3, "t": 1.0, "p": 1e3}
 # a rate: of samples (or sequences, images) or tokens a second, or FLOP/s with their prefix
 # (TFLOPS, TFLOPs, TFLOP/s), per device or not (tokens/s/GPU, TFLOP/s/GPU)
-_RATE_UNIT = re.compile(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
-                        r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
-                        r"(?:/\w+)?$")
-_LR_MONITOR = re.compile(r"lr-[A-Za-z_]\w*(?:/pg1)?")
+_RATE_UNIT = lazy(r"(?i)(?:(?P<what>samples?|sequences?|seqs?|images?|imgs?|tokens?|toks?)"
+                  r"(?:/s(?:ec)?|ps|_per_sec(?:ond)?)|(?P<prefix>[gtp])?flop(?:s|/s))"
+                  r"(?:/\w+)?$")
+_LR_MONITOR = lazy(r"lr-[A-Za-z_]\w*(?:/pg1)?")
 """Lightning's ``LearningRateMonitor`` names an optimizer's learning rate ``lr-<its class>``
 (``lr-Adam``; of its param groups ``lr-Adam/pg1``, ``/pg2``...; a second Adam's ``lr-Adam-1``)
 and its other figures ``lr-Adam-momentum``, ``lr-Adam-weight_decay``: the first optimizer's
 first group is the lr, the rest keep their names."""
-_REMARK = re.compile(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
-_KEY_UNIT = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
-_NAME_UNIT = re.compile(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
-_PER_STEP = re.compile(r"(ms|us|s|sec)_(?:step|batch|it|iter|iteration)$")  # "ms/batch"
+_REMARK = lazy(r"\s*\([^()]*\)\s*$")  # a note after a key that is no unit
+_KEY_UNIT = lazy(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$|\s+in\s+(\S+)\s*$")
+_NAME_UNIT = lazy(r"(.+?)_(ms|us|s|sec|gb|gib|mb|mib|pct|percent)$")
+_PER_STEP = lazy(r"(ms|us|s|sec)_(?:step|batch|it|iter|iteration)$")  # "ms/batch"
 # a time a step as a unit: "rate:5.5s/it" (Levanter), "(2.8448 s / it)" (detectron2)
-_PER_STEP_UNIT = re.compile(r"(ms|us|s|sec)[ \t]*/[ \t]*(?:step|batch|it|iter|iteration)")
-_NON_WORD = re.compile(r"\W+")
+_PER_STEP_UNIT = lazy(r"(ms|us|s|sec)[ \t]*/[ \t]*(?:step|batch|it|iter|iteration)")
+_NON_WORD = lazy(r"\W+")
 
 
 def is_unit(text: str) -> bool:

@@ -13,27 +13,26 @@ one ``Diagnosis`` with a hint; the exit code a task reports is kept (``exit_code
 
 from __future__ import annotations
 
-import re
-
 from accelbench.engine.core.events import Diagnosis, Event
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import OncePerCause
 from accelbench.engine.parsers.logclock import utc_time
 
 _TASKS = r"(?:srun|salloc): error: (\S+): (tasks? [\d,\-]+): "
-_EXITED = re.compile(_TASKS + r"Exited with exit code (\d+)")
-_TASK_OOM = re.compile(_TASKS + r"Out Of Memory")
-_TASK_SIGNAL = re.compile(_TASKS + r"(Segmentation fault|Bus error|Killed|Aborted)\b")
+_EXITED = lazy(_TASKS + r"Exited with exit code (\d+)")
+_TASK_OOM = lazy(_TASKS + r"Out Of Memory")
+_TASK_SIGNAL = lazy(_TASKS + r"(Segmentation fault|Bus error|Killed|Aborted)\b")
 # slurmstepd names itself with its node where slurmd runs several (``slurmstepd-NODE:``).
 _STEPD = r"slurmstepd(?:-[\w.-]+)?: "
-_OOM = re.compile(_STEPD + r"error: Detected (\d+) oom[-_]kill events?(?:\(s\))? in "
-                  r"(?:step |StepId=)(\S+?)\.?(?: cgroup|\s|$)")
-_CANCELLED = re.compile(_STEPD + r"(?:error: )?\*\*\* (JOB|STEP) (\S+) (?:ON (\S+) )?"
-                        r"CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)"
-                        r"(?: DUE TO ([A-Z ]+?))?(?: on (\S+))? \*\*\*")
-_SUBMIT = re.compile(r"(?:sbatch|srun|salloc): error: (?:Batch job submission failed|"
-                     r"Unable to allocate resources): (.+)")
-_NODE_FAIL = re.compile(r"(?:srun|salloc): error: Node failure on (\S+)")
-_SNIFF = re.compile(_STEPD + r"(?:error: |\*\*\* )|(?:srun|salloc|sbatch): error: ")
+_OOM = lazy(_STEPD + r"error: Detected (\d+) oom[-_]kill events?(?:\(s\))? in "
+            r"(?:step |StepId=)(\S+?)\.?(?: cgroup|\s|$)")
+_CANCELLED = lazy(_STEPD + r"(?:error: )?\*\*\* (JOB|STEP) (\S+) (?:ON (\S+) )?"
+                  r"CANCELLED AT (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)"
+                  r"(?: DUE TO ([A-Z ]+?))?(?: on (\S+))? \*\*\*")
+_SUBMIT = lazy(r"(?:sbatch|srun|salloc): error: (?:Batch job submission failed|"
+               r"Unable to allocate resources): (.+)")
+_NODE_FAIL = lazy(r"(?:srun|salloc): error: Node failure on (\S+)")
+_SNIFF = lazy(_STEPD + r"(?:error: |\*\*\* )|(?:srun|salloc|sbatch): error: ")
 
 # Why Slurm cancelled a job (the DUE TO part; none: scancel or a failed step) → diagnosis.
 _CAUSES = {

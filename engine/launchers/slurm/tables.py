@@ -13,13 +13,13 @@ time.
 from __future__ import annotations
 
 import json
-import re
 import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.launchers.slurm.accounting import (
     exit_status,
     json_record,
@@ -39,17 +39,17 @@ from accelbench.engine.launchers.slurm.sinfo import row as sinfo_row
 from accelbench.engine.parsers.logclock import utc_time
 from accelbench.engine.reading.tools.durations import elapsed_seconds
 
-_JOB_ID = re.compile(r"^\d+(?:[_+]\d+)?(?:\.[\w-]+)?$")
-_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
-_EXIT = re.compile(r"^\d+:\d+$")
-_RSS = re.compile(r"^([\d.]+)([KMGT]?)$")
+_JOB_ID = lazy(r"^\d+(?:[_+]\d+)?(?:\.[\w-]+)?$")
+_STAMP = lazy(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
+_EXIT = lazy(r"^\d+:\d+$")
+_RSS = lazy(r"^([\d.]+)([KMGT]?)$")
 # The first line of a table, after comments: JSON, scontrol's JobId=, a --parsable2 header, a
 # fixed-width header over its dashes, squeue's header, a --noheader row
-_HEAD = re.compile(r"(?:(?:#[^\n]*)?\n)* *(\{|JobId=\d|(?i:jobid(?:raw)?)\|"
-                   r"|(?i:jobid(?:raw)?) [^\n]*\n *----|JOBID [^\n]*\bST(?:ATE)?\b"
-                   r"|PARTITION +AVAIL +TIMELIMIT +NODES +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
+_HEAD = lazy(r"(?:(?:#[^\n]*)?\n)* *(\{|JobId=\d|(?i:jobid(?:raw)?)\|"
+             r"|(?i:jobid(?:raw)?) [^\n]*\n *----|JOBID [^\n]*\bST(?:ATE)?\b"
+             r"|PARTITION +AVAIL +TIMELIMIT +NODES +STATE|\d+(?:[_+]\d+)?(?:\.[\w-]+)?\|)")
 _STATES = (*FINAL_STATES, *PENDING_STATES, "RUNNING")
-_WORD = re.compile(r"(?:^|\s)([\w/:.-]+)=(\S*)")
+_WORD = lazy(r"(?:^|\s)([\w/:.-]+)=(\S*)")
 
 
 @dataclass

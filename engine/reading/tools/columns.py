@@ -7,9 +7,9 @@ such tables); otherwise it is cut at the columns' places.
 
 from __future__ import annotations
 
-import re
+from accelbench.engine.core.patterns import lazy
 
-_DASHES = re.compile(r"-+")
+_DASHES = lazy(r"-+")
 
 
 def is_rule(line: str) -> bool:

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import re
+from accelbench.engine.core.patterns import lazy
 
-_ELAPSED = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$")
+_ELAPSED = lazy(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$")
 
 
 def elapsed_seconds(text: str) -> float | None:

@@ -15,23 +15,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.reading.tools import columns, keyvalue
 from accelbench.engine.reading.tools.durations import elapsed_seconds
 
-_JOB_ID = re.compile(r"^\d+(?:\[\d*\])?(?:\.[\w.*-]*)?\*?$")
-_FULL = re.compile(r"^Job Id:\s*(\S+)\s*$")
-_TRACE_JOB = re.compile(r"^Job:\s*(\S+)\s*$")
-_TRACE_LINE = re.compile(r"^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d)  ([A-Z])    (.*)$")
-_TRACE_MORE = re.compile(r"^ {20,}(\S.*)$")
-_WALLTIME_KILL = re.compile(r"walltime \S+ exceeded limit|exceeded.*walltime", re.I)
+_JOB_ID = lazy(r"^\d+(?:\[\d*\])?(?:\.[\w.*-]*)?\*?$")
+_FULL = lazy(r"^Job Id:\s*(\S+)\s*$")
+_TRACE_JOB = lazy(r"^Job:\s*(\S+)\s*$")
+_TRACE_LINE = lazy(r"^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d)  ([A-Z])    (.*)$")
+_TRACE_MORE = lazy(r"^ {20,}(\S.*)$")
+_WALLTIME_KILL = lazy(r"walltime \S+ exceeded limit|exceeded.*walltime", re.I)
 _WALLTIME_EXITS = (-11, -29)  # Torque JOB_EXEC_OVERLIMIT_WT, PBS Pro JOB_EXEC_KILL_WALLTIME
 FINISHED = frozenset("FCX")
 WAITING = frozenset("QHWTM")
 # The start of a PBS record, after blank lines: a qstat -f block, tracejob's "Job:" line,
 # a qstat table's header (its own or -a's "Req'd" line or server line above it)
-_HEAD = re.compile(r"(?:[^\n]*\n){0,5}?\s*(?:Job Id: \S|Job: \S"
-                   r"|Job id +Name +User +Time Use +S +Queue"
-                   r"|Job ID +Username +Queue +Jobname +SessID)")
+_HEAD = lazy(r"(?:[^\n]*\n){0,5}?\s*(?:Job Id: \S|Job: \S"
+             r"|Job id +Name +User +Time Use +S +Queue"
+             r"|Job ID +Username +Queue +Jobname +SessID)")
 
 
 @dataclass

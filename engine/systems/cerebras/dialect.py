@@ -16,62 +16,62 @@ step: X.``.
 from __future__ import annotations
 
 import operator
-import re
 from itertools import repeat
 from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, split_rows, whole
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
-_LINE = re.compile("^" + _HEAD + "(.*)$")
+_LINE = lazy("^" + _HEAD + "(.*)$")
 _NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|(?i:nan|inf))"  # as float() reads it
 _RATE = r"\d+(?:\.\d*)?"
-_TRAIN = re.compile(r"\| Train Device=[^,]+, Step=(\d+), Loss=(" + _NUMBER + "), "
-                    r"Rate=(" + _RATE + ") samples/sec, GlobalRate=(" + _RATE + ") samples/sec"
-                    r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
-_EVAL = re.compile(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
-                   r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
+_TRAIN = lazy(r"\| Train Device=[^,]+, Step=(\d+), Loss=(" + _NUMBER + "), "
+              r"Rate=(" + _RATE + ") samples/sec, GlobalRate=(" + _RATE + ") samples/sec"
+              r"(?:, LoopTimeRemaining=[\d:]+, TimeRemaining[=>](\d+):(\d\d):(\d\d))?")
+_EVAL = lazy(r"\| Eval Device=[^,]+, GlobalStep=(\d+)"
+             r"(?:, Batch=(\d+), Loss=[^,]+, Rate=([\d.]+) samples/sec)?")
 # A timestamped line whose text is a Train line: what _LINE, then _TRAIN, read of it.
-_TRAIN_LINE = re.compile(_HEAD + _TRAIN.pattern)
+_TRAIN_LINE = lazy(_HEAD + _TRAIN.pattern)
 # Train lines, each at a line's start (their groups as findall gives them)
-_TRAIN_ROWS = re.compile("(?m)^" + _TRAIN_LINE.pattern)
+_TRAIN_ROWS = lazy("(?m)^" + _TRAIN_LINE.pattern)
 # The Train lines of a text as the appliance prints them (``YYYY-MM-DD HH:MM:SS,mmm INFO:   |
 # Train Device=...`` at a line's start), found by their literal (a quick search) with the
 # stamp behind it: what _TRAIN_ROWS reads of such a line, the same groups.
-_TRAIN_TEXT = re.compile(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
-                         r"(\d{3}) (INFO):   \| Train Device=)"
-                         + _TRAIN.pattern.removeprefix(r"\| Train Device="))
+_TRAIN_TEXT = lazy(r"\| Train Device=(?<=(?<![^\n])(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),"
+                   r"(\d{3}) (INFO):   \| Train Device=)"
+                   + _TRAIN.pattern.removeprefix(r"\| Train Device="))
 # The Train lines as step lines (the groups of _TRAIN_LINE, converted)
 _STEPS = StepLines("Train Device=", _TRAIN_ROWS,
                    (whole(stamps_times), int, None, int, float, float, float,
                     *[optional(int)] * 3), text_pattern=_TRAIN_TEXT)
-_AVG_EVAL = re.compile(r"Avg Eval Loss: ([-+\w.]+)")
-_EVAL_METRIC = re.compile(r"^- (eval/\w+) = ([-+\w.]+)$")
+_AVG_EVAL = lazy(r"Avg Eval Loss: ([-+\w.]+)")
+_EVAL_METRIC = lazy(r"^- (eval/\w+) = ([-+\w.]+)$")
 # "Processed N [training] sample(s) in T seconds"; before R2.0 "Training Complete. Completed ..."
-_PROCESSED = re.compile(r"(?:Processed|Completed) (\d+) (?:\w+ )?sample\(s\) in ([\d.]+) seconds")
-_TOTAL = re.compile(r"for a total of (\d+) train steps"
-                    r"|Starting train(?:ing)? loop \d+(?: of \d+)?, from global step \d+ to (\d+)")
-_ESTIMATE = re.compile(r"Compile estimated performance: ([\d.]+) samples/sec")
-_TF_STEP = re.compile(r"global step (\d+): loss = ([-+\w.]+) \(([\d.]+) steps/sec\)")
-_TF_FINISHED = re.compile(r"Training finished with (\d+) samples in ([\d.]+) seconds, "
-                          r"([\d.]+) samples/second")
-_TF_FINAL = re.compile(r"Loss for final step: (" + _NUMBER + ")")
-_BATCH = re.compile(r"Effective batch size is (\d+)")
-_SAVING = re.compile(r"Saving checkpoint at (?:global )?step (\d+)")
-_SAVED = re.compile(r"Saved checkpoint (?:(?:at|for) global step:? (\d+)|(\S+))")
-_JOB_ID = re.compile(r"(compile|execute) job id: (wsjob-\w+)")
-_NEW_JOB = re.compile(r"Initiating a new (compile|execute) wsjob")  # R2.5: "Job id: ..." next
-_JOB_ID_NEXT = re.compile(r"^Job id: (wsjob-\w+)")
-_POLL = re.compile(r"current job status: (\w+), msg: (.*?)\.?(?: For more information.*)?$")
-_JOB_FAILED = re.compile(r"Job (wsjob-\w+) failed due to: ")
-_EXCEPTION = re.compile(r"^([\w.]*(?:Error|Exception)): ")
-_SNIFF = re.compile(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster"
-                    r"|(?:Processed|Completed) \d+ (?:training )?sample\(s\) in"
-                    r"|Training finished with \d+ samples in|global step \d+: loss = .* steps/sec")
+_PROCESSED = lazy(r"(?:Processed|Completed) (\d+) (?:\w+ )?sample\(s\) in ([\d.]+) seconds")
+_TOTAL = lazy(r"for a total of (\d+) train steps"
+              r"|Starting train(?:ing)? loop \d+(?: of \d+)?, from global step \d+ to (\d+)")
+_ESTIMATE = lazy(r"Compile estimated performance: ([\d.]+) samples/sec")
+_TF_STEP = lazy(r"global step (\d+): loss = ([-+\w.]+) \(([\d.]+) steps/sec\)")
+_TF_FINISHED = lazy(r"Training finished with (\d+) samples in ([\d.]+) seconds, "
+                    r"([\d.]+) samples/second")
+_TF_FINAL = lazy(r"Loss for final step: (" + _NUMBER + ")")
+_BATCH = lazy(r"Effective batch size is (\d+)")
+_SAVING = lazy(r"Saving checkpoint at (?:global )?step (\d+)")
+_SAVED = lazy(r"Saved checkpoint (?:(?:at|for) global step:? (\d+)|(\S+))")
+_JOB_ID = lazy(r"(compile|execute) job id: (wsjob-\w+)")
+_NEW_JOB = lazy(r"Initiating a new (compile|execute) wsjob")  # R2.5: "Job id: ..." next
+_JOB_ID_NEXT = lazy(r"^Job id: (wsjob-\w+)")
+_POLL = lazy(r"current job status: (\w+), msg: (.*?)\.?(?: For more information.*)?$")
+_JOB_FAILED = lazy(r"Job (wsjob-\w+) failed due to: ")
+_EXCEPTION = lazy(r"^([\w.]*(?:Error|Exception)): ")
+_SNIFF = lazy(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster"
+              r"|(?:Processed|Completed) \d+ (?:training )?sample\(s\) in"
+              r"|Training finished with \d+ samples in|global step \d+: loss = .* steps/sec")
 
 # Lines that move the run on, by a piece of their text: (phase, detail).
 _PHASES = {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import platform
 
 from accelbench.engine.core.params import Param
 from accelbench.engine.plugin.system import Availability, System
@@ -13,6 +12,8 @@ from accelbench.engine.workloads import Extension
 
 def detect() -> Availability:
     """The CPU is always there; say how many cores and which machine."""
+    import platform  # (only here: the systems load on every command that reads a log)
+
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return Availability(True, detail=f"{cores} cores, {platform.machine()}")
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Utilization
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.logclock import local_time
 from accelbench.engine.parsers.prefilter import any_line
@@ -42,32 +43,32 @@ _QUERY = {"utilization.gpu": "sm", "utilization.memory": "mem", "power.draw": "p
           "temperature.gpu": "gtemp", "temperature.memory": "mtemp",
           "clocks.current.sm": "pclk", "clocks.sm": "pclk", "clocks.current.memory": "mclk",
           "clocks.mem": "mclk", "memory.used": "fb", "memory.total": "fbtotal"}
-_DMON_HEADER = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+\w")
-_QUERY_COMMAND = re.compile(r"--query-gpu=(\S+)")
-_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?![\d.eE])")  # (not 1e999's 1)
+_DMON_HEADER = lazy(r"^#\s*(?:Date\s+Time\s+)?gpu\s+\w")
+_QUERY_COMMAND = lazy(r"--query-gpu=(\S+)")
+_NUMBER = lazy(r"^-?\d+(?:\.\d+)?(?![\d.eE])")  # (not 1e999's 1)
 # what nvidia-smi prints where it has no reading: no number, and nothing to report
-_NO_READING = re.compile(r"^(?:-+|\[?(?:N/A|Not Supported|Unknown Error|Insufficient"
-                         r" Permissions|Requested functionality has been deprecated)\]?)$")
+_NO_READING = lazy(r"^(?:-+|\[?(?:N/A|Not Supported|Unknown Error|Insufficient"
+                   r" Permissions|Requested functionality has been deprecated)\]?)$")
 # What sniff recognises, each with the literal every line it matches holds (the lines it
 # looks at: a log whose every line says "per_gpu" is not searched line by line for a header)
-_SNIFFS = tuple((literal, re.compile(pattern)) for literal, pattern in (
+_SNIFFS = tuple((literal, lazy(pattern)) for literal, pattern in (
     ("#", r"^#\s*(?:Date\s+Time\s+)?gpu\s+(?:pwr|sm|fb|temp|gtemp)\b"),  # a dmon header
     ("utilization.gpu", r"^(?:[\w.]+(?: \[[^\]]*\])?, )*utilization\.gpu"),  # a CSV header
     ("--query-gpu=", r"--query-gpu="),  # the command
     ("NVIDIA-SMI", r"^\| NVIDIA-SMI \d"),  # the table's title
     ("NVSMI LOG", r"^=+NVSMI LOG=+"),  # -q's
     ("GPU0", r"^\s*(?:\x1b\[4m)?GPU0\s+(?:GPU1|CPU Aff|NIC0|mlx)")))  # a topo header
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = lazy(r"\x1b\[[0-9;]*m")
 # the default table: a GPU's first row (index, name, persistence or driver model), its
 # second (fan, temperature, performance state, power of cap | memory | utilisation)
-_TABLE_GPU = re.compile(r"^\s*(\d+)\s+(\S.*?)\s+(?:On|Off|WDDM|TCC|MCDM|N/A)\s*$")
-_TABLE_TEMP = re.compile(r"^\s*\S+\s+(\S+?)C?\s+(?:P\d+|\S+)\s+(\S+?)W?\s*/\s*\S+\s*$")
-_TABLE_MEMORY = re.compile(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$")
+_TABLE_GPU = lazy(r"^\s*(\d+)\s+(\S.*?)\s+(?:On|Off|WDDM|TCC|MCDM|N/A)\s*$")
+_TABLE_TEMP = lazy(r"^\s*\S+\s+(\S+?)C?\s+(?:P\d+|\S+)\s+(\S+?)W?\s*/\s*\S+\s*$")
+_TABLE_MEMORY = lazy(r"^\s*(\d+)MiB\s*/\s*(\d+)MiB\s*$")
 # the time the default table (its first line) and -q (its Timestamp) were taken, local time
-_TAKEN = re.compile(r"^(?:Timestamp\s*:\s*)?((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d"
-                    r" \d\d:\d\d:\d\d \d{4})\s*$")
-_QUERY_GPU = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
-_QUERY_FIELD = re.compile(r"^( +)(\S.*?)\s*:\s(.*)$")
+_TAKEN = lazy(r"^(?:Timestamp\s*:\s*)?((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d"
+              r" \d\d:\d\d:\d\d \d{4})\s*$")
+_QUERY_GPU = lazy(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+_QUERY_FIELD = lazy(r"^( +)(\S.*?)\s*:\s(.*)$")
 # -q (section, key) → the dmon column it is; power from the first that gives one
 _QUERY_REPORT = {("FB Memory Usage", "Used"): "fb", ("Utilization", "Gpu"): "sm",
                  ("Utilization", "GPU"): "sm", ("Utilization", "Memory"): "mem",
@@ -75,7 +76,7 @@ _QUERY_REPORT = {("FB Memory Usage", "Used"): "fb", ("Utilization", "Gpu"): "sm"
                  ("Temperature", "Memory Current Temp"): "mtemp",
                  ("Clocks", "SM"): "pclk", ("Clocks", "Memory"): "mclk"}
 _QUERY_POWER = ("Power Draw", "Average Power Draw", "Instantaneous Power Draw")
-_TOPO_ROW = re.compile(r"^GPU(\d+)\s")
+_TOPO_ROW = lazy(r"^GPU(\d+)\s")
 MAX_REPORTS = 20  # unreadable GPU rows reported per run
 
 

@@ -24,17 +24,16 @@ Events:
 
 from __future__ import annotations
 
-import re
-
 from accelbench.engine.core.events import Event, Metric, Phase
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_BUILDING = re.compile(r'GroqFlow is building "([^"]+)"')
-_CACHED = re.compile(r'Build "([^"]+)".* found in cache')
-_STEP_DONE = re.compile(r"^\s*✓\s+(.+?)\s*$")
-_INFERENCE = re.compile(r"Running inference ((?:on|using) .+?)\.?\s*$")
-_NUMBER = re.compile(r"(\d+(?:\.\d+)?)%?")
+_ANSI = lazy(r"\x1b\[[0-9;]*[A-Za-z]")
+_BUILDING = lazy(r'GroqFlow is building "([^"]+)"')
+_CACHED = lazy(r'Build "([^"]+)".* found in cache')
+_STEP_DONE = lazy(r"^\s*✓\s+(.+?)\s*$")
+_INFERENCE = lazy(r"Running inference ((?:on|using) .+?)\.?\s*$")
+_NUMBER = lazy(r"(\d+(?:\.\d+)?)%?")
 _COLUMNS = {
     "accuracy": "accuracy",
     "spearman rank correlation coefficient": "spearman",

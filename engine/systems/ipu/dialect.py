@@ -15,26 +15,27 @@ from __future__ import annotations
 import re
 
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.systems.ipu.examples import GraphcoreExamples
 
-_QUEUED = re.compile(r"srun: job (\d+) queued and waiting for resources")
-_ALLOCATED = re.compile(r"srun: job (\d+) has been allocated resources")
+_QUEUED = lazy(r"srun: job (\d+) queued and waiting for resources")
+_ALLOCATED = lazy(r"srun: job (\d+) has been allocated resources")
 # A tqdm bar, labelled or not: "Epochs:  40%|████| 4/10 [...", " 97%|██████...".
-_BAR = re.compile(r"(?:(Epochs|Graph compilation):\s*)?(\d{1,3})%\|"
-                  r"(?:[^|]*\|\s*(\d+)/(\d+)(?: \[([\d:]+)<[^,\]]*(?:, *(\d+(?:\.\d+)?)s/it)?)?)?")
+_BAR = lazy(r"(?:(Epochs|Graph compilation):\s*)?(\d{1,3})%\|"
+            r"(?:[^|]*\|\s*(\d+)/(\d+)(?: \[([\d:]+)<[^,\]]*(?:, *(\d+(?:\.\d+)?)s/it)?)?)?")
 # "[Epoch 02]: 100%|██████████| 3750/3750 [00:09<00:00, 376.43it/s, Loss=0.775]"
-_EPOCH_BAR = re.compile(r"\[Epoch (\d+)\]:\s*\d{1,3}%\|[^|]*\|\s*(\d+)/(\d+) \[[^,\]]*"
-                        r"(?:,\s*(\d+(?:\.\d+)?)(it/s|s/it))?(?:,\s*Loss=(\d+(?:\.\d+)?))?")
-_ACCURACY = re.compile(r"(?:Accuracy on test set|Eval accuracy):\s*(\d+(?:\.\d+)?)%")
+_EPOCH_BAR = lazy(r"\[Epoch (\d+)\]:\s*\d{1,3}%\|[^|]*\|\s*(\d+)/(\d+) \[[^,\]]*"
+                  r"(?:,\s*(\d+(?:\.\d+)?)(it/s|s/it))?(?:,\s*Loss=(\d+(?:\.\d+)?))?")
+_ACCURACY = lazy(r"(?:Accuracy on test set|Eval accuracy):\s*(\d+(?:\.\d+)?)%")
 # poptorch's examples/mnist.py: "PoptorchIPU loss at batch: 10 is tensor([0.5195, 0.3766])",
 # "Training accuracy: 87.5% from batch of size 80"
-_BATCH_LOSS = re.compile(r"loss at batch: (\d+) is tensor\(\[([-\d., e]+)\]\)")
-_TRAIN_ACCURACY = re.compile(r"Training accuracy: (\d+(?:\.\d+)?)% from batch")
-_POPTORCH = re.compile("poptorch", re.IGNORECASE)  # (as ``in text.lower()``, not lowering it)
-_ACQUIRE = re.compile(r"Failed to acquire (\d+) IPU\(s\)")
-_NO_IPU = re.compile(r"No IPU detected in the system")
-_ENV_AS_COMMAND = re.compile(r"execve\(\): ([A-Za-z_]\w*)=.*: No such file or directory")
+_BATCH_LOSS = lazy(r"loss at batch: (\d+) is tensor\(\[([-\d., e]+)\]\)")
+_TRAIN_ACCURACY = lazy(r"Training accuracy: (\d+(?:\.\d+)?)% from batch")
+_POPTORCH = lazy("poptorch", re.IGNORECASE)  # (as ``in text.lower()``, not lowering it)
+_ACQUIRE = lazy(r"Failed to acquire (\d+) IPU\(s\)")
+_NO_IPU = lazy(r"No IPU detected in the system")
+_ENV_AS_COMMAND = lazy(r"execve\(\): ([A-Za-z_]\w*)=.*: No such file or directory")
 
 
 class PopTorch(Dialect):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from accelbench.engine.core.events import Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 
 _NUM = r"(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
@@ -28,29 +29,29 @@ _BANNERS = {"Data Loading Started": ("loading", "data"),
             "Compilation/Loading from Cache Started": ("compiling", "compiling or loading"),
             "Training Started": ("running", ""),
             "Training Metrics": ("completing", "")}
-_BANNER = re.compile(r"-{3,} (" + "|".join(re.escape(b) for b in _BANNERS) + r") -{3,}")
-_SECONDS = re.compile(r"(Data loaded|Compiled/Loaded model|Training time:) (?:in )?"
-                      + _NUM + " secs")
+_BANNER = lazy(r"-{3,} (" + "|".join(re.escape(b) for b in _BANNERS) + r") -{3,}")
+_SECONDS = lazy(r"(Data loaded|Compiled/Loaded model|Training time:) (?:in )?"
+                + _NUM + " secs")
 _SECONDS_METRIC = {"Data loaded": "data_load_time", "Compiled/Loaded model": "compile_time",
                    "Training time:": "training_time"}
-_STEP = re.compile(r"Step: (\d+) / (\d+) - ")
-_STEP_FIELD = re.compile(r"(LR|total loss|mlm_loss|nsp_loss|mlm_acc|nsp_acc): " + _NUM)
+_STEP = lazy(r"Step: (\d+) / (\d+) - ")
+_STEP_FIELD = lazy(r"(LR|total loss|mlm_loss|nsp_loss|mlm_acc|nsp_acc): " + _NUM)
 _STEP_METRIC = {"LR": "learning_rate", "total loss": "loss"}
-_SAMPLES = re.compile(r"throughput: " + _NUM + " samples/sec")
+_SAMPLES = lazy(r"throughput: " + _NUM + " samples/sec")
 _CONFIG = {"global_batch_size": "global_batch_size", "device_iterations": "device_iterations",
            "training_steps": "training_steps", "[INFO] Global batch size": "global_batch_size",
            "[INFO] Total replicas": "replicas", "[INFO] Number of IPUs required": "ipus"}
-_CONFIG_LINE = re.compile("(" + "|".join(re.escape(key) for key in _CONFIG) + r"): (\d+)")
-_ITERATIONS = re.compile(r"(\d+(?:\.\d+)?)it/s")
-_GPT_STEP = re.compile(r"step (\d+) of epoch (\d+), loss: " + _NUM + ", acc: " + _NUM
-                       + ", lr: " + _NUM)
-_INFO_EPOCH = re.compile(r"\[INFO\] Epoch (\d+)/(\d+)")
-_INFO_FIGURE = re.compile(r"\[INFO\] (loss|accuracy): " + _NUM)
+_CONFIG_LINE = lazy("(" + "|".join(re.escape(key) for key in _CONFIG) + r"): (\d+)")
+_ITERATIONS = lazy(r"(\d+(?:\.\d+)?)it/s")
+_GPT_STEP = lazy(r"step (\d+) of epoch (\d+), loss: " + _NUM + ", acc: " + _NUM
+                 + ", lr: " + _NUM)
+_INFO_EPOCH = lazy(r"\[INFO\] Epoch (\d+)/(\d+)")
+_INFO_FIGURE = lazy(r"\[INFO\] (loss|accuracy): " + _NUM)
 _INFO_METRIC = {"loss": "loss", "accuracy": "train_accuracy"}
 # poprun, the launcher of the multi-replica runs
-_PARTITION = re.compile(r"POPRUN \[I\] Using V-IPU partition (\S+)")
-_MPIRUN_END = re.compile(r"POPRUN \[I\] mpirun \(PID \d+\) terminated with exit code (\d+)")
-_TOOK = re.compile(r"\[INFO\] Finished training\..* It took: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
+_PARTITION = lazy(r"POPRUN \[I\] Using V-IPU partition (\S+)")
+_MPIRUN_END = lazy(r"POPRUN \[I\] mpirun \(PID \d+\) terminated with exit code (\d+)")
+_TOOK = lazy(r"\[INFO\] Finished training\..* It took: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
 
 
 class GraphcoreExamples(Dialect):

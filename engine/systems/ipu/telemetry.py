@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.telemetry.tool import Readings, ToolSampler
 
 
@@ -113,10 +114,10 @@ class Attached:
     power_w: float | None = None
 
 
-_FIELD = re.compile(r"([\w#][\w#\- ]*?):\s*\[([^\]]*)\]")
-_PARTITION = re.compile(r"Partition:\s*(\S+)")
-_IPU_COUNT = re.compile(r"has (\d+) reconfigurable IPUs")
-_UNIT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:MHz|C|W)$")
+_FIELD = lazy(r"([\w#][\w#\- ]*?):\s*\[([^\]]*)\]")
+_PARTITION = lazy(r"Partition:\s*(\S+)")
+_IPU_COUNT = lazy(r"has (\d+) reconfigurable IPUs")
+_UNIT = lazy(r"(-?\d+(?:\.\d+)?)\s*(?:MHz|C|W)$")
 
 
 def read_devices(text: str) -> list[Device]:

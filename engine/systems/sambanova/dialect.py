@@ -27,31 +27,32 @@ from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.logclock import local_time, stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, whole
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_SUMMARY = re.compile(r"\b(e2e_train_time|training_sequences_per_second|final_loss|"
-                      rf"training_samples_per_second)['\"]?\s*[:=]\s*({_NUMBER})")
-_STEP = re.compile(rf"\|global_step:(\d+)\|average_loss:({_NUMBER})")
-_ITERATION = re.compile(r"Iteration:.*?\|\s*(\d+)/(\d+) \[")
-_COMPILE = re.compile(r"^COMPILE START AT \d+")
-_RUN = re.compile(r"^RUN(?: COMMAND:|$)")
-_BAD_CONFIG = re.compile(r"\berror\b.*(?:requested node configuration is not available|"
-                         r"invalid (?:\w+ )?configuration)", re.I)
-_MIN_THROUGHPUT = re.compile(r"Expected throughput to be at least ([\d.]+), instead found ([\d.]+)")
-_NO_PEF = re.compile(r"(?<!\S)(\S+\.pef) does not exist")  # (?<!\S): linear time
-_COMPILED = re.compile(r"Compilation succeeded(?: for partition[ _]?(\S+))?")
-_EPOCH_STEP = re.compile(rf"Epoch \[(\d+)/(\d+)\], Step \[(\d+)/(\d+)\], Loss: ({_NUMBER})")
-_TEST = re.compile(rf"Test Accuracy: ({_NUMBER}) Loss: ({_NUMBER})")
-_E2E = re.compile(rf"e2e_throughput: ({_NUMBER}) samples/s")
-_INNER = re.compile(rf"inner train loop time : ({_NUMBER}) for (\d+) epochs, number of global"
-                    rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
-_ASSERTION = re.compile(r"^AssertionError: (.*\S)")
-_STAMP = re.compile(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
-_SNIFF = re.compile(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector|"
-                    r"inner train loop time : ")
+_SUMMARY = lazy(r"\b(e2e_train_time|training_sequences_per_second|final_loss|"
+                rf"training_samples_per_second)['\"]?\s*[:=]\s*({_NUMBER})")
+_STEP = lazy(rf"\|global_step:(\d+)\|average_loss:({_NUMBER})")
+_ITERATION = lazy(r"Iteration:.*?\|\s*(\d+)/(\d+) \[")
+_COMPILE = lazy(r"^COMPILE START AT \d+")
+_RUN = lazy(r"^RUN(?: COMMAND:|$)")
+_BAD_CONFIG = lazy(r"\berror\b.*(?:requested node configuration is not available|"
+                   r"invalid (?:\w+ )?configuration)", re.I)
+_MIN_THROUGHPUT = lazy(r"Expected throughput to be at least ([\d.]+), instead found ([\d.]+)")
+_NO_PEF = lazy(r"(?<!\S)(\S+\.pef) does not exist")  # (?<!\S): linear time
+_COMPILED = lazy(r"Compilation succeeded(?: for partition[ _]?(\S+))?")
+_EPOCH_STEP = lazy(rf"Epoch \[(\d+)/(\d+)\], Step \[(\d+)/(\d+)\], Loss: ({_NUMBER})")
+_TEST = lazy(rf"Test Accuracy: ({_NUMBER}) Loss: ({_NUMBER})")
+_E2E = lazy(rf"e2e_throughput: ({_NUMBER}) samples/s")
+_INNER = lazy(rf"inner train loop time : ({_NUMBER}) for (\d+) epochs, number of global"
+              rf" steps: (\d+), e2e samples_per_sec: ({_NUMBER})")
+_ASSERTION = lazy(r"^AssertionError: (.*\S)")
+_STAMP = lazy(r"(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2})(?:,(\d{3}))? [-:] ")
+_SNIFF = lazy(r"training_sequences_per_second|e2e_train_time|\[SAMBA\]|SambaConnector|"
+              r"inner train loop time : ")
 
 
 def _seconds(stamp: str) -> float:
@@ -77,7 +78,7 @@ def line_time(line: str) -> float | None:
 # no digit in its glyphs), then the first stamp, then the global step: the first of each in
 # the line, as feed finds them; none holding a summary's key or an ``Epoch [`` (feed reads
 # those otherwise)
-_STEPS = StepLines("|global_step:", re.compile(
+_STEPS = StepLines("|global_step:", lazy(
     r"(?m)^[^\S\n]*(?:\^M)?[^\S\n]*Iteration:[^\S\n]*\d{1,3}%\|[^|\n\d]*\|[^\S\n]*(\d+)/(\d+) \["
     r"[^\n]*?" + _STAMP.pattern + r"[^\n]*?" + _STEP.pattern),
     (int, int, whole(_stamps_times), optional(int), int, float),

@@ -8,15 +8,15 @@ every XRDU and RDU of a node is alike. Detection names the node it lists.
 
 from __future__ import annotations
 
-import re
 import subprocess
 from dataclasses import dataclass
 
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.plugin.detect import finder, tools
 from accelbench.engine.plugin.system import Availability
 
-_COUNT = re.compile(r"^\s*Number of (XRDUS|RDUS|TILES)\s*:\s*(\d+)\s*$")
-_PLATFORM = re.compile(r"^\s*Platform Name\s*:\s*(.*\S)\s*$")
+_COUNT = lazy(r"^\s*Number of (XRDUS|RDUS|TILES)\s*:\s*(\d+)\s*$")
+_PLATFORM = lazy(r"^\s*Platform Name\s*:\s*(.*\S)\s*$")
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,13 @@ step and the message). Stamps have no year: lines keep the time they are read at
 
 from __future__ import annotations
 
-import re
-
 from accelbench.engine.core.events import Diagnosis, Event, Phase
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 
-_FAILURE = re.compile(r" - Error - FAILURE: (.*\S)")
-_MESSAGE = re.compile(r" - Error - Message: (.*\S)")
-_SNIFF = re.compile(r"SambaTune is running on|\d - Info - SUCCESS: ")
+_FAILURE = lazy(r" - Error - FAILURE: (.*\S)")
+_MESSAGE = lazy(r" - Error - Message: (.*\S)")
+_SNIFF = lazy(r"SambaTune is running on|\d - Info - SUCCESS: ")
 _HINT = "a SambaTune step failed: read its message and the app's own output above it"
 
 

@@ -15,26 +15,25 @@ the report's lines take the last stamp.
 
 from __future__ import annotations
 
-import re
-
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.logclock import stamp_seconds
 
 _COMPILING = ("||NEURON_CC_WRAPPER||", "||NEURON_CACHE||", "PARALLEL_COMPILE||",
               "Compiler status")
-_TOTALS = re.compile(r"PARALLEL_COMPILE\|\|: Total (graphs|successful compilations|"
-                     r"failed compilations): (\d+)")
+_TOTALS = lazy(r"PARALLEL_COMPILE\|\|: Total (graphs|successful compilations|"
+               r"failed compilations): (\d+)")
 _NAMES = {"graphs": "compile.graphs", "successful compilations": "compile.graphs_compiled",
           "failed compilations": "compile.graphs_failed"}
-_CACHE = re.compile(r"NEURON_CACHE\|\|: Current remaining items are \d+, locked are \d+, "
-                    r"failed are (\d+), done are (\d+), total is (\d+)")
+_CACHE = lazy(r"NEURON_CACHE\|\|: Current remaining items are \d+, locked are \d+, "
+              r"failed are (\d+), done are (\d+), total is (\d+)")
 # what a line _TOTALS or _CACHE reads holds (other lines give nothing once compiling)
 _COUNTS = ("PARALLEL_COMPILE||: Total ", "NEURON_CACHE||: Current remaining items are ")
-_TIME = re.compile(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
-_STAMP = re.compile(r"^(?:INFO:\s+)?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
-_SNIFF = re.compile(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
-                    r"Compiler status (?:PASS|FAIL)")
+_TIME = lazy(r'^\s*"compilation_time": (\d+(?:\.\d+)?)')
+_STAMP = lazy(r"^(?:INFO:\s+)?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+):")
+_SNIFF = lazy(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
+              r"Compiler status (?:PASS|FAIL)")
 
 
 class NeuronCompile(Dialect):

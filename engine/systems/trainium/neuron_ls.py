@@ -12,20 +12,20 @@ by its device files or tools. The ``neuron_ls`` dialect reads a saved listing (g
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from dataclasses import dataclass
 
 from accelbench.engine.core.events import Event, Metric
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.plugin.detect import finder, tools
 from accelbench.engine.plugin.system import Availability
 
 _GIB = 2 ** 30
-_MEMORY = re.compile(r"^(\d+(?:\.\d+)?) GB$")
+_MEMORY = lazy(r"^(\d+(?:\.\d+)?) GB$")
 # the table's header, from its first bar (found by it: a pattern that starts with a line
 # start is tried at every character); only blanks go before it in its line (``_header``)
-_HEADER = re.compile(r"\|\s*NEURON\s*\|\s*NEURON\s*\|")
+_HEADER = lazy(r"\|\s*NEURON\s*\|\s*NEURON\s*\|")
 MAX_LISTING = 1024 * 1024  # characters of a listing kept to read at its end
 _find = finder("/dev/neuron*", ("neuron-ls", "neuron-top", "neuron-monitor"))
 

@@ -9,13 +9,12 @@ data row, so rows are recognised by their shape alone.
 
 from __future__ import annotations
 
-import re
-
 from accelbench.engine.core.events import Event, Metric, Utilization
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 
-_BOLD = re.compile(r"^\*\*(\w+)\*\*$")
-_VALUE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:\s*\*\*(\S+)\*\*)?$")
+_BOLD = lazy(r"^\*\*(\w+)\*\*$")
+_VALUE = lazy(r"^(-?\d+(?:\.\d+)?)(?:\s*\*\*(\S+)\*\*)?$")
 _UNITS = {
     None: 1.0, "%": 1.0, "flops/byte": 1.0,
     "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0,
@@ -31,7 +30,7 @@ _ENGINES = {
     "dma_active_time_percent": "dma",
     "cc_op_active_time_percent": "cc",
 }
-_SNIFF = re.compile(r"tensor_engine_active_time_percent|Summary metrics account for")
+_SNIFF = lazy(r"tensor_engine_active_time_percent|Summary metrics account for")
 
 
 def _value(text: str) -> float | None:

@@ -5,32 +5,33 @@ from __future__ import annotations
 import re
 
 from accelbench.engine.core.events import Diagnosis, Event
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 
 # (code, pattern, message, hint): the first match of a line wins; each code once per run.
 _FAILURES = [
     ("neuron_cores_busy",
-     re.compile(r"Neuron ?[Cc]ore\(?s?\)? (?:are )?(?:already in use|not available)|"
-                r"nrt_allocate_neuron_cores.*(?:failed|in use)"),
+     lazy(r"Neuron ?[Cc]ore\(?s?\)? (?:are )?(?:already in use|not available)|"
+          r"nrt_allocate_neuron_cores.*(?:failed|in use)"),
      "the NeuronCores are held by another process",
      "neuron-ls or neuron-top shows who holds them; stop it, or lower nproc_per_node"),
     ("neuron_no_device",
-     re.compile(r"No neuron device available|/dev/neuron\d+.*(?:No such file|not found)"),
+     lazy(r"No neuron device available|/dev/neuron\d+.*(?:No such file|not found)"),
      "no Neuron device is visible to the job",
      "run on a trn1/inf2 instance (neuron-ls lists the devices) with the Neuron driver loaded"),
     ("neuron_out_of_memory",
-     re.compile(r"RESOURCE_EXHAUSTED|Failed to allocate .*(?:HBM|device memory)|"
-                r"out of (?:device )?memory", re.IGNORECASE),
+     lazy(r"RESOURCE_EXHAUSTED|Failed to allocate .*(?:HBM|device memory)|"
+          r"out of (?:device )?memory", re.IGNORECASE),
      "the model does not fit in the NeuronCores' device memory",
      "lower batch_size or max_seq_length"),
     ("neuron_precompile_graphs_failed",
-     re.compile(r"\|\|NEURON_PARALLEL_COMPILE\|\|: Total failed compilations: [1-9]"),
+     lazy(r"\|\|NEURON_PARALLEL_COMPILE\|\|: Total failed compilations: [1-9]"),
      "neuron_parallel_compile could not compile some of the job's graphs",
      "the run compiles them itself (a slower start); its log above names the graphs"),
     ("neuron_compile_failed",
-     re.compile(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF|"
-                r"ERROR \|\|NEURON_\w+\|\|: .*failed compilation|Compiler status FAIL",
-                re.IGNORECASE),
+     lazy(r"neuronx-cc.*(?:failed|error)|Compilation failed|ERROR.*NEFF|"
+          r"ERROR \|\|NEURON_\w+\|\|: .*failed compilation|Compiler status FAIL",
+          re.IGNORECASE),
      "the Neuron compiler failed on the model's graph",
      "read the compiler's log it names; check NEURON_CC_FLAGS"),
 ]

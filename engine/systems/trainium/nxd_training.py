@@ -10,25 +10,25 @@ rate, a validation loss where there is one); a ``nan`` loss is a diagnosis.
 from __future__ import annotations
 
 import math
-import re
 from itertools import repeat
 from typing import Any
 
 from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Event, Metric, Phase, Progress, Throughput
+from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
 from accelbench.engine.parsers.steps import StepLines, optional
 from accelbench.engine.reading.failures import LOSS_NOT_FINITE, diverged
 
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan|-?inf)"
-_STEP = re.compile(rf"\bstep (\d+) step_time {_NUMBER}s throughput {_NUMBER} seq/s"
-                   rf" loss {_NUMBER}(?: val-loss: (?:None|{_NUMBER}))?"
-                   rf"(?: current_lr: {_NUMBER})?(?: grad norm (?:None|{_NUMBER}))?")
+_STEP = lazy(rf"\bstep (\d+) step_time {_NUMBER}s throughput {_NUMBER} seq/s"
+             rf" loss {_NUMBER}(?: val-loss: (?:None|{_NUMBER}))?"
+             rf"(?: current_lr: {_NUMBER})?(?: grad norm (?:None|{_NUMBER}))?")
 # The step lines of a text: the first match in each line, as feed reads it
-_STEPS = StepLines(" step_time ", re.compile(r"(?m)^[^\n]*?" + _STEP.pattern),
+_STEPS = StepLines(" step_time ", lazy(r"(?m)^[^\n]*?" + _STEP.pattern),
                    (int, float, float, float, *[optional(float)] * 3),
                    # (lines printed as the examples print them: the step first)
-                   text_pattern=re.compile("(?m)^" + _STEP.pattern.removeprefix(r"\b")))
+                   text_pattern=lazy("(?m)^" + _STEP.pattern.removeprefix(r"\b")))
 _NAMES = ("loss", "val_loss", "learning_rate", "grad_norm")  # of the step's groups 4-7
 
 
