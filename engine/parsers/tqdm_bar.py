@@ -75,10 +75,12 @@ class TqdmBar(Dialect):
 
     def _bar(self, epoch: str, epochs: str, step: str, total: str, rate: str | None,
              unit: str | None, per: str | None, per_unit: str | None, postfix: str,
-             ts: float) -> list[Event]:
+             ts: float, read: dict[str, list[tuple[str, float]]] | None = None
+             ) -> list[Event]:
         """The events of a bar, from the texts _BAR reads of it (its epoch and epochs
         from its description, '' where it names none; a group that took no part: None
-        or '')."""
+        or ''); ``read``: the fields of the postfixes read so far (a redrawn bar repeats
+        its postfix)."""
         events: list[Event] = []
         at = (int(step), int(total), int(epoch) if epoch else 0,
               int(epochs) if epoch and epochs else 0)
@@ -88,9 +90,12 @@ class TqdmBar(Dialect):
         figures = [(f"{unit}_per_s", float(rate))] if rate else []
         if per and float(per):
             figures.append((f"{per_unit}_per_s", 1 / float(per)))
-        figures += [(name, float(value)) for name, value in _FIELDS.findall(postfix)
-                    if name not in _NOT_METRICS]
-        for name, value in figures:
+        if read is None or (fields := read.get(postfix)) is None:
+            fields = [(name, float(value)) for name, value in _FIELDS.findall(postfix)
+                      if name not in _NOT_METRICS]
+            if read is not None:
+                read[postfix] = fields
+        for name, value in figures + fields:
             if self._last.get(name) != value:
                 self._last[name] = value
                 events.append(Metric(self.run_id, ts, name, value, step=at[0]))
@@ -101,12 +106,13 @@ class TqdmBar(Dialect):
         other lines fed; None where a number is none to Python (400 digits)."""
         events: list[Event | Rows] = []
         bar, feed, saved = self._bar, self.feed, (self._step, dict(self._last))
+        read: dict[str, list[tuple[str, float]]] = {}  # each postfix's fields, this block
         try:
             for epoch, epochs, step, total, rate, unit, per, per_unit, postfix, other in (
                     zip(*columns, strict=True)):
                 if step:
                     events += bar(epoch, epochs, step, total, rate, unit, per, per_unit,
-                                  postfix, ts)
+                                  postfix, ts, read)
                 elif other:
                     events += feed(other, ts)
         except ValueError:
