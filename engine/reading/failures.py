@@ -38,11 +38,14 @@ from __future__ import annotations
 import re
 import signal
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
+from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Diagnosis, Event
 from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import OncePerCause
+from accelbench.engine.parsers.prefilter import line_starts
 
 _SIZE = r"\d+(?:\.\d+)? ?(?:bytes|[KMGT]iB|[KMGT]?B)"
 _OOM = "CUDA out of memory. Tried to allocate "
@@ -85,6 +88,7 @@ _TABLE_RANK = lazy(r"(?:^|\s)rank\s*: (\d+) \(local_rank: (\d+)\)")
 _TABLE_EXIT = lazy(r"(?:^|\s)exitcode\s*: (-?\d+) \(pid: (\d+)\)")
 _TABLE_FILE = lazy(r"(?:^|\s)error_file\s*: (.+?)\s*$")
 _TABLE_SIGNAL = lazy(r"(?:^|\s)traceback\s*: Signal (\d+) \((SIG\w+)\)")
+_RULE = "====="  # (the literal of the table's end, which a Keras bar holds too)
 _TABLE_END = lazy(r"(?:^|\s)={20,}\s*$")
 _AGENT_FAILED = lazy(r"failed \(exitcode: (-?\d+)\) (?:local_rank: (\d+) \(pid: (\d+)\)|"
                      r"for binary located at .*? with local_rank: (\d+))")
@@ -180,21 +184,22 @@ def _shape(prefix: str) -> re.Pattern[str] | None:
                               for part in re.split(r"(\d+)", prefix)))
 
 
+@dataclass
 class _ChildFailed:
     """What torch elastic said of the failed workers: its ``failed (exitcode: ...)`` line,
-    then the ``ChildFailedError`` table, whose root cause is the failure to report."""
+    then the ``ChildFailedError`` table, whose root cause is the failure to report (a
+    dataclass: a dialect's state is compared, as read at once and line by line)."""
 
-    def __init__(self) -> None:
-        self.script = ""
-        self.rank: str | None = None
-        self.local_rank: str | None = None
-        self.exit: int | None = None
-        self.signal: str | None = None
-        self.error_file: str | None = None
-        self.table = False  # within the table
-        self.root = False  # within its root cause
-        self.kept = False  # the entry being read is the one kept
-        self.seen = False  # anything said of a failure
+    script: str = ""
+    rank: str | None = None
+    local_rank: str | None = None
+    exit: int | None = None
+    signal: str | None = None
+    error_file: str | None = None
+    table: bool = False  # within the table
+    root: bool = False  # within its root cause
+    kept: bool = False  # the entry being read is the one kept
+    seen: bool = False  # anything said of a failure
 
     def entry(self, rank: str, local_rank: str) -> None:
         """A failure's entry starts: the first one, or the root cause, is kept."""
@@ -236,7 +241,7 @@ class Failures(OncePerCause):
     needs = (_TRACEBACK, "Error", "Exception", "Interrupt", "Exit", "CUDA out of memory",
              "CUDA error: out of memory", "CUBLAS_STATUS_ALLOC_FAILED",
              "Watchdog caught collective operation timeout", "NCCL error", "Root Cause",
-             "local_rank", "exitcode", "error_file", "traceback", "=====", " FAILED",
+             "local_rank", "exitcode", "error_file", "traceback", _RULE, " FAILED",
              "failed to bind to", "failed to listen on any local network address",
              "Address already in use", "Killed", "oom-kill:", "PBS: job killed:", _MOAB,
              _LSF_RUNLIMIT, "Exited with exit code ", *_OOM_PARTS)
@@ -263,6 +268,29 @@ class Failures(OncePerCause):
                     self._open -= 1  # the exception of a traceback: it says no more
                 return said + events
         return said + self._python(line, ts)
+
+    def feed_text(self, text: str, needs: tuple[str, ...], nocase: tuple[str, ...], ts: float
+                  ) -> list[Event | Rows] | None:
+        """The lines holding one of ``needs`` fed in order, as ``feed_lines`` gives them,
+        but those holding a rule (``=====``; a Keras bar is drawn in ``=``) and no other of
+        ``needs`` only while one may matter: a torchrun table, a traceback or a cut-short
+        message open (no reader acts on such a line else, each one's literals being
+        ``needs``). None where the text holds no rule (read line by line)."""
+        if _RULE not in needs:
+            return None
+        others = tuple(need for need in needs if need != _RULE)
+        own = set(line_starts(text, others, nocase)) if others or nocase else set()
+        feed, child, find = self.feed, self._child, text.find
+        events: list[Event | Rows] = []
+        for start in line_starts(text, needs, nocase):
+            if start not in own and not (self._wrapped or child.table or self._open
+                                         or self._ignored):
+                continue
+            end = find("\n", start)
+            line = text[start:] if end < 0 else text[start:end]
+            for part in [part for part in line.split("\r") if part] if "\r" in line else [line]:
+                events += feed(part, ts)
+        return events
 
     def finish(self, ts: float) -> list[Event]:
         events = self._cuda_oom(ts) if self._wrapped else []

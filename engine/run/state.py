@@ -61,10 +61,17 @@ class Series(list):
 
     def add_all(self, points: Sequence[Any]) -> None:
         """Add ``points``, newest last, as :meth:`add` each (the same series: tested), a
-        stride's worth at once: one appended, the last of them newest."""
+        stride's worth at once: one appended, the last of them newest; the whole strides
+        that leave it at most ``cap`` long at once (each one's last point kept, sliced)."""
         i, n = 0, len(points)
         while i < n:
             added, stride = self.added, self.stride
+            if self and (added - 1) % stride == 0 and (
+                    whole := min(self.cap - len(self), (n - i) // stride)) > 0:
+                self.extend(points[i + stride - 1:i + whole * stride:stride])
+                self.added = added + whole * stride
+                i += whole * stride
+                continue
             if self:
                 # up to and with the next multiple of the stride (its point ends the chunk)
                 taken = min(-added % stride + 1, n - i)
@@ -93,6 +100,24 @@ class Series(list):
         out.extend(self)
         out.stride, out.added = self.stride, self.added
         return out
+
+
+class _Pairs(Sequence[tuple[Any, Any]]):
+    """The points ``(firsts[i], seconds[i])`` of two columns, made as they are read (a
+    series keeps a few of many: no list of them all)."""
+
+    def __init__(self, firsts: Sequence[Any], seconds: Sequence[Any]) -> None:
+        if len(firsts) != len(seconds):
+            raise ValueError("columns of different lengths")
+        self.firsts, self.seconds = firsts, seconds
+
+    def __len__(self) -> int:
+        return len(self.firsts)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return list(zip(self.firsts[i], self.seconds[i], strict=True))
+        return (self.firsts[i], self.seconds[i])
 
 
 @dataclass
@@ -219,7 +244,7 @@ class RunState:
         if len(rates) == 1:  # (one event, as a live run gives them: no list made)
             self.throughput.add((stamps[0], rates[0]))
         else:
-            self.throughput.add_all(list(zip(stamps, rates, strict=True)))
+            self.throughput.add_all(_Pairs(stamps, rates))
         sums[0] = functools.reduce(operator.add, rates, sums[0])  # (in order, as += each)
         sums[1] += len(rates)
 
@@ -239,7 +264,7 @@ class RunState:
         if len(values) == 1:  # (one event, as a live run gives them: no list made)
             history.add((steps[0], values[0]))
         else:
-            history.add_all(list(zip(steps, values, strict=True)))
+            history.add_all(_Pairs(steps, values))
 
     def _phase(self, event: Phase) -> None:
         self.phase, self.phase_detail = event.name, event.detail
@@ -328,7 +353,8 @@ class _Columns:
                 fold(state, event)
 
     def _rows(self, state: RunState, rows: Rows) -> None:
-        if not all(cls in (Throughput, Progress) or (cls is Metric and len(set(columns[0])) == 1)
+        if not all(cls in (Throughput, Progress) or (
+                cls is Metric and (names := columns[0]) and names.count(names[0]) == len(names))
                    for cls, columns in rows.kinds):  # (a Rows of other kinds, as events)
             self.add(state, rows.events())
             return

@@ -24,6 +24,7 @@ from accelbench.engine.core.events import (
 )
 from accelbench.engine.logs import logfile
 from accelbench.engine.parsers import Dialect
+from accelbench.engine.parsers.steps import _ascii, _for
 from accelbench.engine.plugin import registry
 from accelbench.engine.reading import ondisk
 from accelbench.engine.run.state import MAX_NAMES, RunState, Series
@@ -355,3 +356,22 @@ def test_a_runs_span_counts_the_times_its_rows_give() -> None:
     assert logfile._metric_in([rows], frozenset({"loss"})) is False
     named = Rows("r", [1.0], [(Metric, (["loss"], [2.0], [None]))])
     assert logfile._metric_in([Log("r", 0.0, "stdout", "x"), named], frozenset({"loss"}))
+
+
+def test_a_step_patterns_ascii_twin_finds_what_it_finds() -> None:
+    """Each dialect's step patterns find in an ASCII text what their quicker ASCII twins
+    (``steps._for``) find: in every step log, and in it with a Unicode-only space
+    (``\\x1c``) before each line, which a ``\\s`` matches and an ASCII ``\\s`` does not."""
+    patterns = {p for cls in registry.dialects().values() if cls.step_lines is not None
+                for p in (cls.step_lines.pattern, cls.step_lines.text_pattern) if p is not None}
+    differ = 0
+    for name in STEP_LOGS:
+        text = (FIXTURES / name).read_text()
+        spaced = "\x1c" + text.replace("\n", "\n\x1c")
+        for pattern in patterns:
+            for each in (text, spaced):
+                if each.isascii():
+                    assert _for(pattern, each).findall(each) == pattern.findall(each), (
+                        name, pattern.pattern)
+            differ += _ascii(pattern)[0].findall(spaced) != pattern.findall(spaced)
+    assert differ  # (the spaced texts are such that the twin alone would differ)

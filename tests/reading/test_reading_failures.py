@@ -168,3 +168,29 @@ def test_a_traceback_quoted_indented_is_read_where_its_lines_start(tmp_path):
     assert diagnosis.code == "python_exception" and section.status == "failed"
     assert diagnosis.message == ("AttributeError: 'GPTModel' object has no attribute"
                                  " '_get_tp_replicated_param_patterns'")
+
+
+def test_a_text_read_at_once_gives_what_its_lines_give_one_by_one():
+    """The failures dialect reading a text at once (``feed_text``: lines holding only a rule,
+    ``=====``, passed over while nothing is open) gives what ``feed`` gives each line of it
+    holding one of its needs, and is left as ``feed`` leaves it: on every failure fixture,
+    and on each of them with a Keras log's bars (drawn in ``=``) between its lines."""
+    from accelbench.engine.reading.failures import Failures
+    from tests.helpers import FIXTURES
+
+    keras = (FIXTURES / "real/generic/keras_16906.txt").read_text().split("\n")[1:]
+    texts = 0
+    for path in sorted((FIXTURES / "real" / "failures").glob("*.log")):
+        lines = path.read_text(errors="replace").split("\n")[1:]
+        mixed = [line for i, line in enumerate(lines) for line in (line, keras[i % len(keras)])]
+        for text in ("\n".join(lines), "\n".join(mixed)):
+            one, many = Failures("r"), Failures("r")
+            needs = tuple(need for need in Failures.needs or () if need in text)
+            each = [event for line in text.split("\n") if any(n in line for n in needs)
+                    for part in line.split("\r") if part for event in one.feed(part, 0.0)]
+            at_once = many.feed_text(text, needs, (), 0.0)
+            if at_once is None:
+                continue
+            texts += 1
+            assert (repr(at_once), repr(vars(many))) == (repr(each), repr(vars(one))), path
+    assert texts > 10

@@ -446,3 +446,22 @@ def test_a_launchers_done_line_ends_the_run_in_a_block_of_step_lines_only():
     assert reader.status is None
     read_text(reader, "\n".join([line.translate(_SHIFTED) for line in steps] + lines[-1:]), 1.0)
     assert lines[-1].endswith("exits successfully.") and reader.status == "done"
+
+
+def test_a_templates_ascii_patterns_find_what_its_patterns_find():
+    """In an ASCII text a template's quicker ASCII patterns (``[0-9]`` for ``\\d``) find
+    what its patterns find: in each framework log's text, and in it with its digits made
+    Unicode ones (no ASCII text then, where only its own patterns match)."""
+    checked = 0
+    for path in sorted(FRAMEWORKS.iterdir()):
+        reader = ShapeReader("r")
+        text = path.read_text(errors="replace")
+        read_text(reader, text, 0.0)
+        arabic = text.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
+        for template in reader.templates.values():
+            for ascii_pattern, pattern in zip(template.ascii, (template.pattern,
+                                                                template.lines), strict=True):
+                assert ascii_pattern.findall(text) == pattern.findall(text), path
+                assert pattern.findall(arabic) and not ascii_pattern.findall(arabic), path
+                checked += 1
+    assert checked > 20
