@@ -125,12 +125,12 @@ def searching(searched: Searched) -> Iterator[Searched]:
         _SEARCHING.pop()
 
 
-def lowered_text(text: str) -> str:
-    """``text.lower()``: that of the text being searched where ``text`` is it (lowered
+def lowered_text(text: str) -> str | None:
+    """``text`` lower-cased as a search in any case finds its literals (:func:`plain_lower`;
+    None where it cannot be): that of the text being searched where ``text`` is it (lowered
     once for all its searches)."""
     known = _known(text)
-    done = known.lowered() if known else None
-    return text.lower() if done is None else done
+    return known.lowered() if known else plain_lower(text)
 
 
 def _known(text: str) -> Searched | None:

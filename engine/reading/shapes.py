@@ -437,10 +437,14 @@ class ShapeReader(Dialect):
     def _accounted(self, text: str, nocase: tuple[str, ...]) -> bool:
         """Whether every keyword of ``nocase`` in ``text`` is on a template's line or on one
         of the lines the last block's one-off search left (then no one-off line is new): by
-        counts, in C (those of the lines left only for a keyword off the templates' lines)."""
-        if not nocase or not self.recent or not text.isascii():
+        counts, in C (those of the lines left only for a keyword off the templates' lines),
+        in the text lower-cased as the one-off search finds its keywords (not where it
+        cannot be)."""
+        if not nocase or not self.recent:
             return not nocase
         lower = lowered_text(text)
+        if lower is None:
+            return False
         counts: dict[str, int] | None = None  # each line left's, once needed
         for word in nocase:
             found = lower.count(word)

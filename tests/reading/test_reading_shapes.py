@@ -465,3 +465,37 @@ def test_a_templates_ascii_patterns_find_what_its_patterns_find():
                 assert pattern.findall(arabic) and not ascii_pattern.findall(arabic), path
                 checked += 1
     assert checked > 20
+
+
+PICOTRON = FRAMEWORKS / "picotron_smollm_ec2.log"
+
+
+def test_a_non_ascii_block_of_step_lines_is_not_searched_for_one_off_lines(monkeypatch):
+    """picotron prints a ✅: a later block of its step lines and that line holds no keyword
+    off the templates' lines, so no one-off line is looked for there (as in an ASCII
+    block), and it gives what a search would have given."""
+    from accelbench.engine.reading import shapes
+
+    lines = _lines(PICOTRON)
+    steps = [line for line in lines if "Step:" in line]
+    tick = next(line for line in lines if "✅" in line)
+    later = "\n".join([tick] + [line.translate(_SHIFTED) for line in steps * 3])
+    searched: list[str] = []
+    search = shapes.ShapeReader._one_offs
+
+    def spied(self, text, nocase, ts):
+        searched.append(text)
+        return search(self, text, nocase, ts)
+
+    monkeypatch.setattr(shapes.ShapeReader, "_one_offs", spied)
+    reader = ShapeReader("r")
+    read_text(reader, "\n".join(lines), 0.0)
+    assert searched
+    searched.clear()
+    gated = repr(expanded(read_text(reader, later, 1.0)))
+    assert searched == []
+    again = ShapeReader("r")
+    read_text(again, "\n".join(lines), 0.0)
+    monkeypatch.setattr(shapes.ShapeReader, "_accounted", lambda self, text, nocase: False)
+    assert gated == repr(expanded(read_text(again, later, 1.0)))
+    assert "Progress" in gated
