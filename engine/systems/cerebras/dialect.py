@@ -27,7 +27,7 @@ from accelbench.engine.parsers.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, split_rows, whole
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
-_LINE = lazy("^" + _HEAD + "(.*)$")
+_LINE = lazy("^" + _HEAD)  # (the line's text: all after the match)
 _NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|(?i:nan|inf))"  # as float() reads it
 _RATE = r"\d+(?:\.\d*)?"
 _TRAIN = lazy(r"\| Train Device=[^,]+, Step=(\d+), Loss=(" + _NUMBER + "), "
@@ -249,7 +249,7 @@ class Cerebras(Dialect):
         line = line.rstrip()
         level = ""
         if m := _LINE.match(line):
-            ts, level, line = _local_ts(m[1], m[2]), m[3], m[4]
+            ts, level, line = _local_ts(m[1], m[2]), m[3], line[m.end():]
             self._ts = ts
         elif line.startswith("Traceback (most recent call last)"):
             self._traceback = True
