@@ -19,7 +19,6 @@ from accelbench.engine.core.errors import UserError
 from accelbench.engine.core.events import Phase
 from accelbench.engine.run.runner import Runner
 from accelbench.engine.rundir.files import WORK_DIR
-from accelbench.engine.systems.trainium.neuron_compile import NeuronCompile
 from accelbench.engine.systems.trainium.neuron_runtime import NeuronRuntime
 from accelbench.engine.workloads import SCRIPTS_DIR
 from accelbench.engine.workloads.emit import PREFIX
@@ -303,45 +302,3 @@ def test_script_without_torch_xla_names_the_neuron_virtualenv(neuron_site, tmp_p
     assert (diagnosis["code"], diagnosis["message"], diagnosis["hint"]) == (
         "torch_xla_missing", message, hint)
     assert done.stderr.splitlines()[-1] == f"bert_finetune: error: {message}; hint: {hint}"
-
-
-# ---- the compiler's lines many at once (``feed_lines``: a long compile's log) ----
-
-NEURON_LOGS = ["optimum_tinyllama_npc_nan.log", "npc_llama3_70b_hyperpod.log",
-               "npc_docs_summary.log", "npc_docs_cache_progress.log"]
-
-
-def _compiler_lines(name: str) -> list[str]:
-    text = (FIXTURES / "real" / "trainium" / name).read_text(encoding="utf-8")
-    return [line for line in text.splitlines()[1:]
-            if any(need in line for need in NeuronCompile.needs)]
-
-
-@pytest.mark.parametrize("name", NEURON_LOGS)
-def test_compiler_lines_at_once_read_as_one_by_one(name):
-    lines = _compiler_lines(name)
-    for size in (1, 2, 3, 7, len(lines)):
-        one, many = NeuronCompile("r"), NeuronCompile("r")
-        fed = [e for line in lines for e in one.feed(line, 5.0)]
-        at_once = [e for i in range(0, len(lines), size)
-                   for e in many.feed_lines(lines[i:i + size], 5.0)]
-        assert at_once == fed and vars(many) == vars(one)
-
-
-def test_compiler_lines_once_compiling_are_not_fed_one_by_one():
-    lines = _compiler_lines("optimum_tinyllama_npc_nan.log")
-    # once compiling, lines giving no figure, the last one without a stamp of its own
-    quiet = [line for line in lines[1:lines.index("Compiler status PASS") + 1]
-             if "Current remaining items" not in line]
-    assert len(quiet) > 40 and len({line[:26] for line in quiet}) > 10
-    dialect, one_by_one = NeuronCompile("r"), NeuronCompile("r")
-    [phase] = dialect.feed(lines[0], 0.0)
-    assert phase == Phase("r", phase.ts, "compiling", "Neuron compiler")
-    fed: list[str] = []
-    dialect.feed = lambda line, ts: fed.append(line) or []  # type: ignore[method-assign]
-    assert dialect.feed_lines(quiet, 0.0) == []
-    assert fed == []
-    for line in [lines[0], *quiet]:
-        one_by_one.feed(line, 0.0)
-    assert dialect._stamp == one_by_one._stamp  # (the last stamped line's)
-    assert one_by_one._stamp != NeuronCompile("r").feed_lines(lines[:1], 0.0)[0].ts

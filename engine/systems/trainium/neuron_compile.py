@@ -15,7 +15,6 @@ the report's lines take the last stamp.
 
 from __future__ import annotations
 
-from accelbench.engine.core.batches import Rows
 from accelbench.engine.core.events import Diagnosis, Event, Metric, Phase
 from accelbench.engine.core.patterns import lazy
 from accelbench.engine.parsers import Dialect
@@ -37,12 +36,6 @@ _SNIFF = lazy(r"\|\|(?:NEURON_)?PARALLEL_COMPILE\|\||\|\|NEURON_CC_WRAPPER\|\||"
               r"Compiler status (?:PASS|FAIL)")
 
 
-def _stamp(line: str) -> float | None:
-    """The time ``line`` is stamped with (local time), if it is."""
-    m = _STAMP.match(line)
-    return None if m is None else stamp_seconds(m[1]) + float("0." + m[2])
-
-
 class NeuronCompile(Dialect):
     """Neuron compilation: the compiling phase, graph counts and compilation time."""
 
@@ -58,8 +51,8 @@ class NeuronCompile(Dialect):
         self._stamp = 0.0
 
     def feed(self, line: str, ts: float) -> list[Event]:
-        if (stamp := _stamp(line)) is not None:
-            self._stamp = stamp
+        if m := _STAMP.match(line):
+            self._stamp = stamp_seconds(m[1]) + float("0." + m[2])
         ts = self._stamp or ts
         if m := _TIME.match(line):
             return [Metric(self.run_id, ts, "compile.time_s", float(m[1]))]
@@ -84,24 +77,6 @@ class NeuronCompile(Dialect):
                        for name, count in zip(("failed", "done", "total"), m.groups(),
                                                   strict=True)]
         return events
-
-    def feed_lines(self, lines: list[str], ts: float) -> list[Event | Rows]:
-        """As ``feed`` each: once compiling, where none of ``lines`` holds one of
-        ``_COUNTS`` or a ``"compilation_time"`` (searched in C, joined), they give nothing
-        and leave the stamp of the last one stamped (found from the last line back)."""
-        joined = "\n".join(lines) if self._compiling else ""
-        if not joined or '"compilation_time"' in joined or any(
-                text in joined for text in _COUNTS):
-            return super().feed_lines(lines, ts)
-        for line in reversed(lines):
-            try:
-                stamp = _stamp(line)
-            except (ValueError, ArithmeticError, IndexError):  # (feed: no stamp taken)
-                continue
-            if stamp is not None:
-                self._stamp = stamp
-                break
-        return []
 
     @classmethod
     def sniff(cls, text: str) -> bool:
