@@ -27,7 +27,7 @@ from accelbench.engine.parsers.logclock import stamp_seconds, stamps_times
 from accelbench.engine.parsers.steps import StepLines, optional, split_rows, whole
 
 _HEAD = r"\s*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) (\w+):\s+"  # stamp, millis, level
-_LINE = lazy("^" + _HEAD + "(.*)$")
+_LINE = lazy("^" + _HEAD)  # (the line's text: all after the match)
 _NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|(?i:nan|inf))"  # as float() reads it
 _RATE = r"\d+(?:\.\d*)?"
 _TRAIN = lazy(r"\| Train Device=[^,]+, Step=(\d+), Loss=(" + _NUMBER + "), "
@@ -66,7 +66,7 @@ _SAVED = lazy(r"Saved checkpoint (?:(?:at|for) global step:? (\d+)|(\S+))")
 _JOB_ID = lazy(r"(compile|execute) job id: (wsjob-\w+)")
 _NEW_JOB = lazy(r"Initiating a new (compile|execute) wsjob")  # R2.5: "Job id: ..." next
 _JOB_ID_NEXT = lazy(r"^Job id: (wsjob-\w+)")
-_POLL = lazy(r"current job status: (\w+), msg: (.*?)\.?(?: For more information.*)?$")
+_POLL = lazy(r"current job status: (\w+), msg: (.*)")  # (the message: see _poll_message)
 _JOB_FAILED = lazy(r"Job (wsjob-\w+) failed due to: ")
 _EXCEPTION = lazy(r"^([\w.]*(?:Error|Exception)): ")
 _SNIFF = lazy(r"Train Device=|wsjob-|Cerebras Wafer Scale Cluster"
@@ -88,6 +88,13 @@ _PHASES = {
 # Where a job goes once the queue lets it through.
 _AFTER_QUEUE = {"compile": "compiling", "execute": "loading"}
 _NAN_HINT = "the loss became NaN: lower the learning rate or check the input data"
+
+
+def _poll_message(text: str) -> str:
+    """A job poll's message (after ``msg: ``): up to its first `` For more information``,
+    less a final ``.`` (found with ``find``: a lazy pattern tries each of its places)."""
+    cut = text.find(" For more information")
+    return (text if cut < 0 else text[:cut]).removesuffix(".")
 
 
 def _local_ts(stamp: str, millis: str) -> float:
@@ -242,7 +249,7 @@ class Cerebras(Dialect):
         line = line.rstrip()
         level = ""
         if m := _LINE.match(line):
-            ts, level, line = _local_ts(m[1], m[2]), m[3], m[4]
+            ts, level, line = _local_ts(m[1], m[2]), m[3], line[m.end():]
             self._ts = ts
         elif line.startswith("Traceback (most recent call last)"):
             self._traceback = True
@@ -316,7 +323,7 @@ class Cerebras(Dialect):
             return self._enter(ts, _AFTER_QUEUE[self._job], f"{self._job} job {m[1]}")
         if "current job status: " in text and (m := _POLL.search(text)):
             if m[1] == "Queueing":
-                return self._enter(ts, "queued", m[2])
+                return self._enter(ts, "queued", _poll_message(m[2]))
             if m[1] == "Scheduled" and self._job:
                 return self._enter(ts, _AFTER_QUEUE[self._job], f"{self._job} job scheduled")
             return []
