@@ -260,7 +260,9 @@ def test_a_command_run_printing_real_step_lines_is_followed_live(home):
     finished = next(i for i, e in enumerate(events) if e["type"] == "finished")
     before = events[:finished]
     progress = [(e["step"], e["total"]) for e in before if e["type"] == "progress"]
-    assert progress[:2] == [(0, 0), (10, 0)] and progress[-1] == (60, 5000)
+    # (nanoGPT's iter 0 and 10 both, in an order that depends on how many lines each read
+    # gets: a line at a time, iter 0's progress comes once its shape is known, after 10's)
+    assert {(0, 0), (10, 0)} <= set(progress[:3]) and progress[-1] == (60, 5000)
     metrics = {(e["name"], e["value"]) for e in before if e["type"] == "metric"}
     assert {("loss", 3.2202), ("loss", 1.35), ("mfu_percent", 10.73), ("tflops", 68.2),
             ("eval_loss", 1.7322)} <= metrics
